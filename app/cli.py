@@ -1,0 +1,142 @@
+"""The `nodwyn` command line.
+
+A thin edge: each command parses its arguments, calls one core function and prints. Expected
+errors (NodwynError) print one line on stderr and exit 1, never a traceback.
+"""
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+
+import msgspec
+
+from . import __version__
+from .errors import NodwynError
+from .store import Store, TaskInfo, parse_time
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args) or 0
+    except NodwynError as exc:
+        print(f"nodwyn: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("nodwyn: stopped", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="nodwyn", description="Keep and search the history of AI coding-agent sessions."
+    )
+    parser.add_argument("--version", action="version", version=f"nodwyn {__version__}")
+    parser.add_argument(
+        "--data-dir", help="data directory (default: NODWYN_DATA_DIR, else the OS's own)"
+    )
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    cmd = sub.add_parser("sessions", help="list tasks, newest activity first")
+    cmd.add_argument("--all", action="store_true", help="archived tasks too")
+    cmd.add_argument("--json", action="store_true", help="print a JSON array")
+    cmd.set_defaults(run=cmd_sessions)
+
+    cmd = sub.add_parser("rename", help="name a task (an empty name takes the name back)")
+    cmd.add_argument("id")
+    cmd.add_argument("title")
+    cmd.set_defaults(run=lambda a: show(store(a).rename(a.id, a.title)))
+
+    for name, archived in (("archive", True), ("unarchive", False)):
+        cmd = sub.add_parser(name, help=f"{name} a closed task")
+        cmd.add_argument("id")
+        cmd.set_defaults(run=lambda a, archived=archived: show(store(a).archive(a.id, archived)))
+
+    cmd = sub.add_parser("close", help="close a task")
+    cmd.add_argument("id")
+    cmd.set_defaults(run=lambda a: show(store(a).close(a.id)))
+
+    cmd = sub.add_parser("resume", help="open a closed task again")
+    cmd.add_argument("id")
+    cmd.set_defaults(run=lambda a: show(store(a).resume(a.id)))
+
+    cmd = sub.add_parser("delete", help="delete a closed task and all nodwyn keeps of it")
+    cmd.add_argument("id")
+    cmd.add_argument("--yes", action="store_true", help="do not ask")
+    cmd.set_defaults(run=cmd_delete)
+    return parser
+
+
+def store(args) -> Store:
+    return Store(args.data_dir)
+
+
+def show(task: TaskInfo) -> None:
+    print(f"{task.id}  {task.title}  ({task.state}{', archived' if task.archived else ''})")
+
+
+def cmd_sessions(args) -> None:
+    tasks = store(args).list(archived=None if args.all else False)
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.encode(tasks) + b"\n")
+        return
+    if not tasks:
+        print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
+        return
+    now = datetime.now(UTC)
+    for task in tasks:
+        marks = ", ".join(
+            mark
+            for mark in (task.state, "archived" if task.archived else "", f"{task.turns} turns")
+            if mark
+        )
+        when = relative(task.last_activity, now)
+        print(f"{task.id}  {when:>9}  {task.title}  [{marks}]  {task.project}")
+
+
+def cmd_delete(args) -> int:
+    data = store(args)
+    task = data.get(args.id)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise NodwynError("delete asks first: add --yes to delete without asking")
+        answer = input(f"Delete {task.title!r} and everything nodwyn keeps of it? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Kept.")
+            return 1
+    data.delete(args.id)
+    print(f"Deleted {args.id}.")
+    return 0
+
+
+def relative(at: str, now: datetime) -> str:
+    """A time as lists show it: 'now', '5m', '2h', 'yesterday', '3d', or the date."""
+    if not at:
+        return "-"
+    seconds = (now - parse_time(at)).total_seconds()
+    if seconds < 60:
+        return "now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h"
+    if seconds < 2 * 86400:
+        return "yesterday"
+    if seconds < 30 * 86400:
+        return f"{int(seconds // 86400)}d"
+    return at[:10]
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=None))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

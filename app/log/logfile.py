@@ -1,0 +1,290 @@
+"""One task's log on disk: `sessions/<id>.jsonl`, appended only.
+
+Invariants:
+- No byte of a log is ever removed or rewritten. Appending is the only write.
+- Only a `Writer` appends, and it holds the log's exclusive lock for as long as it lives;
+  a second writer, in this process or another, is refused at once (TaskBusy), never waited for.
+- A torn last line (a writer died mid-line) is skipped and reported by readers. The next
+  writer first ends it with a newline, so it stays in the file as a damaged line, and numbers
+  its own records after the last whole one.
+- `<id>.idx` (offsets of each seq's line) is derived: checked on use, extended or rebuilt.
+"""
+
+import array
+import contextlib
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import msgspec
+
+from ..errors import NotALog, TaskBusy, TaskNotFound
+from . import records
+from .records import Event, Known
+from .redact import redact
+
+CHUNK = 1 << 20
+TORN = "torn last line (a writer stopped mid-line)"
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """A line readers skipped, and why."""
+
+    offset: int
+    reason: str
+
+
+def _open(path: Path):
+    try:
+        return open(path, "rb")  # noqa: SIM115 (the caller's `with` closes it)
+    except FileNotFoundError:
+        raise TaskNotFound(f"no log at {path}") from None
+
+
+def read(
+    path: Path, start: int = 0, problems: list[Problem] | None = None
+) -> Iterator[tuple[int, int, Event]]:
+    """Records from byte `start` on, as (offset, end, record); damaged lines go to `problems`."""
+    with _open(path) as handle:
+        handle.seek(start)
+        offset, tail = start, b""
+        while chunk := handle.read(CHUNK):
+            lines = (tail + chunk).split(b"\n")
+            tail = lines.pop()
+            for line in lines:
+                end = offset + len(line) + 1
+                record = _decode(line, offset, problems)
+                if record is not None:
+                    yield offset, end, record
+                offset = end
+        if tail and problems is not None:
+            problems.append(Problem(offset, TORN))
+
+
+def read_back(path: Path, problems: list[Problem] | None = None) -> Iterator[tuple[int, Event]]:
+    """Records from the end towards the start, as (offset, record)."""
+    with _open(path) as handle:
+        pos = handle.seek(0, os.SEEK_END)
+        carry = b""  # the end of a line whose start lies before `pos`
+        trailer = True  # the first part met is what follows the last newline
+        while pos > 0:
+            step = min(CHUNK, pos)
+            pos -= step
+            handle.seek(pos)
+            parts = (handle.read(step) + carry).split(b"\n")
+            base = pos
+            if pos > 0:
+                carry = parts.pop(0)
+                base += len(carry) + 1
+            starts = []
+            for part in parts:
+                starts.append(base)
+                base += len(part) + 1
+            for part, offset in zip(reversed(parts), reversed(starts), strict=True):
+                if trailer:
+                    trailer = False
+                    if part and problems is not None:
+                        problems.append(Problem(offset, TORN))
+                    continue
+                record = _decode(part, offset, problems)
+                if record is not None:
+                    yield offset, record
+
+
+def _decode(line: bytes, offset: int, problems: list[Problem] | None) -> Event | None:
+    if not line.strip():
+        return None
+    try:
+        return records.decode(line)
+    except records.Damaged as exc:
+        if problems is not None:
+            problems.append(Problem(offset, str(exc)))
+        return None
+
+
+def last_record(path: Path) -> tuple[int, Event] | None:
+    """The last whole record of a log and its offset, or None for a log with none."""
+    for found in read_back(path):
+        return found
+    return None
+
+
+def seq_index_path(path: Path) -> Path:
+    return path.with_suffix(".idx")
+
+
+def offsets(path: Path) -> list[int]:
+    """Offsets of each seq's line (seq n at index n-1), from the derived `.idx`, made current."""
+    idx = seq_index_path(path)
+    known: list[int] = []
+    try:
+        raw = idx.read_bytes()
+        if len(raw) % 8 == 0:
+            known = list(memoryview(raw).cast("Q"))
+    except FileNotFoundError:
+        pass
+    start = 0
+    if known:
+        start = _end_of_seq(path, known[-1], len(known))
+        if start is None:
+            known, start = [], 0
+    added = []
+    for offset, _end, record in read(path, start):
+        if record.seq != len(known) + len(added) + 1:
+            continue  # a line out of order is not a seq of this log
+        added.append(offset)
+    if added or not idx.exists():
+        mode = "ab" if known else "wb"
+        with open(idx, mode) as handle:
+            handle.write(array.array("Q", added).tobytes())
+    return known + added
+
+
+def _end_of_seq(path: Path, offset: int, seq: int) -> int | None:
+    """Where the line of `seq` at `offset` ends, or None if it is not there (index is stale)."""
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        line = handle.readline()
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        record = records.decode(line[:-1])
+    except records.Damaged:
+        return None
+    return offset + len(line) if record.seq == seq else None
+
+
+def by_seq(path: Path, seq: int) -> Event:
+    """The record with that seq, found through the offset index."""
+    table = offsets(path)
+    if not 1 <= seq <= len(table):
+        raise TaskNotFound(f"no record {seq} in {path.stem} (it has {len(table)})")
+    with open(path, "rb") as handle:
+        handle.seek(table[seq - 1])
+        return records.decode(handle.readline().rstrip(b"\n"))
+
+
+class Writer:
+    """The one appender of a log, holding its exclusive lock until `close()`."""
+
+    def __init__(self, path: Path, start: records.SessionStart | None = None):
+        self.path = path
+        flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0)
+        if start is not None:
+            flags |= os.O_CREAT | os.O_EXCL
+        try:
+            self.fd = os.open(path, flags, 0o600)
+        except FileNotFoundError:
+            raise TaskNotFound(f"no task {path.stem}") from None
+        except FileExistsError:
+            raise TaskBusy(f"task {path.stem} exists already") from None
+        try:
+            _lock(self.fd)
+        except OSError:
+            os.close(self.fd)
+            raise TaskBusy(f"task {path.stem} is open in another process") from None
+        self.size = os.fstat(self.fd).st_size
+        self.last_seq = 0
+        if start is None:
+            self._find_end()
+        else:
+            self.append([start])
+
+    def _find_end(self) -> None:
+        found = last_record(self.path)
+        if found is None and self.size:
+            os.close(self.fd)
+            raise NotALog(f"{self.path} holds no record")
+        if found is not None:
+            self.last_seq = found[1].seq
+        if self.size:
+            os.lseek(self.fd, self.size - 1, os.SEEK_SET)
+            if os.read(self.fd, 1) != b"\n":  # a torn last line stays, ended by a newline
+                self._write(b"\n")
+
+    def append(self, items: Iterable[Known]) -> list[Known]:
+        """Append records, numbering them and stamping `at` where it is empty; redacted first."""
+        written, lines = [], []
+        for record in items:
+            self.last_seq += 1
+            record = msgspec.structs.replace(
+                record, seq=self.last_seq, at=record.at or records.now()
+            )
+            line = redact(records.encode(record).decode())
+            lines.append(line.encode())
+            written.append(record)
+        if lines:
+            self._write(b"\n".join(lines) + b"\n")
+        return written
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            done = os.write(self.fd, view)
+            view = view[done:]
+        self.size += len(data)
+
+    def sync(self) -> None:
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            _unlock(self.fd)
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "fd", -1) >= 0:
+            self.close()
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    _FAR = 1 << 62  # lock a byte far past the end, so readers are never blocked
+
+    def _lock(fd: int) -> None:
+        here = os.lseek(fd, 0, os.SEEK_CUR)
+        os.lseek(fd, _FAR, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        finally:
+            os.lseek(fd, here, os.SEEK_SET)
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, _FAR, os.SEEK_SET)
+        with contextlib.suppress(OSError):
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def is_locked(path: Path) -> bool:
+    """Whether some writer holds the log now (checked by taking and dropping the lock)."""
+    try:
+        fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return False
+    try:
+        _lock(fd)
+    except OSError:
+        return True
+    else:
+        _unlock(fd)
+        return False
+    finally:
+        os.close(fd)

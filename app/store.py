@@ -1,0 +1,208 @@
+"""The tasks of one data directory: create, list, name, archive, close and delete them.
+
+Every change is a record appended to the task's log through its `Writer`, so a task open in
+another process (its lock held) is refused at once with TaskBusy. Listing goes through the
+derived catalogue. Deleting removes the log and every derived file beside it (`<id>.*`) and
+leaves a tombstone so an importer does not bring the task back.
+
+State of a task: nodwyn's own tasks are "open", "needs an answer" (an approval asked and not
+answered) or "closed" (after session.close). nodwyn did not run an imported session, so an
+imported task is "running" while its log gained records in the last few minutes, else
+"closed"; it never waits on nodwyn for an answer.
+"""
+
+import os
+import re
+import secrets
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import msgspec
+
+from . import paths
+from .catalogue import TITLE_MAX, Cache, Summary, fold_log
+from .errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
+from .log import logfile, records
+
+RUNNING_FOR = timedelta(minutes=5)
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}")
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+class TaskInfo(msgspec.Struct, kw_only=True):
+    """One task as lists show it."""
+
+    id: str
+    title: str
+    title_by: str  # person / model / agent / import / message
+    project: str
+    archived: bool
+    state: str  # open / needs an answer / running / closed
+    created: str
+    last_activity: str
+    turns: int
+    origin: str
+    machine: bool = False
+    branch: str = ""
+    model: str = ""
+    cost_usd: float | None = None
+
+
+def new_id() -> str:
+    """A ULID: 48 bits of milliseconds and 80 random bits, in Crockford base32 (26 chars)."""
+    value = (int(time.time() * 1000) << 80) | secrets.randbits(80)
+    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+
+
+def clean_title(title: str) -> str:
+    """A name as stored: whitespace collapsed to one line; BadInput when too long."""
+    title = " ".join(title.split())
+    if len(title) > TITLE_MAX:
+        raise BadInput(f"a name has at most {TITLE_MAX} characters (this one has {len(title)})")
+    return title
+
+
+def info(task: str, summary: Summary, now: datetime | None = None) -> TaskInfo:
+    """A summary as the list shows it, with its state worked out for `now`."""
+    title, title_by = summary.title, summary.title_by
+    if not title:
+        title, title_by = summary.first_message or "(untitled)", "message"
+    return TaskInfo(
+        id=task,
+        title=title,
+        title_by=title_by,
+        project=summary.project,
+        archived=summary.archived,
+        state=state(summary, now),
+        created=summary.created,
+        last_activity=summary.last_at,
+        turns=summary.turns,
+        origin=summary.tool,
+        machine=summary.machine,
+        branch=summary.branch,
+        model=summary.model,
+        cost_usd=None if summary.cost_unknown or not summary.priced else round(summary.cost_usd, 6),
+    )
+
+
+def state(summary: Summary, now: datetime | None = None) -> str:
+    if summary.tool != "nodwyn":
+        now = now or datetime.now(UTC)
+        recent = summary.last_at and parse_time(summary.last_at) > now - RUNNING_FOR
+        return "running" if recent else "closed"
+    if summary.closed:
+        return "closed"
+    return "needs an answer" if summary.asks else "open"
+
+
+def parse_time(at: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class Store:
+    """The tasks kept in one data directory."""
+
+    def __init__(self, root: Path | str | None = None):
+        self.root = paths.data_dir(root)
+        self.sessions = paths.sessions_dir(self.root)
+        self.cache = Cache(self.sessions, self.root / "catalogue.msgpack")
+        self.tombstones = self.root / "deleted.txt"
+
+    def log_path(self, task: str) -> Path:
+        if not _ID.fullmatch(task or ""):
+            raise BadInput(f"{task!r} is not a task id")
+        return self.sessions / f"{task}.jsonl"
+
+    def exists(self, task: str) -> bool:
+        return self.log_path(task).exists()
+
+    def create(self, start: records.SessionStart, task: str | None = None) -> logfile.Writer:
+        """A new task's log with its first line; the returned writer holds its lock."""
+        task = task or new_id()
+        if self.was_deleted(task):
+            raise BadInput(f"task {task} was deleted")
+        return logfile.Writer(self.log_path(task), start=start)
+
+    def writer(self, task: str) -> logfile.Writer:
+        """The writer of an existing task (TaskBusy when another holds it)."""
+        return logfile.Writer(self.log_path(task))
+
+    def list(self, archived: bool | None = False) -> list[TaskInfo]:
+        """Tasks, newest activity first; archived=None lists archived and unarchived alike."""
+        now = datetime.now(UTC)
+        found = [info(task, summary, now) for task, summary in self.cache.scan().items()]
+        if archived is not None:
+            found = [task for task in found if task.archived == archived]
+        found.sort(key=lambda task: (task.last_activity, task.id), reverse=True)
+        return found
+
+    def get(self, task: str) -> TaskInfo:
+        path = self.log_path(task)
+        if not path.exists():
+            raise TaskNotFound(f"no task {task}")
+        return info(task, fold_log(path))
+
+    def rename(self, task: str, title: str, actor: str = "person") -> TaskInfo:
+        """Name a task; an empty name takes the name back (the first message shows again)."""
+        record = records.SessionTitle(title=clean_title(title), actor=actor)
+        return self._append(task, record)
+
+    def archive(self, task: str, archived: bool = True) -> TaskInfo:
+        current = self.get(task)
+        if current.state in ("open", "needs an answer"):
+            verb = "archived" if archived else "unarchived"
+            raise TaskNotClosed(f"task {task} is {current.state}: close it before it is {verb}")
+        if current.archived == archived:
+            return current
+        return self._append(task, records.SessionArchive(archived=archived))
+
+    def close(self, task: str) -> TaskInfo:
+        current = self.get(task)
+        if current.origin != "nodwyn" or current.state == "closed":
+            return current
+        return self._append(task, records.SessionClose())
+
+    def resume(self, task: str) -> TaskInfo:
+        current = self.get(task)
+        if current.origin != "nodwyn" or current.state != "closed":
+            return current
+        return self._append(task, records.SessionResume())
+
+    def delete(self, task: str) -> None:
+        """Remove a closed task's log and every file derived from it; remember it was deleted."""
+        current = self.get(task)
+        if current.state in ("open", "needs an answer"):
+            raise TaskNotClosed(f"task {task} is {current.state}: close it before deleting it")
+        with self.writer(task):  # refused while another process holds the log
+            with open(self.tombstones, "a", encoding="utf-8") as handle:
+                handle.write(task + "\n")
+            for path in self.sessions.glob(f"{task}.*"):
+                path.unlink(missing_ok=True)
+
+    def was_deleted(self, task: str) -> bool:
+        try:
+            with open(self.tombstones, encoding="utf-8") as handle:
+                return any(line.rstrip("\n") == task for line in handle)
+        except FileNotFoundError:
+            return False
+
+    def _append(self, task: str, record: records.Known) -> TaskInfo:
+        path = self.log_path(task)
+        if not path.exists():
+            raise TaskNotFound(f"no task {task}")
+        try:
+            with logfile.Writer(path) as writer:
+                writer.append([record])
+        except TaskBusy:
+            raise TaskBusy(f"task {task} is open in another process") from None
+        return self.get(task)
+
+
+def project_of(path: str | os.PathLike) -> str:
+    """A folder as tasks record it: absolute, without a trailing separator."""
+    return os.path.abspath(os.fspath(path))
