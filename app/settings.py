@@ -1,0 +1,57 @@
+"""The person's settings, kept in `<data>/settings.json`.
+
+Only the person changes these (from the page or the CLI); no model, agent or repository can
+write them. A missing file means the defaults; a damaged one is kept aside as
+`settings.json.damaged` and the defaults are used, so nothing the person wrote is lost.
+Read at every use, so a change takes effect at once in every process.
+"""
+
+import os
+from pathlib import Path
+
+import msgspec
+
+from .errors import BadInput
+
+
+class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
+    follow_claude: bool = True  # import and follow Claude Code's projects folder
+    follow_codex: bool = True  # import and follow Codex's sessions folder
+    search_tool_output: bool = True  # whether tool output is searched
+    show_machine_runs: bool = False  # list sessions no person typed into
+    close_to_tray: bool = True  # closing the window hides it; False quits
+    earlier_tasks: dict[str, bool] = {}  # project folder -> agents may search its earlier tasks
+
+
+def path(root: Path) -> Path:
+    return root / "settings.json"
+
+
+def load(root: Path) -> Settings:
+    file = path(root)
+    try:
+        return msgspec.json.decode(file.read_bytes(), type=Settings)
+    except FileNotFoundError:
+        return Settings()
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        os.replace(file, file.with_name("settings.json.damaged"))
+        return Settings()
+
+
+def save(root: Path, settings: Settings) -> None:
+    file = path(root)
+    tmp = file.with_name(f".settings.json.{os.getpid()}.tmp")
+    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(settings)) + b"\n")
+    os.replace(tmp, file)
+
+
+def update(root: Path, **changes) -> Settings:
+    """Change some settings and keep the rest; unknown names are refused."""
+    current = msgspec.structs.asdict(load(root))
+    unknown = set(changes) - set(current)
+    if unknown:
+        raise BadInput(f"no setting named {', '.join(sorted(unknown))}")
+    current.update(changes)
+    settings = msgspec.convert(current, Settings)
+    save(root, settings)
+    return settings
