@@ -144,6 +144,8 @@ def offsets(path: Path) -> list[int]:
 def _end_of_seq(path: Path, offset: int, seq: int) -> int | None:
     """Where the line of `seq` at `offset` ends, or None if it is not there (index is stale)."""
     with open(path, "rb") as handle:
+        if offset >= os.fstat(handle.fileno()).st_size:
+            return None
         handle.seek(offset)
         line = handle.readline()
     if not line.endswith(b"\n"):
@@ -183,6 +185,7 @@ class Writer:
             _lock(self.fd)
         except OSError:
             os.close(self.fd)
+            self.fd = -1
             raise TaskBusy(f"task {path.stem} is open in another process") from None
         self.size = os.fstat(self.fd).st_size
         self.last_seq = 0
@@ -194,7 +197,7 @@ class Writer:
     def _find_end(self) -> None:
         found = last_record(self.path)
         if found is None and self.size:
-            os.close(self.fd)
+            self.close()
             raise NotALog(f"{self.path} holds no record")
         if found is not None:
             self.last_seq = found[1].seq

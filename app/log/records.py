@@ -210,11 +210,15 @@ def encode(record: Known) -> bytes:
 def decode(line: bytes) -> Event:
     """One line (without its newline) as a record; raises Damaged for a line that is no record."""
     try:
-        return _decoder.decode(line)
+        record = _decoder.decode(line)
     except msgspec.ValidationError:
-        pass
+        record = None
     except msgspec.DecodeError as exc:
         raise Damaged(f"not JSON: {exc}") from None
+    if record is not None:
+        if record.seq < 1:
+            raise Damaged("no seq")
+        return record
     try:
         raw = _raw_decoder.decode(line)
     except msgspec.MsgspecError as exc:
