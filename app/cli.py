@@ -7,6 +7,7 @@ errors (NodwynError) print one line on stderr and exit 1, never a traceback.
 import argparse
 import json
 import sys
+import threading
 from datetime import UTC, datetime
 
 import msgspec
@@ -71,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("id")
     cmd.add_argument("--yes", action="store_true", help="do not ask")
     cmd.set_defaults(run=cmd_delete)
+
+    cmd = sub.add_parser("serve", help="show the console in a browser (until Ctrl+C)")
+    cmd.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
+    cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
+    cmd.set_defaults(run=cmd_serve)
     return parser
 
 
@@ -113,6 +120,25 @@ def cmd_delete(args) -> int:
             return 1
     data.delete(args.id)
     print(f"Deleted {args.id}.")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from . import api, demo  # bottle is loaded only by the commands that serve
+
+    data = Store(demo.demo_dir()) if args.demo else store(args)
+    if args.demo:
+        demo.make_demo(data.root)
+    server = api.Server(data, port=args.port).start()
+    print(f"nodwyn serves {data.root} at {server.url}", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        threading.Event().wait()
+    finally:
+        server.stop()
     return 0
 
 

@@ -1,0 +1,286 @@
+"""The local HTTP API and the page, served by a threaded server on 127.0.0.1.
+
+The only module that imports bottle. Every route sits in `routes()`; each decodes its input,
+calls one core function (store or memory) and returns a Struct, sent as JSON.
+
+Invariants (docs/decisions/0003-api-token.md):
+- Every request must carry a Host of `127.0.0.1:PORT` or `localhost:PORT` (PORT the one the
+  server listens on), so a DNS-rebinding page cannot talk to it; every `/api/*` request must
+  also carry the per-launch token in the `X-Nodwyn-Token` header, never in a cookie, so no
+  other page in the person's browser can read or change anything. Otherwise: 403.
+- The page `/` is given only to a request whose `?token=` is the token; it carries the token
+  to its scripts in a meta tag.
+- Every error, including unknown routes and uncaught exceptions, is one JSON shape:
+  `{"ok": false, "error": "...", "status": n}`. Every response is `Cache-Control: no-store`.
+"""
+
+import hmac
+import secrets
+import socketserver
+import threading
+from html import escape
+from pathlib import Path
+from urllib.parse import urlencode
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import bottle
+import msgspec
+
+from . import memory
+from .errors import BadInput, NodwynError
+from .feed import Changes, Feed, Progress, Status
+from .store import Store, TaskInfo
+
+__all__ = ["Changes", "Progress", "Server", "Status", "make_app", "routes"]
+
+TOKEN_HEADER = "X-Nodwyn-Token"
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+LONG_POLL = 25.0  # seconds a change-feed request waits before answering "nothing new"
+HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+}
+TYPES = {
+    ".html": "text/html",
+    ".css": "text/css",
+    ".js": "text/javascript",
+    ".svg": "image/svg+xml",
+}
+
+
+def frontend_dir() -> Path:
+    """The page's files: inside the installed package, or beside app/ in a checkout."""
+    here = Path(__file__).resolve().parent
+    for folder in (here / "frontend", here.parent / "frontend"):
+        if (folder / "index.html").is_file():
+            return folder
+    raise FileNotFoundError("the page's files (frontend/index.html) are missing")
+
+
+class TaskList(msgspec.Struct, frozen=True):
+    tasks: list[TaskInfo]
+
+
+class Cards(msgspec.Struct, frozen=True):
+    cards: list
+
+
+class Done(msgspec.Struct, frozen=True):
+    ok: bool = True
+
+
+class Title(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    title: str
+
+
+class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    archived: bool
+
+
+def _body(kind):
+    try:
+        return msgspec.json.decode(bottle.request.body.read(), type=kind)
+    except msgspec.MsgspecError as exc:
+        raise BadInput(f"the request body is not what this route takes: {exc}") from None
+
+
+def _query_int(name: str, default: int | None = None) -> int | None:
+    value = bottle.request.query.get(name, "")
+    if value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise BadInput(f"{name} must be a whole number, not {value!r}") from None
+
+
+def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
+    """Every route: (method, path, handler). One table, so one test can walk it."""
+
+    def page():
+        given = bottle.request.query.get("token", "")
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            raise bottle.HTTPError(403, "open the address that nodwyn printed: it carries the key")
+        html = (frontend_dir() / "index.html").read_text(encoding="utf-8")
+        bottle.response.content_type = "text/html; charset=utf-8"
+        return html.replace("{{token}}", escape(token, quote=True))
+
+    def asset(path):
+        root = frontend_dir()
+        file = (root / path).resolve()
+        if root not in file.parents or not file.is_file() or file.suffix not in TYPES:
+            raise bottle.HTTPError(404, f"no file {path}")
+        bottle.response.content_type = TYPES[file.suffix] + "; charset=utf-8"
+        return file.read_bytes()
+
+    def changed(result):
+        feed.poke()  # pages hear of a change made here without waiting for the next look
+        return result
+
+    def tasks():
+        return TaskList(store.list(archived=None))
+
+    def rename(task):
+        return changed(store.rename(task, _body(Title).title))
+
+    def archive(task):
+        return changed(store.archive(task, _body(Archived).archived))
+
+    def delete(task):
+        store.delete(task)
+        return changed(Done())
+
+    def cards(task):
+        return Cards(memory.cards(store, store.get(task).id))
+
+    def context(task):
+        seq, before, after = _query_int("seq"), _query_int("before", 40), _query_int("after", 40)
+        return memory.context(store, store.get(task).id, seq, before=before, after=after)
+
+    def search():
+        query = bottle.request.query
+        return memory.search(
+            store,
+            query.get("q", ""),
+            scope=query.get("scope", "all"),
+            task=query.get("task") or None,
+            project=query.get("project") or None,
+            limit=_query_int("limit", 20),
+        )
+
+    def changes():
+        return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))
+
+    return [
+        ("GET", "/", page),
+        ("GET", "/static/<path:path>", asset),
+        ("GET", "/api/tasks", tasks),
+        ("GET", "/api/tasks/<task>", store.get),
+        ("POST", "/api/tasks/<task>/title", rename),
+        ("POST", "/api/tasks/<task>/archive", archive),
+        ("DELETE", "/api/tasks/<task>", delete),
+        ("GET", "/api/tasks/<task>/cards", cards),
+        ("GET", "/api/tasks/<task>/context", context),
+        ("GET", "/api/search", search),
+        ("GET", "/api/status", feed.status.snapshot),
+        ("GET", "/api/changes", changes),
+    ]
+
+
+def _wait_seconds() -> float:
+    value = _query_int("wait", int(LONG_POLL))
+    if value < 0:
+        raise BadInput("wait must not be negative")
+    return float(value)
+
+
+def _json(handler):
+    """A handler whose Struct (or None) goes out as JSON and whose NodwynError is a status."""
+
+    def call(**args):
+        try:
+            result = handler(**args)
+        except NodwynError as exc:
+            raise bottle.HTTPError(exc.status, str(exc)) from None
+        if isinstance(result, str | bytes):
+            return result  # the page and its files
+        bottle.response.content_type = "application/json"
+        return msgspec.json.encode(result)
+
+    return call
+
+
+def _error(err: bottle.HTTPError) -> bytes:
+    status = err.status_code
+    if status == 500 and err.exception is not None:
+        message = f"internal error: {type(err.exception).__name__}: {err.exception}"
+    elif status == 404 and str(err.body).startswith("Not found:"):
+        message = f"no route {bottle.request.method} {bottle.request.path}"
+    elif status == 405:
+        message = f"{bottle.request.method} is not allowed on {bottle.request.path}"
+    else:
+        message = str(err.body)
+    bottle.response.content_type = "application/json"
+    bottle.response.headers.update(HEADERS)
+    return msgspec.json.encode({"ok": False, "error": message, "status": status})
+
+
+def _guard(token: str):
+    """Refuse foreign Hosts everywhere and token-less /api/* requests (before routing)."""
+
+    def check():
+        environ = bottle.request.environ
+        port = environ.get("SERVER_PORT", "")
+        allowed = {f"{host}:{port}" for host in LOCAL_HOSTS}
+        if environ.get("HTTP_HOST", "") not in allowed:
+            raise bottle.HTTPError(403, "refused: this server answers only to 127.0.0.1")
+        if bottle.request.path.startswith("/api/"):
+            given = environ.get("HTTP_" + TOKEN_HEADER.upper().replace("-", "_"), "")
+            if not hmac.compare_digest(given.encode(), token.encode()):
+                raise bottle.HTTPError(403, f"refused: missing or wrong {TOKEN_HEADER}")
+
+    return check
+
+
+def make_app(store: Store, token: str, status: Status | None = None) -> bottle.Bottle:
+    """The WSGI app of one data directory, guarded by `token`."""
+    if not token:
+        raise BadInput("the API needs a token")
+    status = status or Status()
+    feed = Feed(store.sessions, status)
+    app = bottle.Bottle(catchall=True)
+    app.feed = feed
+    app.add_hook("before_request", _guard(token))
+    app.add_hook("after_request", lambda: bottle.response.headers.update(HEADERS))
+    app.default_error_handler = _error
+    for method, path, handler in routes(store, token, feed):
+        app.route(path, method, _json(handler))
+    return app
+
+
+class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True  # a waiting change-feed request never holds the process open
+    allow_reuse_address = False
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class names it)
+        pass  # the page polls; a line per request would bury anything worth reading
+
+
+class Server:
+    """The app on 127.0.0.1, in a daemon thread; `url` opens the page."""
+
+    def __init__(
+        self, store: Store, port: int = 0, token: str | None = None, status: Status | None = None
+    ):
+        self.store = store
+        self.token = token or secrets.token_urlsafe(24)
+        self.status = status or Status()
+        self.app = make_app(store, self.token, self.status)
+        self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
+        self.port = self._server.server_port
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?" + urlencode({"token": self.token})
+
+    def start(self) -> "Server":
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="nodwyn-api", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.app.feed.close()
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)

@@ -1,0 +1,139 @@
+"""What changed, for pages that wait to hear it: a progress holder and a change feed.
+
+`Status` is the progress of long work (importing, indexing) that a background worker sets and
+pages read. `Feed` notices which tasks changed by looking at the logs' sizes and modification
+times (a cheap `scandir`, at most once per `interval` however many pages wait), and numbers
+each change: a page asks "what changed since version N" and gets task ids, never content.
+
+Invariants: versions only grow; a task id is reported for any change of its log, including
+its deletion; a progress change moves the version too, so a waiting page hears about it.
+"""
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import msgspec
+
+
+class Progress(msgspec.Struct, frozen=True, kw_only=True):
+    """The long work under way: phase "" means nothing is running."""
+
+    phase: str = ""
+    done: int = 0
+    total: int = 0
+
+
+class Status:
+    """Thread-safe progress that the worker updates and the page reads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._progress = Progress()
+        self._listeners: list = []
+
+    def set(self, phase: str, done: int = 0, total: int = 0) -> None:
+        with self._lock:
+            self._progress = Progress(phase=phase, done=done, total=total)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def clear(self) -> None:
+        self.set("")
+
+    def snapshot(self) -> Progress:
+        with self._lock:
+            return self._progress
+
+    def subscribe(self, listener) -> None:
+        """Call `listener()` after every change (the feed wakes its waiting pages)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+
+class Changes(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to "what changed since version N"."""
+
+    version: int
+    tasks: list[str]
+    progress: Progress
+
+
+class Feed:
+    """Numbers the changes of the logs in one sessions folder and of a Status."""
+
+    def __init__(self, sessions: Path, status: Status, interval: float = 0.5):
+        self.sessions = sessions
+        self.status = status
+        self.interval = interval
+        self.version = 0
+        self._seen: dict[str, tuple[int, int]] = self._stat()
+        self._changed_at: dict[str, int] = {}
+        self._scanned = time.monotonic()
+        self._closed = False
+        self._cond = threading.Condition()
+        status.subscribe(self.poke)
+
+    def _stat(self) -> dict[str, tuple[int, int]]:
+        found = {}
+        try:
+            with os.scandir(self.sessions) as items:
+                for item in items:
+                    if item.name.endswith(".jsonl"):
+                        try:
+                            stat = item.stat()
+                        except FileNotFoundError:
+                            continue  # deleted between listing and stat
+                        found[item.name[:-6]] = (stat.st_size, stat.st_mtime_ns)
+        except FileNotFoundError:
+            pass
+        return found
+
+    def _scan(self) -> None:
+        """Compare the logs with the last look; number what changed (lock held)."""
+        now = self._stat()
+        changed = {
+            task for task in now.keys() | self._seen.keys() if now.get(task) != self._seen.get(task)
+        }
+        self._seen, self._scanned = now, time.monotonic()
+        if changed:
+            self.version += 1
+            for task in changed:
+                self._changed_at[task] = self.version
+
+    def poke(self) -> None:
+        """Look again now and wake waiting pages (after a change made through the API)."""
+        with self._cond:
+            self._scan()
+            self.version += 1
+            self._cond.notify_all()
+
+    def since(self, version: int) -> Changes:
+        with self._cond:
+            return self._answer(version)
+
+    def _answer(self, version: int) -> Changes:
+        tasks = sorted(task for task, at in self._changed_at.items() if at > version)
+        return Changes(version=self.version, tasks=tasks, progress=self.status.snapshot())
+
+    def wait(self, version: int, timeout: float) -> Changes:
+        """Changes after `version`, waiting up to `timeout` seconds for one to happen."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._closed:
+                if time.monotonic() - self._scanned >= self.interval:
+                    self._scan()
+                if self.version > version or version > self.version:
+                    break  # a version from before a restart counts as "changed"
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(min(left, self.interval))
+            return self._answer(version)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()

@@ -1,0 +1,1 @@
+"""The page's files (HTML, CSS, ES modules), shipped inside the package as data."""
