@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
     cmd.set_defaults(run=cmd_serve)
+    add_agent_commands(sub)
     return parser
 
 
@@ -139,6 +140,67 @@ def cmd_serve(args) -> int:
         threading.Event().wait()
     finally:
         server.stop()
+    return 0
+
+
+def add_agent_commands(sub) -> None:
+    """`nodwyn mcp`, `nodwyn mcp install` and `nodwyn settings` (issues 9 and 10)."""
+    cmd = sub.add_parser("mcp", help="serve nodwyn's tools to an agent over MCP (stdio)")
+    cmd.add_argument("--agent", choices=("claude", "codex"), help="the agent that starts it")
+    cmd.add_argument("--schema-size", action="store_true", help="print the tools' schema bytes")
+    cmd.set_defaults(run=cmd_mcp)
+    install = cmd.add_subparsers(title="mcp commands", metavar="COMMAND")
+    each = install.add_parser("install", help="the lines an agent's configuration needs")
+    each.add_argument("agent", choices=("claude", "codex"))
+    each.add_argument("--write", action="store_true", help="add them to the agent's config")
+    each.set_defaults(run=cmd_mcp_install)
+
+    cmd = sub.add_parser("settings", help="show settings, or change one")
+    cmd.set_defaults(run=lambda a: print_json(settings_shown(a)))
+    change = cmd.add_subparsers(title="settings", metavar="SETTING")
+    each = change.add_parser("earlier-tasks", help="let agents search a project's earlier tasks")
+    each.add_argument("project", help="the project's folder")
+    each.add_argument("switch", choices=("on", "off"))
+    each.set_defaults(run=cmd_earlier_tasks)
+
+
+def settings_shown(args) -> dict:
+    from msgspec import to_builtins
+
+    from . import settings
+
+    return to_builtins(settings.load(store(args).root))
+
+
+def cmd_mcp(args) -> int:
+    from . import mcp_server  # the MCP SDK takes most of a second to import: only here
+
+    if args.schema_size:
+        mcp_server.print_sizes()
+        return 0
+    mcp_server.serve(store(args), agent=args.agent)
+    return 0
+
+
+def cmd_mcp_install(args) -> int:
+    from . import mcp_install
+
+    print(mcp_install.write(args.agent) if args.write else mcp_install.lines(args.agent))
+    return 0
+
+
+def cmd_earlier_tasks(args) -> int:
+    from . import settings
+    from .store import project_of
+
+    root, project = store(args).root, project_of(args.project)
+    allowed = dict(settings.load(root).earlier_tasks)
+    allowed.pop(project, None)
+    if args.switch == "on":
+        allowed[project] = True
+    settings.update(root, earlier_tasks=allowed)
+    verb = "may now" if args.switch == "on" else "may no longer"
+    print(f"Agents {verb} search earlier tasks of {project} (nodwyn mcp).")
     return 0
 
 

@@ -1,0 +1,43 @@
+"""A real MCP client (the SDK's stdio client) talking to `nodwyn mcp` run as a subprocess.
+
+Shared by the MCP tests: `Session` starts the server once and runs calls one after another, so
+a test can change a setting between two calls of one connection.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def server(cwd: Path, env: dict[str, str], agent: str | None = "claude") -> StdioServerParameters:
+    """`nodwyn mcp` in folder `cwd`; the environment is the test's, as an agent's would be."""
+    keep = {"NODWYN_DATA_DIR", "HOME", "PATH", "CLAUDE_CONFIG_DIR", "CODEX_HOME"}
+    base = {key: value for key, value in os.environ.items() if key in keep}
+    args = ["-m", "nodwyn.cli", "mcp"] + (["--agent", agent] if agent else [])
+    return StdioServerParameters(command=sys.executable, args=args, env=base | env, cwd=cwd)
+
+
+def talk(params: StdioServerParameters, script) -> object:
+    """Run `await script(session)` against a fresh server; its return value comes back."""
+
+    async def main():
+        with open(os.devnull, "w") as quiet:
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await script(session)
+
+    return anyio.run(main)
+
+
+async def call(session: ClientSession, name: str, meta: dict | None = None, **arguments):
+    """A tool's answer as (is_error, text)."""
+    result = await session.call_tool(name, arguments, meta=meta)
+    return result.is_error, "".join(block.text for block in result.content)
