@@ -115,7 +115,7 @@ def make_server(toolbox: Toolbox) -> Server:
 
 def serve(store: Store, agent: str | None = None, cwd: Path | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes the connection."""
-    toolbox = Toolbox(store, agent, Path(cwd or os.getcwd()).absolute())
+    toolbox = Toolbox(store, agent, Path(cwd) if cwd else working_folder())
     server = make_server(toolbox)
 
     async def main() -> None:
@@ -123,6 +123,16 @@ def serve(store: Store, agent: str | None = None, cwd: Path | None = None) -> No
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
+
+
+def working_folder() -> Path:
+    """The folder the agent started the server in, as the agent names it: `PWD` keeps the
+    path the agent used when it leads to the same place (os.getcwd() resolves symlinks)."""
+    here = Path(os.getcwd())
+    logical = os.environ.get("PWD")
+    if logical and os.path.isabs(logical) and os.path.samefile(logical, here):
+        return Path(logical)
+    return here
 
 
 def print_sizes(out=sys.stdout) -> None:
