@@ -1,0 +1,267 @@
+"""L1 turn cards and L2 episodes, folded from a log's records with no model call.
+
+A turn runs from a main-agent `message` to the record before the next one. How it ended:
+`turn.end`'s status (completed / failed / cancelled); "unfinished" when the next message
+closed it without a `turn.end`; "interrupted" when a `session.resume` closed it; the last turn
+of a log with no end is "under way" (its card has no last_seq). Records after a resume and
+before the next message belong to no turn. An episode is a compaction's note over the stretch
+since the compaction before it.
+
+`Fold` is the state saved in `<id>.mem`: it is only ever saved between turns (at the end of
+the last whole turn), so it holds finished cards and episodes and no half-built turn; the turn
+under way is folded again from the log on every read, which costs work in proportion to it.
+"""
+
+from datetime import datetime
+
+import msgspec
+from msgspec import Struct
+
+from ..log import records
+from ..log.records import PlanItem
+from ..log.redact import redact
+
+ASKED_HEAD = 60  # characters of the prompt in a head line
+ANSWER = 300  # characters of the answer kept on a card
+LINE = 200  # characters of an error or command kept on a card
+SHELLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell", "run_command"})
+WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "edit_file"})
+
+
+class Command(Struct, frozen=True, kw_only=True):
+    command: str
+    exit: int | None = None
+    error: bool = False
+
+
+class Card(Struct, frozen=True, kw_only=True):
+    """What one turn came to."""
+
+    first_seq: int
+    last_seq: int | None
+    at: str
+    head: str
+    asked: str
+    outcome: str  # completed / failed / cancelled / unfinished / interrupted / under way
+    duration_ms: int | None = None
+    cost_usd: float | None = None
+    plan: list[PlanItem] = []
+    files: list[str] = []
+    commands: list[Command] = []
+    errors: list[str] = []
+    answer: str = ""
+
+
+class Episode(Struct, frozen=True, kw_only=True):
+    """A compaction's note (at `seq`) over first_seq..last_seq."""
+
+    seq: int
+    first_seq: int
+    last_seq: int
+    note: str
+
+
+class Turn(Struct, kw_only=True):
+    """A turn being folded (never saved: folds are saved between turns only)."""
+
+    first_seq: int
+    at: str
+    asked: str
+    last_seq: int = 0
+    last_at: str = ""
+    status: str = ""
+    duration_ms: int | None = None
+    cost_usd: float | None = None
+    plan: list[PlanItem] = []
+    files: list[str] = []
+    commands: list[Command] = []
+    pending: dict[str, int] = {}  # call id -> index in commands
+    errors: list[str] = []
+    answer: str = ""
+
+
+class Fold(Struct, kw_only=True):
+    """Cards and episodes up to `end`, the offset after the last whole turn's last line."""
+
+    cards: list[Card] = []
+    episodes: list[Episode] = []
+    end: int = 0
+    line_start: int = -1  # where the line ending at `end` starts (-1: nothing folded yet)
+    line_crc: int = 0  # crc32 of that line, checked before folding on
+    saved_episodes: int = 0  # episodes that lie before `end`
+    turn: Turn | None = None  # only while folding; None whenever saved
+    last_line: tuple[int, int] = (-1, 0)  # only while folding: (start, end) of the last line
+
+
+def one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def duration(ms: int) -> str:
+    """A duration as a head line shows it: 850ms, 6s, 2m 5s, 1h 3m."""
+    if ms < 1000:
+        return f"{ms}ms"
+    seconds = round(ms / 1000)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m {seconds % 60}s"
+    return f"{seconds // 3600}h {seconds % 3600 // 60}m"
+
+
+def head(card_first: int, last: int | None, outcome: str, ms: int | None, asked: str) -> str:
+    if last is None:
+        return f"turn seq {card_first}-, not finished"
+    parts = [f"turn seq {card_first}-{last}", outcome]
+    if ms is not None:
+        parts.append(duration(ms))
+    parts.append(f'asked "{one_line(asked, ASKED_HEAD)}"')
+    return " · ".join(parts)
+
+
+def _millis(first: str, last: str) -> int | None:
+    try:
+        start = datetime.fromisoformat(first.replace("Z", "+00:00"))
+        end = datetime.fromisoformat(last.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0, round((end - start).total_seconds() * 1000))
+
+
+def card(turn: Turn, outcome: str | None = None) -> Card:
+    """The card of a turn; outcome None means the turn is the log's last and may go on."""
+    under_way = outcome is None and not turn.status
+    outcome = turn.status or outcome or "under way"
+    last = None if under_way else turn.last_seq
+    ms = turn.duration_ms
+    if ms is None and not under_way:
+        ms = _millis(turn.at, turn.last_at)
+    return Card(
+        first_seq=turn.first_seq,
+        last_seq=last,
+        at=turn.at,
+        head=head(turn.first_seq, last, outcome, ms, turn.asked),
+        asked=turn.asked,
+        outcome=outcome,
+        duration_ms=ms,
+        cost_usd=turn.cost_usd,
+        plan=turn.plan,
+        files=turn.files,
+        commands=turn.commands,
+        errors=turn.errors,
+        answer=turn.answer,
+    )
+
+
+def feed(fold: Fold, start: int, end: int, record: records.Event) -> None:
+    """Fold one record (whose line is start..end) into `fold`, in place."""
+    main = getattr(record, "agent", None) is None
+    if isinstance(record, records.Message) and main:
+        if fold.turn is not None:
+            fold.cards.append(card(fold.turn, "unfinished"))
+            _checkpoint(fold)
+        fold.turn = Turn(
+            first_seq=record.seq, at=record.at, asked=redact(record.text or record.command)
+        )
+    elif isinstance(record, records.SessionResume) and fold.turn is not None:
+        fold.cards.append(card(fold.turn, "interrupted"))
+        fold.turn = None
+        fold.last_line = (start, end)
+        _checkpoint(fold)
+    elif isinstance(record, records.ContextCompact):
+        _episode(fold, record)
+    if fold.turn is not None:
+        _turn(fold.turn, record, main)
+    fold.last_line = (start, end)
+
+
+def _checkpoint(fold: Fold) -> None:
+    """Mark the last line fed as the end of the last whole turn (its crc is set by the caller)."""
+    fold.line_start, fold.end = fold.last_line
+    fold.line_crc = -1  # to be filled from the file by whoever saves the fold
+    fold.saved_episodes = len(fold.episodes)
+
+
+def _episode(fold: Fold, record: records.ContextCompact) -> None:
+    before = fold.episodes[-1].seq if fold.episodes else 0
+    first = record.first_seq or before + 1
+    last = record.last_seq or record.seq - 1
+    fold.episodes.append(
+        Episode(seq=record.seq, first_seq=first, last_seq=last, note=redact(record.note))
+    )
+
+
+def _turn(turn: Turn, record: records.Event, main: bool) -> None:
+    turn.last_seq, turn.last_at = record.seq, record.at or turn.last_at
+    match record:
+        case records.TurnEnd():
+            turn.status = record.status
+            turn.duration_ms = record.duration_ms
+            if record.cost_usd is not None:
+                turn.cost_usd = record.cost_usd
+        case records.Reply():
+            if record.cost_usd is not None and turn.status == "":
+                turn.cost_usd = (turn.cost_usd or 0.0) + record.cost_usd
+            if main and record.text.strip():
+                turn.answer = one_line(redact(record.text), ANSWER)
+            for call in record.calls:
+                _call(turn, call)
+        case records.Result():
+            _result(turn, record)
+        case records.Plan():
+            turn.plan = [PlanItem(text=redact(i.text), status=i.status) for i in record.items]
+        case records.Error():
+            turn.errors.append(one_line(redact(record.text), LINE))
+
+
+def call_input(value) -> dict:
+    """A call's input as a dict (Codex gives a JSON string; other shapes give {})."""
+    if isinstance(value, str):
+        try:
+            value = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return {"input": value}
+    return value if isinstance(value, dict) else {}
+
+
+def command_of(value) -> str:
+    data = call_input(value)
+    command = data.get("command", data.get("cmd", ""))
+    if isinstance(command, list):
+        command = " ".join(str(part) for part in command)
+    return str(command)
+
+
+def _call(turn: Turn, call: records.Call) -> None:
+    if call.tool in SHELLS:
+        turn.pending[call.id] = len(turn.commands)
+        turn.commands.append(Command(command=one_line(redact(command_of(call.input)), LINE)))
+    elif call.tool in WRITERS:
+        path = call_input(call.input).get("file_path") or call_input(call.input).get("path")
+        if isinstance(path, str) and path not in turn.files:
+            turn.files.append(path)
+
+
+def _result(turn: Turn, record: records.Result) -> None:
+    for path in record.files:
+        if path not in turn.files:
+            turn.files.append(path)
+    where = turn.pending.pop(record.call, None)
+    if where is not None:
+        command = turn.commands[where]
+        turn.commands[where] = Command(
+            command=command.command,
+            exit=record.exit,
+            error=record.error or bool(record.exit),
+        )
+    if record.error:
+        first = next((line for line in record.output.splitlines() if line.strip()), "")
+        turn.errors.append(one_line(redact(f"{record.tool}: {first}"), LINE))
+
+
+def finish(fold: Fold) -> list[Card]:
+    """Every card of the fold, the turn under way (if any) last."""
+    if fold.turn is None:
+        return list(fold.cards)
+    return [*fold.cards, card(fold.turn)]

@@ -1,0 +1,344 @@
+"""The word index of all logs: `<data>/index/`, a tantivy index with one document per event.
+
+A document holds an event's words twice (field `words`: whole words; field `parts`: identifier
+parts, see words.py), neither stored, plus stored keys to find the event again: task id, seq,
+the first seq of its turn (0: outside any turn), the line's byte offset, and a heading. Snippets
+are read from the log at that offset, so the index holds no copy of any text.
+
+What an event contributes: a message's text, command and attachments; a reply's text and its
+calls (tool name and the input's strings); a result's output (unless the person turned tool
+output off); plan items; compaction notes; errors; an approval's call; the strings of an event
+of unknown kind. Never a task's title (ADR 0051: a title made every turn of a task rank alike).
+
+Segments and appends: one refresh is one commit, which adds one small segment holding only the
+events the logs gained, so appending a turn to a huge log costs work in proportion to the turn.
+tantivy's default log merge policy folds small segments together in the background (we wait for
+it before letting go of the writer). How far each log was taken is its `.mem`'s mark, written
+only after the commit; a task's documents past its mark are deleted before adding, so a refresh
+cut short between commit and mark adds nothing twice. A deleted task's documents are deleted by
+its id term. `state.msgpack` beside the index remembers each log's size and mtime (to find
+changed logs with one stat each), project, title and archive flag. The index, its state and the
+marks carry an id: a new or rebuilt index has a new id, so every mark older than it is void.
+Only one process writes (tantivy's lock); another finding the lock taken searches what is there.
+"""
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import tantivy
+from msgspec import Struct
+
+from .. import settings
+from ..errors import TaskNotFound
+from ..log import logfile, records
+from ..log.redact import redact
+from . import cards as cardmod
+from . import mem as memfile
+from . import words
+
+FORMAT = 1
+HEAP = 64_000_000  # writer memory; peak RSS while building stays well under 500 MB
+BATCH = 200_000  # documents per commit during a long build
+CALL_TEXT = 80
+
+
+class Seen(Struct, kw_only=True):
+    size: int
+    mtime_ns: int
+    problems: int = 0
+    project: str = ""
+    title: str = ""
+    archived: bool = False
+
+
+class State(Struct, kw_only=True):
+    format: int = FORMAT
+    id: str = ""
+    tool_output: bool = True
+    tasks: dict[str, Seen] = {}
+
+
+_state_encoder = msgspec.msgpack.Encoder()
+_state_decoder = msgspec.msgpack.Decoder(State)
+
+
+def schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("words", tokenizer_name="words", index_option="freq")
+    builder.add_text_field("parts", tokenizer_name="parts", index_option="freq")
+    builder.add_text_field("task", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_unsigned_field("seq", stored=True, indexed=True, fast=True)
+    builder.add_unsigned_field("turn", stored=True)
+    builder.add_unsigned_field("offset", stored=True)
+    builder.add_text_field("heading", stored=True, tokenizer_name="raw", index_option="basic")
+    return builder.build()
+
+
+SCHEMA = schema()
+
+
+def folder(root: Path) -> Path:
+    return root / "index"
+
+
+def load_state(root: Path) -> State | None:
+    try:
+        state = _state_decoder.decode((folder(root) / "state.msgpack").read_bytes())
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return state if state.format == FORMAT else None
+
+
+def save_state(root: Path, state: State) -> None:
+    file = folder(root) / "state.msgpack"
+    tmp = file.with_name(f".state.{os.getpid()}.tmp")
+    tmp.write_bytes(_state_encoder.encode(state))
+    os.replace(tmp, file)
+
+
+_open: dict[tuple[Path, str], tantivy.Index] = {}
+
+
+def open_index(root: Path, state: State) -> tantivy.Index:
+    """The index of `state` (opened once per process and kept)."""
+    key = (root, state.id)
+    index = _open.get(key)
+    if index is None:
+        index = tantivy.Index(SCHEMA, path=str(folder(root)), reuse=True)
+        for name, analyzer in words.analyzers():
+            index.register_tokenizer(name, analyzer)
+        _open[key] = index
+    return index
+
+
+def _fresh(root: Path, tool_output: bool) -> State:
+    """A new empty index (any old one removed) with a new id."""
+    shutil.rmtree(folder(root), ignore_errors=True)
+    folder(root).mkdir(parents=True)
+    state = State(id=uuid.uuid4().hex, tool_output=tool_output)
+    open_index(root, state)
+    save_state(root, state)
+    return state
+
+
+def strings(value) -> list[str]:
+    """The string leaves of a JSON-like value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in strings(item)]
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in strings(item)]
+    return []
+
+
+def text_of(record: records.Event, tool_output: bool = True) -> str:
+    """The words one event adds to the index (and that its snippets are cut from)."""
+    match record:
+        case records.Message():
+            parts = [record.command, record.text]
+            for item in record.attachments:
+                parts += [item.name, item.text]
+        case records.Reply():
+            parts = [record.text]
+            for call in record.calls:
+                parts += [call.tool, *strings(cardmod.call_input(call.input))]
+        case records.Result():
+            parts = [record.output] if tool_output else []
+        case records.Plan():
+            parts = [item.text for item in record.items]
+        case records.ContextCompact():
+            parts = [record.note]
+        case records.Error():
+            parts = [record.text]
+        case records.ApprovalAsk():
+            parts = [record.tool, *strings(cardmod.call_input(record.input))]
+        case records.Opaque():
+            parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
+        case _:
+            return ""
+    return redact("\n".join(part for part in parts if part))
+
+
+def describe(call: records.Call) -> str:
+    """A call in a few words: its tool and the gist of its input."""
+    data = cardmod.call_input(call.input)
+    gist = cardmod.command_of(call.input)
+    for key in ("file_path", "path", "pattern", "query", "url", "description", "prompt"):
+        if not gist and isinstance(data.get(key), str):
+            gist = data[key]
+    gist = cardmod.one_line(redact(gist), CALL_TEXT) if gist else ""
+    return f"{call.tool}: {gist}" if gist else call.tool
+
+
+def heading(record: records.Event, calls: dict[str, str]) -> str:
+    """kind, the sub-agent, and for a result the call it answers."""
+    parts = [records.kind_of(record)]
+    agent = getattr(record, "agent", None)
+    if agent:
+        parts.append(f"agent {agent}")
+    if isinstance(record, records.Result):
+        parts.append(calls.get(record.call) or record.tool or "call")
+    elif isinstance(record, records.Reply) and record.calls:
+        parts.append("calls " + ", ".join(call.tool for call in record.calls))
+    return " · ".join(part for part in parts if part)
+
+
+def _mark_event(mark: memfile.Mark, record: records.Event) -> None:
+    """Keep the mark's turn and calls in step with the log, as cards.feed does for turns."""
+    if isinstance(record, records.Message) and record.agent is None:
+        mark.turn, mark.calls = record.seq, {}
+    elif isinstance(record, records.SessionResume):
+        mark.turn, mark.calls = 0, {}
+    elif isinstance(record, records.Reply):
+        for call in record.calls:
+            mark.calls[call.id] = describe(call)
+
+
+def _document(task: str, start: int, record: records.Event, mark, text: str) -> tantivy.Document:
+    doc = tantivy.Document()
+    doc.add_text("words", text)
+    doc.add_text("parts", text)
+    doc.add_text("task", task)
+    doc.add_unsigned("seq", record.seq)
+    doc.add_unsigned("turn", mark.turn)
+    doc.add_unsigned("offset", start)
+    doc.add_text("heading", heading(record, mark.calls))
+    return doc
+
+
+def _drop_after(writer, task: str, seq: int) -> None:
+    """Delete the task's documents past `seq` (all of them for 0)."""
+    if seq == 0:
+        writer.delete_documents_by_term("task", task)
+        return
+    query = tantivy.Query.boolean_query(
+        [
+            (tantivy.Occur.Must, tantivy.Query.term_query(SCHEMA, "task", task)),
+            (
+                tantivy.Occur.Must,
+                tantivy.Query.range_query(
+                    SCHEMA, "seq", tantivy.FieldType.Unsigned, seq + 1, None,
+                    use_inverted_index=True,
+                ),
+            ),
+        ]
+    )  # fmt: skip
+    writer.delete_documents_by_query(query)
+
+
+def take(writer, state: State, task: str, log: Path) -> tuple[memfile.Mem, int, int]:
+    """Bring one log's .mem fold and its index documents up to date; (mem, problems, docs)."""
+    mem = memfile.checked(log, memfile.load(log), state.id)
+    fold, mark = mem.fold, mem.mark
+    _drop_after(writer, task, mark.seq)
+    fold_from, mark_from = fold.end, mark.end
+    problems: list[logfile.Problem] = []
+    added = 0
+    for start, end, record in logfile.read(log, min(fold_from, mark_from), problems):
+        if start >= fold_from:
+            cardmod.feed(fold, start, end, record)
+        if start < mark_from:
+            continue
+        _mark_event(mark, record)
+        text = text_of(record, state.tool_output)
+        if text:
+            writer.add_document(_document(task, start, record, mark, text))
+            added += 1
+        mark.line_start, mark.end, mark.seq = start, end, record.seq
+    if mark.end != mark_from:
+        with open(log, "rb") as handle:
+            mark.line_crc = memfile.crc_of(handle, mark.line_start, mark.end) or 0
+    problems = [p for p in problems if p.offset >= min(fold_from, mark_from)]
+    return memfile.Mem(fold=memfile.settle(log, fold), mark=mark), len(problems), added
+
+
+def current(root: Path) -> State:
+    """The index's state, a new empty index when it is missing, damaged or out of date."""
+    tool_output = settings.load(root).search_tool_output
+    state = load_state(root)
+    missing = not (folder(root) / "meta.json").exists()
+    if state is None or state.tool_output != tool_output or missing:
+        state = _fresh(root, tool_output)
+    return state
+
+
+def stale(sessions: Path, state: State) -> tuple[dict[str, os.stat_result], list[str]]:
+    """Logs changed since the state saw them (with their stat), and tasks whose log is gone."""
+    changed, present = {}, set()
+    with os.scandir(sessions) as found:
+        for item in found:
+            if not item.name.endswith(".jsonl"):
+                continue
+            task = item.name[:-6]
+            present.add(task)
+            stat = item.stat()
+            seen = state.tasks.get(task)
+            if seen is None or (seen.size, seen.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
+                changed[task] = stat
+    return changed, [task for task in state.tasks if task not in present]
+
+
+def refresh(store, progress: Callable[[int, int], None] | None = None) -> State:
+    """Bring every .mem and the index up to date with the logs; returns the index's state."""
+    state = current(store.root)
+    changed, gone = stale(store.sessions, state)
+    if not changed and not gone:
+        return state
+    index = open_index(store.root, state)
+    try:
+        writer = index.writer(HEAP, 1)
+    except ValueError:
+        return state  # another process is writing: search what is there
+    try:
+        _write(store, state, writer, changed, gone, progress)
+    finally:
+        writer.wait_merging_threads()
+    index.reload()
+    return state
+
+
+def _write(store, state, writer, changed, gone, progress) -> None:
+    for task in gone:
+        writer.delete_documents_by_term("task", task)
+        del state.tasks[task]
+    pending: list[tuple[Path, memfile.Mem]] = []
+    docs = 0
+    listed = {info.id: info for info in store.list(archived=None)}
+    for done, (task, stat) in enumerate(sorted(changed.items()), 1):
+        log = store.sessions / f"{task}.jsonl"
+        try:
+            mem, problems, added = take(writer, state, task, log)
+        except (OSError, TaskNotFound):
+            continue  # deleted while we looked: the next refresh drops it
+        docs += added
+        pending.append((log, mem))
+        info = listed.get(task)
+        state.tasks[task] = Seen(
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+            problems=problems,
+            project=info.project if info else "",
+            title=info.title if info else "",
+            archived=info.archived if info else False,
+        )
+        if docs >= BATCH:
+            _commit(store.root, state, writer, pending)
+            docs = 0
+        if progress is not None:
+            progress(done, len(changed))
+    _commit(store.root, state, writer, pending)
+
+
+def _commit(root: Path, state: State, writer, pending: list) -> None:
+    """Commit, then write the marks and the state that describe what was committed."""
+    writer.commit()
+    for log, mem in pending:
+        if log.exists():
+            memfile.save(log, mem)
+    pending.clear()
+    save_state(root, state)

@@ -1,0 +1,308 @@
+"""Search: the events that match some words, ranked by BM25 and grouped task -> turn -> event.
+
+Ranking is tantivy's BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25
+and Beyond", 2009, eq. 3.15, as Lucene computes it), summed over the query's terms in both
+fields (`words` and `parts`, see words.py):
+
+    score(D, Q) = sum over terms t of  idf(t) * tf(t,D) * (k1 + 1)
+                                       / (tf(t,D) + k1 * (1 - b + b * |D| / avgdl))
+    idf(t) = ln(1 + (N - n(t) + 0.5) / (n(t) + 0.5))
+
+with k1 = 1.2 and b = 0.75 (tantivy's constants), N the number of events in the index, n(t)
+the events holding t, |D| the event's token count in that field and avgdl the mean of it.
+The statistics are those of the whole index, whatever the scope, so a scope filters results
+and never changes a score. A turn ranks by its best event. At most `limit` events are kept,
+grouped by task (tasks in the order of their best event), then by turn (same), events in seq
+order; each with its heading and up to three snippet lines that keep the matched words.
+"""
+
+import functools
+import os
+from pathlib import Path
+
+import tantivy
+from msgspec import Struct
+
+from ..errors import BadInput, TaskNotFound
+from ..log import logfile, records
+from . import index as wordindex
+from . import mem as memfile
+from . import words
+from .index import text_of
+
+SCOPES = ("task", "project", "all")
+MAX_LIMIT = 200
+SNIPPET_LINES = 3
+SNIPPET_WIDTH = 240  # characters of a snippet line
+AROUND = 50  # characters kept either side of a matched word in a long line
+SCAN = 400_000  # characters of an event's text looked at for snippets
+
+
+class EventHit(Struct, frozen=True, kw_only=True):
+    seq: int
+    kind: str
+    at: str
+    heading: str
+    lines: list[str]
+
+
+class TurnHit(Struct, frozen=True, kw_only=True):
+    task: str
+    title: str
+    project: str
+    first_seq: int
+    last_seq: int | None
+    head: str
+    asked: str
+    score: float
+    at: str
+    events: list[EventHit]
+
+
+class Results(Struct, frozen=True, kw_only=True):
+    turns: list[TurnHit]
+    incomplete: list[str]
+    terms: list[str]
+
+
+class Hit(Struct, frozen=True):
+    score: float
+    task: str
+    seq: int
+    turn: int
+    offset: int
+    heading: str
+
+
+@functools.lru_cache(maxsize=4096)
+def repository(folder: str) -> str:
+    """What makes folders one project: the git common dir of the repository holding the
+    folder (so every worktree of a repository agrees), else the folder itself."""
+    path = Path(folder)
+    if not folder or not path.is_dir():
+        return folder
+    for place in (path, *path.parents):
+        git = place / ".git"
+        if git.is_dir():
+            return str(git.resolve())
+        if git.is_file():
+            return _common_dir(place, git) or folder
+    return folder
+
+
+def _common_dir(place: Path, git: Path) -> str | None:
+    try:
+        line = git.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    gitdir = (place / line[len("gitdir:") :].strip()).resolve()
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return str(gitdir)
+    return str((gitdir / common).resolve())
+
+
+def scoped(state, scope: str, task: str | None, project: str | None) -> set[str] | None:
+    """The tasks a search may return (None: all)."""
+    if scope == "all":
+        return None
+    if scope == "task":
+        return {task}
+    if project is None:
+        project = state.tasks[task].project
+    key = repository(os.path.abspath(project))
+    return {
+        other
+        for other, seen in state.tasks.items()
+        if other != task and seen.project and repository(seen.project) == key
+    }
+
+
+def _check(store, scope: str, task: str | None, project: str | None, limit: int) -> None:
+    if scope not in SCOPES:
+        raise BadInput(f"scope is one of {', '.join(SCOPES)}, not {scope!r}")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BadInput(f"limit is 1 to {MAX_LIMIT}, not {limit}")
+    if scope == "task" and not task:
+        raise BadInput("a task search needs a task")
+    if scope == "project" and not (task or project):
+        raise BadInput("a project search needs a task or a project folder")
+    if task and not store.log_path(task).exists():
+        raise TaskNotFound(f"no task {task}")
+
+
+def query(terms_words: list[str], terms_parts: list[str], tasks: set[str] | None):
+    should = [
+        (tantivy.Occur.Should, tantivy.Query.term_query(wordindex.SCHEMA, field, term))
+        for field, found in (("words", terms_words), ("parts", terms_parts))
+        for term in dict.fromkeys(found)
+    ]
+    matched = tantivy.Query.boolean_query(should)
+    if tasks is None:
+        return matched
+    allowed = tantivy.Query.term_set_query(wordindex.SCHEMA, "task", sorted(tasks))
+    return tantivy.Query.boolean_query(
+        [
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(allowed, 0.0)),
+            (tantivy.Occur.Must, matched),
+        ]
+    )
+
+
+def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hit]:
+    """The best `limit` events for `text`, best first (events of deleted tasks left out)."""
+    found_words, found_parts = words.words(text), words.parts(text)
+    if not found_words and not found_parts:
+        return []
+    searcher = wordindex.open_index(store.root, state).searcher()
+    result = searcher.search(query(found_words, found_parts, tasks), limit + 20, count=False)
+    out = []
+    for score, address in result.hits:
+        doc = searcher.doc(address)
+        task = doc["task"][0]
+        if task not in state.tasks or (tasks is not None and task not in tasks):
+            continue  # a task deleted since the index last saw it
+        out.append(
+            Hit(score, task, doc["seq"][0], doc["turn"][0], doc["offset"][0], doc["heading"][0])
+        )
+        if len(out) == limit:
+            break
+    return out
+
+
+def search(
+    store,
+    words_text: str,
+    *,
+    scope: str = "all",
+    task: str | None = None,
+    project: str | None = None,
+    limit: int = 20,
+) -> Results:
+    """Turns whose events match the words; see the module docstring for ranking and grouping."""
+    _check(store, scope, task, project, limit)
+    if not words_text.strip():
+        raise BadInput("nothing to search for: give some words")
+    state = wordindex.refresh(store)
+    if task and task not in state.tasks:
+        raise TaskNotFound(f"no task {task}")
+    tasks = scoped(state, scope, task, project)
+    terms = words.query_terms(words_text)
+    found = hits(store, state, words_text, tasks, limit) if tasks != set() else []
+    incomplete = sorted(
+        name
+        for name, seen in state.tasks.items()
+        if seen.problems and (tasks is None or name in tasks)
+    )
+    return Results(turns=group(store, state, found, set(terms)), incomplete=incomplete, terms=terms)
+
+
+def group(store, state, found: list[Hit], terms: set[str]) -> list[TurnHit]:
+    """Hits (best first) as turns: task by task, turn by turn, in order of their best event."""
+    by_task: dict[str, dict[int, list[Hit]]] = {}
+    for hit in found:
+        turn = hit.turn or -hit.seq  # an event outside any turn stands alone
+        by_task.setdefault(hit.task, {}).setdefault(turn, []).append(hit)
+    turns = []
+    for task, grouped in by_task.items():
+        log = store.log_path(task)
+        try:
+            cards = {card.first_seq: card for card in memfile.cards_of(log)[0]}
+            with open(log, "rb") as handle:
+                for turn, members in grouped.items():
+                    members.sort(key=lambda hit: hit.seq)
+                    events = [event_hit(handle, log, hit, terms, state) for hit in members]
+                    turns.append(turn_hit(task, state, cards.get(turn), members, events))
+        except (FileNotFoundError, TaskNotFound):
+            continue  # deleted while we read
+    return turns
+
+
+def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> TurnHit:
+    seen = state.tasks[task]
+    best = max(hit.score for hit in members)
+    if card is None:
+        seq = members[0].seq
+        return TurnHit(
+            task=task, title=seen.title, project=seen.project, first_seq=seq, last_seq=seq,
+            head=f"event seq {seq}, outside any turn", asked="", score=best,
+            at=events[0].at, events=events,
+        )  # fmt: skip
+    return TurnHit(
+        task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
+        last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,
+        events=events,
+    )  # fmt: skip
+
+
+def record_at(handle, log: Path, offset: int, seq: int) -> records.Event:
+    """The record of `seq`, read at its offset (or found by seq if the log moved under us)."""
+    handle.seek(offset)
+    try:
+        record = records.decode(handle.readline().rstrip(b"\n"))
+    except records.Damaged:
+        record = None
+    if record is None or record.seq != seq:
+        record = logfile.by_seq(log, seq)
+    return record
+
+
+def event_hit(handle, log: Path, hit: Hit, terms: set[str], state) -> EventHit:
+    record = record_at(handle, log, hit.offset, hit.seq)
+    text = text_of(record, state.tool_output)[:SCAN]
+    return EventHit(
+        seq=hit.seq,
+        kind=records.kind_of(record),
+        at=record.at,
+        heading=hit.heading,
+        lines=snippet(text, terms),
+    )
+
+
+def snippet(text: str, terms: set[str]) -> list[str]:
+    """Up to three lines of `text`, those with the most distinct matched terms, in text order,
+    each cut around its matched words when it is long."""
+    chosen = []
+    for number, line in enumerate(text.splitlines()):
+        low = line.lower()
+        if not any(term in low for term in terms):
+            continue
+        matched = (set(words.words(line)) | set(words.parts(line))) & terms
+        if matched:
+            chosen.append((-len(matched), number, line, matched))
+    if not chosen:
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        return [cut(first, set())] if first else []
+    best = sorted(sorted(chosen)[:SNIPPET_LINES], key=lambda item: item[1])
+    return [cut(line, matched) for _, _, line, matched in best]
+
+
+def cut(line: str, matched: set[str]) -> str:
+    """A line at most about SNIPPET_WIDTH characters long that still shows every matched word."""
+    line = line.strip()
+    if len(line) <= SNIPPET_WIDTH:
+        return line
+    low = line.lower()
+    spans = []
+    for term in sorted(matched, key=lambda term: low.find(term)):
+        at = low.find(term)
+        if at >= 0:
+            spans.append([max(0, at - AROUND), min(len(line), at + len(term) + AROUND)])
+    if not spans:
+        return line[: SNIPPET_WIDTH - 1] + "…"
+    merged = [spans[0]]
+    for start, end in spans[1:]:
+        if start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces = [line[start:end].strip() for start, end in merged]
+    text = " … ".join(pieces)
+    if merged[0][0] > 0:
+        text = "…" + text
+    if merged[-1][1] < len(line):
+        text += "…"
+    return text
