@@ -1,0 +1,544 @@
+"""Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`) as nodwyn records.
+
+The parser is a fold over source lines: `Parser.feed(n, line, out)` turns source line n into
+zero or more records, and everything it must remember between lines lives in `Carry`, a
+msgspec Struct saved beside the log. Feeding the first half of a file, saving the carry and
+feeding the rest gives the same records as feeding the file at once. Records come out in
+source-line order, which follows the `parentUuid` chain even where timestamps go backwards.
+
+What may still change is held back in the carry: the streamed parts of one response (merged
+by `message.id`, usage counted once), a slash command until we know whether it ran locally,
+a compaction boundary until its summary. `finish(live=False)` writes them out; while the
+source is live (changed in the last minutes) they wait for the next import.
+
+Only the fields read are declared, so unknown fields and record types are skipped.
+"""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from ..log import records as r
+from . import prices
+
+TOOL = "claude-code"
+FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
+AGENT_TOOLS = ("Task", "Agent")
+_CONTEXT = re.compile(r"<(system-reminder|ide_opened_file|ide_selection)>(.*?)</\1>\s*", re.DOTALL)
+_COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_LOCAL = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+_INTERRUPTED = "[Request interrupted by user"
+
+
+class _Usage(Struct):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+
+class _Block(Struct):
+    type: str = ""
+    text: Any = None
+    thinking: Any = None
+    id: str | None = None
+    name: str | None = None
+    input: Any = None
+    tool_use_id: str | None = None
+    content: Any = None
+    is_error: bool | None = None
+
+
+class _Message(Struct):
+    id: str | None = None
+    model: str | None = None
+    content: str | list[_Block] | None = None
+    usage: _Usage | None = None
+
+
+class _Line(Struct):
+    type: str = ""
+    subtype: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None  # noqa: N815 (the source's names)
+    isSidechain: bool | None = None  # noqa: N815
+    isMeta: bool | None = None  # noqa: N815
+    isCompactSummary: bool | None = None  # noqa: N815
+    isApiErrorMessage: bool | None = None  # noqa: N815
+    sessionId: str | None = None  # noqa: N815
+    cwd: str | None = None
+    gitBranch: str | None = None  # noqa: N815
+    version: str | None = None
+    entrypoint: str | None = None
+    timestamp: str | None = None
+    message: _Message | None = None
+    toolUseResult: msgspec.Raw | None = None  # noqa: N815 (decoded only where needed)
+    summary: Any = None
+    aiTitle: Any = None  # noqa: N815
+    customTitle: Any = None  # noqa: N815
+    durationMs: int | float | None = None  # noqa: N815
+    compactMetadata: Any = None  # noqa: N815
+    error: Any = None
+    content: Any = None
+    level: Any = None
+
+
+class _AgentResult(Struct):
+    agentId: str | None = None  # noqa: N815
+
+
+_decode_line = msgspec.json.Decoder(_Line).decode
+_decode_agent = msgspec.json.Decoder(_AgentResult).decode
+
+
+class Group(Struct, kw_only=True):
+    """The streamed parts of one response, merged into one reply."""
+
+    id: str
+    line: int
+    at: str
+    agent: str | None = None
+    model: str = ""
+    text: list[str] = []
+    thinking: list[str] = []
+    calls: list[r.Call] = []
+    plans: list[r.Plan] = []
+    usage: r.Usage | None = None
+
+
+class Command(Struct, kw_only=True):
+    """A slash command not yet known to be a prompt (it is not when it ran locally)."""
+
+    line: int
+    at: str
+    name: str
+    args: str
+
+
+class Carry(Struct, kw_only=True):
+    """What the fold remembers between lines."""
+
+    session: str = ""
+    started: bool = False
+    pending: list[r.Known] = []  # titles met before the session started
+    last_at: str = ""
+    calls: dict[str, str] = {}  # open call id -> tool
+    files: dict[str, list[str]] = {}  # open call id -> files it writes
+    prompts: dict[str, str] = {}  # a sub-agent call's prompt -> the agent's name
+    asked: dict[str, str] = {}  # open sub-agent call id -> its prompt
+    side: dict[str, str] = {}  # sidechain record uuid -> agent name
+    group: Group | None = None
+    counted: str = ""  # the message id whose usage was last counted
+    command: Command | None = None
+    boundary: r.ContextCompact | None = None
+    turn_open: bool = False
+    turn_cost: float = 0.0
+    turn_unknown: bool = False
+    agents_done: list[str] = []
+
+
+def at_of(stamp: str | None, fallback: str) -> str:
+    """A source timestamp as RFC 3339 UTC with milliseconds; the fallback when absent."""
+    if not stamp or not isinstance(stamp, str):
+        return fallback
+    if len(stamp) == 24 and stamp[-1] == "Z" and stamp[19] == ".":
+        return stamp
+    from ..store import parse_time  # only for the rare odd stamp
+
+    moment = parse_time(stamp)
+    if moment.year == 1:
+        return fallback
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def text_of(content: Any) -> str:
+    """The text of a tool result or message content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict):
+                if isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif block.get("type") == "image":
+                    parts.append("[image]")
+            elif isinstance(block, _Block) and isinstance(block.text, str):
+                parts.append(block.text)
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return "" if content is None else str(content)
+
+
+def split_prompt(content: Any) -> tuple[str, list[r.Attachment]]:
+    """A user message's own words, and the injected context and images as attachments."""
+    attachments: list[r.Attachment] = []
+
+    def keep(match: re.Match) -> str:
+        attachments.append(r.Attachment(name=match.group(1), text=match.group(2).strip()))
+        return ""
+
+    words = []
+    if isinstance(content, str):
+        words.append(_CONTEXT.sub(keep, content) if "<" in content else content)
+    elif isinstance(content, list):
+        for block in content:
+            if block.type == "text" and isinstance(block.text, str):
+                text = block.text
+                words.append(_CONTEXT.sub(keep, text) if "<" in text else text)
+            elif block.type in ("image", "document"):
+                attachments.append(r.Attachment(name=block.type))
+    return "\n".join(word for word in words if word.strip()).strip(), attachments
+
+
+class Parser:
+    """The fold of one transcript; `agent` is set for a sub-agent's own file."""
+
+    def __init__(
+        self,
+        source: str,
+        carry: Carry | None = None,
+        agent: str | None = None,
+        file: str | None = None,
+        subagents: Callable[[str | None, str], tuple[str, list[bytes]] | None] | None = None,
+    ):
+        self.source = source
+        self.carry = carry or Carry()
+        self.agent = agent
+        self.file = file
+        self.subagents = subagents
+
+    # -- the fold ------------------------------------------------------------------------
+    def feed(self, n: int, raw: bytes, out: list) -> None:
+        try:
+            line = _decode_line(raw)
+        except msgspec.MsgspecError:
+            return  # not a record of this format: skipped, the rest goes on
+        c = self.carry
+        at = at_of(line.timestamp, c.last_at)
+        if line.timestamp:
+            c.last_at = at
+        kind = line.type
+        if kind in ("summary", "ai-title", "custom-title"):
+            self._title(n, line, at, out)
+            return
+        if kind not in ("user", "assistant", "system"):
+            return  # snapshots, queue, progress, permission-mode, attachments: not events
+        if not c.started and self.agent is None:
+            self._start(n, line, at, out)
+        if kind != "assistant":
+            self._flush_group(out)
+        if c.command is not None and not (kind == "user" and line.isMeta):
+            self._resolve_command(line, out)
+        if c.boundary is not None and not (kind == "user" and line.isCompactSummary):
+            self._emit(out, c.boundary)
+            c.boundary = None
+        agent = self._agent_of(line)
+        if kind == "assistant":
+            self._assistant(n, line, at, agent, out)
+        elif kind == "user":
+            self._user(n, line, at, agent, out)
+        else:
+            self._system(n, line, at, agent, out)
+
+    def finish(self, live: bool, out: list) -> None:
+        """End of the source for now: write out what was held back unless the source is live."""
+        if live:
+            return
+        c = self.carry
+        self._flush_group(out)
+        if c.command is not None:
+            self._prompt_from_command(None, out)
+        if c.boundary is not None:
+            self._emit(out, c.boundary)
+            c.boundary = None
+
+    # -- pieces --------------------------------------------------------------------------
+    def _src(self, n: int) -> r.Src:
+        return r.Src(line=n, file=self.file)
+
+    def _emit(self, out: list, record: r.Known) -> None:
+        if self.carry.started or self.agent is not None:
+            out.append(record)
+        else:
+            self.carry.pending.append(record)
+
+    def _start(self, n: int, line: _Line, at: str, out: list) -> None:
+        c = self.carry
+        c.session = line.sessionId or c.session
+        c.started = True
+        entry = line.entrypoint or ""
+        out.append(
+            r.SessionStart(
+                at=at,
+                src=r.Src(line=n),
+                project=line.cwd or "",
+                origin=r.Origin(
+                    tool=TOOL, path=self.source, id=c.session, version=line.version or ""
+                ),
+                branch=line.gitBranch or "",
+                machine=entry.startswith("sdk"),
+            )
+        )
+        for record in c.pending:
+            out.append(msgspec.structs.replace(record, at=record.at or at))
+        c.pending = []
+
+    def _title(self, n: int, line: _Line, at: str, out: list) -> None:
+        if line.type == "summary":
+            title, actor = line.summary, "agent"
+        elif line.type == "ai-title":
+            title, actor = line.aiTitle, "agent"
+        else:
+            title, actor = line.customTitle, "person"
+        if not isinstance(title, str) or not title.strip():
+            return
+        title = " ".join(title.split())[:120]
+        self._emit(out, r.SessionTitle(at=at, src=self._src(n), title=title, actor=actor))
+
+    def _agent_of(self, line: _Line) -> str | None:
+        if self.agent is not None:
+            return self.agent
+        if not line.isSidechain:
+            return None
+        c = self.carry
+        name = c.side.get(line.parentUuid or "")
+        if name is None:  # a sidechain's root: its prompt names the call that started it
+            prompt = text_of(line.message.content if line.message else None)
+            name = c.prompts.pop(prompt, None) or "sub-agent"
+        if line.uuid:
+            c.side[line.uuid] = name
+        return name
+
+    def _assistant(self, n: int, line: _Line, at: str, agent: str | None, out: list) -> None:
+        c, message = self.carry, line.message
+        if message is None:
+            return
+        model = message.model or ""
+        if line.isApiErrorMessage or model == "<synthetic>":
+            self._flush_group(out)
+            text = text_of(message.content) or str(line.error or "API error")
+            self._emit(out, r.Error(at=at, src=self._src(n), agent=agent, text=text))
+            return
+        group = c.group
+        if group is None or group.id != (message.id or "") or group.agent != agent:
+            self._flush_group(out)
+            group = c.group = Group(id=message.id or f"line{n}", line=n, at=at, agent=agent)
+        group.model = model or group.model
+        if message.usage is not None:
+            u = message.usage
+            group.usage = r.Usage(
+                input=u.input_tokens or 0,
+                output=u.output_tokens or 0,
+                cache_read=u.cache_read_input_tokens or 0,
+                cache_write=u.cache_creation_input_tokens or 0,
+            )
+        blocks = message.content
+        if isinstance(blocks, str):
+            group.text.append(blocks)
+            return
+        for block in blocks or ():
+            if block.type == "text" and isinstance(block.text, str):
+                group.text.append(block.text)
+            elif block.type == "thinking" and isinstance(block.thinking, str):
+                if block.thinking:
+                    group.thinking.append(block.thinking)
+            elif block.type in ("tool_use", "server_tool_use"):
+                self._call(n, block, at, agent, group)
+
+    def _call(self, n: int, block: _Block, at: str, agent: str | None, group: Group) -> None:
+        c = self.carry
+        call_id, tool, args = block.id or "", block.name or "", block.input
+        group.calls.append(r.Call(id=call_id, tool=tool, input=args))
+        c.calls[call_id] = tool
+        if not isinstance(args, dict):
+            return
+        path = args.get(FILE_TOOLS.get(tool, "")) or (
+            args.get("notebook_path") if tool == "NotebookEdit" else None
+        )
+        if isinstance(path, str):
+            c.files[call_id] = [path]
+        if tool == "TodoWrite" and isinstance(args.get("todos"), list):
+            items = [
+                r.PlanItem(text=str(todo.get("content", "")), status=str(todo.get("status", "")))
+                for todo in args["todos"]
+                if isinstance(todo, dict)
+            ]
+            group.plans.append(r.Plan(at=at, src=self._src(n), agent=agent, items=items))
+        if tool in AGENT_TOOLS and isinstance(args.get("prompt"), str):
+            name = args.get("subagent_type") or args.get("description") or "sub-agent"
+            c.prompts[args["prompt"]] = str(name)
+            c.asked[call_id] = args["prompt"]
+
+    def _flush_group(self, out: list) -> None:
+        c, group = self.carry, self.carry.group
+        if group is None:
+            return
+        c.group = None
+        usage = group.usage if group.id != c.counted else None
+        c.counted = group.id
+        cost = prices.cost(group.model, usage)
+        if usage is not None:
+            if cost is None:
+                c.turn_unknown = True
+            else:
+                c.turn_cost += cost
+        reply = r.Reply(
+            at=group.at,
+            src=self._src(group.line),
+            agent=group.agent,
+            text="\n\n".join(group.text),
+            thinking="\n\n".join(group.thinking),
+            calls=group.calls,
+            model=group.model,
+            usage=usage,
+            cost_usd=cost,
+        )
+        self._emit(out, reply)
+        for plan in group.plans:
+            self._emit(out, plan)
+
+    def _user(self, n: int, line: _Line, at: str, agent: str | None, out: list) -> None:
+        c = self.carry
+        content = line.message.content if line.message else None
+        if isinstance(content, list) and any(b.type == "tool_result" for b in content):
+            self._results(n, line, content, at, agent, out)
+            return
+        if line.isMeta and c.command is not None and agent is None:
+            expansion = text_of(content)
+            if not expansion.startswith(("Caveat:", "<local-command-caveat>")):
+                self._prompt_from_command(expansion, out)  # the command's expanded prompt
+            return
+        if agent is not None or line.isMeta:
+            return  # a sub-agent's prompt repeats its call; meta records are not prompts
+        if line.isCompactSummary:
+            c.boundary = None
+            self._emit(out, r.ContextCompact(at=at, src=self._src(n), note=text_of(content)))
+            return
+        text, attachments = split_prompt(content)
+        if text.startswith(_INTERRUPTED):
+            self._end_turn(n, at, "cancelled", None, out)
+            return
+        if text.startswith(_LOCAL):
+            return
+        found = _COMMAND.search(text) if "<command-name>" in text else None
+        if found:
+            args = _ARGS.search(text)
+            c.command = Command(
+                line=n, at=at, name=found.group(1), args=args.group(1).strip() if args else ""
+            )
+            return
+        if not text and not attachments:
+            return
+        self._message(r.Message(at=at, src=self._src(n), text=text, attachments=attachments), out)
+
+    def _message(self, message: r.Message, out: list) -> None:
+        c = self.carry
+        c.turn_open, c.turn_cost, c.turn_unknown = True, 0.0, False
+        self._emit(out, message)
+
+    def _resolve_command(self, line: _Line, out: list) -> None:
+        """A slash command followed by local output ran locally: no prompt; else it is one."""
+        content = line.message.content if line.message else None
+        text = text_of(content).lstrip() if line.type == "user" else ""
+        if text.startswith(_LOCAL):
+            self.carry.command = None
+            return
+        self._prompt_from_command(None, out)
+
+    def _prompt_from_command(self, expansion: str | None, out: list) -> None:
+        command, self.carry.command = self.carry.command, None
+        attachments = [r.Attachment(name="command", text=expansion)] if expansion else []
+        message = r.Message(
+            at=command.at,
+            src=self._src(command.line),
+            text=command.args,
+            attachments=attachments,
+            command=command.name,
+        )
+        self._message(message, out)
+
+    def _results(self, n, line: _Line, content: list, at, agent, out: list) -> None:
+        c = self.carry
+        for block in content:
+            if block.type != "tool_result":
+                if block.type == "text" and str(block.text or "").startswith(_INTERRUPTED):
+                    self._end_turn(n, at, "cancelled", None, out)
+                continue
+            call = block.tool_use_id or ""
+            tool = c.calls.pop(call, "")
+            files = c.files.pop(call, [])
+            prompt = c.asked.pop(call, "")
+            if tool in AGENT_TOOLS and self.subagents is not None:
+                self._subagent(line, prompt, agent, out)
+            self._emit(
+                out,
+                r.Result(
+                    at=at,
+                    src=self._src(n),
+                    agent=agent,
+                    call=call,
+                    tool=tool,
+                    output=text_of(block.content),
+                    error=bool(block.is_error),
+                    files=[] if block.is_error else files,
+                ),
+            )
+
+    def _subagent(self, line: _Line, prompt: str, agent: str | None, out: list) -> None:
+        """A sub-agent's own file, placed after the call that started it."""
+        agent_id = None
+        if line.toolUseResult is not None:
+            try:
+                agent_id = _decode_agent(line.toolUseResult).agentId
+            except msgspec.MsgspecError:
+                agent_id = None
+        found = self.subagents(agent_id, prompt)
+        if found is None or found[0] in self.carry.agents_done:
+            return
+        name, lines = found
+        self.carry.agents_done.append(name)
+        nested = Parser(self.source, agent=agent_id or name, file=name)
+        nested.carry.started = True
+        sub: list = []
+        for number, raw in enumerate(lines, 1):
+            nested.feed(number, raw, sub)
+        nested.finish(False, sub)
+        c = self.carry
+        c.turn_cost += nested.carry.turn_cost
+        c.turn_unknown = c.turn_unknown or nested.carry.turn_unknown
+        for record in sub:
+            if not isinstance(record, r.TurnEnd):
+                self._emit(out, record)
+
+    def _system(self, n: int, line: _Line, at: str, agent: str | None, out: list) -> None:
+        kind = line.subtype
+        if kind == "turn_duration" and agent is None:
+            duration = int(line.durationMs) if line.durationMs is not None else None
+            self._end_turn(n, at, "completed", duration, out)
+        elif kind == "compact_boundary":
+            meta = line.compactMetadata if isinstance(line.compactMetadata, dict) else {}
+            note = f"Context compacted ({meta.get('trigger', 'auto')}"
+            if meta.get("preTokens"):
+                note += f", {meta['preTokens']} tokens before"
+            self.carry.boundary = r.ContextCompact(at=at, src=self._src(n), note=note + ")")
+        elif kind == "api_error" or line.level == "error":
+            error = line.error if line.error is not None else line.content
+            text = error if isinstance(error, str) else msgspec.json.encode(error).decode()
+            self._emit(out, r.Error(at=at, src=self._src(n), agent=agent, text=text))
+
+    def _end_turn(self, n: int, at: str, status: str, duration: int | None, out: list) -> None:
+        c = self.carry
+        if not c.turn_open:
+            return
+        cost = None if c.turn_unknown or not c.turn_cost else round(c.turn_cost, 8)
+        c.turn_open = False
+        self._emit(
+            out,
+            r.TurnEnd(at=at, src=self._src(n), status=status, duration_ms=duration, cost_usd=cost),
+        )

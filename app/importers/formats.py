@@ -1,0 +1,213 @@
+"""Which agent wrote a file, decided by its content, and the files that go with a session.
+
+A file is a Claude Code transcript when its lines are Claude records (`type` user, assistant,
+summary, ...) and one carries a `sessionId`; a Codex rollout when it has a `session_meta`
+line. Anything else (hook logs, hand-made summaries, Markdown, binary junk, an empty file)
+gets a one-line reason and never becomes a task. Names do not matter, except that Claude's
+`agent-*.jsonl` files belong to their session and are read with it.
+"""
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..errors import BadInput
+
+TOOLS = ("claude", "codex")
+PROBE = 256 * 1024  # bytes read to recognise a file
+CLAUDE_TYPES = {
+    "user", "assistant", "system", "summary", "ai-title", "custom-title", "last-prompt",
+    "file-history-snapshot", "queue-operation", "attachment", "progress", "permission-mode",
+}  # fmt: skip
+CHAINED = {"user", "assistant", "system", "attachment", "progress"}
+CODEX_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+class Found(msgspec.Struct, frozen=True):
+    task: str
+    session: str
+
+
+class _Meta(msgspec.Struct):
+    id: Any = None
+
+
+class _Probe(msgspec.Struct):
+    type: Any = None
+    sessionId: Any = None  # noqa: N815
+    payload: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_probe = msgspec.json.Decoder(_Probe).decode
+_meta = msgspec.json.Decoder(_Meta).decode
+_any = msgspec.json.Decoder().decode
+
+
+def check_tool(tool: str) -> None:
+    if tool not in TOOLS:
+        raise BadInput(f"unknown agent {tool!r}: use one of {', '.join(TOOLS)}")
+
+
+def is_json_object(line: bytes) -> bool:
+    try:
+        return isinstance(_any(line), dict)
+    except msgspec.MsgspecError:
+        return False
+
+
+def recognise(path: Path, tool: str) -> "Found | str":
+    """The session a file holds, or why it is not one of `tool`'s sessions."""
+    if tool == "claude" and path.name.startswith("agent-"):
+        return "a sub-agent's file: imported with the session that started it"
+    with open(path, "rb") as handle:
+        head = handle.read(PROBE)
+        if not head:
+            return "empty file"
+        if b"\0" in head:
+            return "not a text file (binary content)"
+        seen, session = _scan(head.split(b"\n")[:-1] if len(head) == PROBE else head.split(b"\n"))
+        if seen == "claude" and not session:  # summaries or snapshots first: look further
+            for line in handle:
+                seen, session = _scan([line.rstrip(b"\n")], seen)
+                if session:
+                    break
+    return _verdict(path, tool, seen, session)
+
+
+def _scan(lines: list[bytes], seen: str = "") -> tuple[str, str]:
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            probe = _probe(line)
+        except msgspec.MsgspecError:
+            continue
+        kind = probe.type
+        if kind == "session_meta" and bytes(probe.payload) != b"null":
+            try:
+                found = _meta(probe.payload).id
+            except msgspec.MsgspecError:
+                found = None
+            return "codex", str(found or "")
+        if kind in CODEX_TYPES and bytes(probe.payload) != b"null":
+            seen = seen or "codex-body"
+        elif kind in CLAUDE_TYPES:
+            seen = "claude"
+            if kind in CHAINED and isinstance(probe.sessionId, str) and probe.sessionId:
+                return "claude", probe.sessionId
+    return seen, ""
+
+
+def _verdict(path: Path, tool: str, seen: str, session: str) -> "Found | str":
+    if seen == "codex" and tool == "claude":
+        return "a Codex session, not Claude Code's (import it with: nodwyn import codex)"
+    if seen == "claude" and tool == "codex" and session:
+        return "a Claude Code session, not Codex's (import it with: nodwyn import claude)"
+    if seen == "codex-body":
+        return "Codex records without their session_meta line: not a whole session"
+    if tool == "codex" and seen == "codex":
+        if not session:
+            return "a Codex session_meta line without an id"
+        return Found("cx-" + _safe(session), session)
+    if tool == "claude" and seen == "claude":
+        if not session:
+            return "no conversation in it (only summaries, snapshots or other bookkeeping)"
+        stem = path.stem
+        own = stem if _UUID.fullmatch(stem) else session
+        return Found("cc-" + _safe(own), session)
+    return f"not a {'Claude Code' if tool == 'claude' else 'Codex'} session log"
+
+
+def _safe(session: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_\-]", "-", session)[:120]
+
+
+def _whole_lines(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if lines and lines[-1] and not is_json_object(lines[-1]):
+        lines.pop()
+    return [line for line in lines if line]
+
+
+def subagent_finder(
+    path: Path, session: str
+) -> Callable[[str | None, str], tuple[str, list[bytes]] | None]:
+    """How a Claude transcript finds a sub-agent's own file: by agent id, else by its prompt."""
+    folder = path.parent
+    homes = [folder / path.stem / "subagents", folder / session / "subagents", folder]
+
+    def name_of(file: Path) -> str:
+        return file.relative_to(folder).as_posix()
+
+    def find(agent_id: str | None, prompt: str) -> tuple[str, list[bytes]] | None:
+        if agent_id:
+            for home in homes:
+                file = home / f"agent-{agent_id}.jsonl"
+                if file.is_file():
+                    return name_of(file), _whole_lines(file)
+        if not prompt:
+            return None
+        for home in homes:
+            for file in sorted(home.glob("agent-*.jsonl")) if home.is_dir() else ():
+                lines = _whole_lines(file)
+                if _asks(lines, session, prompt):
+                    return name_of(file), lines
+        return None
+
+    return find
+
+
+def _asks(lines: list[bytes], session: str, prompt: str) -> bool:
+    """Whether a sub-agent file belongs to `session` and starts with `prompt`."""
+    for line in lines[:5]:
+        try:
+            record = _any(line)
+        except msgspec.MsgspecError:
+            continue
+        if not isinstance(record, dict) or record.get("type") != "user":
+            continue
+        if record.get("sessionId") not in (session, None):
+            return False
+        content = (record.get("message") or {}).get("content")
+        if isinstance(content, list):
+            content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+        return content == prompt
+    return False
+
+
+def codex_index_title(path: Path, session: str) -> str:
+    """The thread name Codex keeps for a session in `session_index.jsonl` (latest wins)."""
+    for parent in list(path.parents)[:6]:
+        index = parent / "session_index.jsonl"
+        try:
+            stamp = index.stat().st_mtime_ns
+        except OSError:
+            continue
+        return _index(str(index), stamp).get(session, "")
+    return ""
+
+
+@lru_cache(maxsize=4)
+def _index(index: str, _stamp: int) -> dict[str, str]:
+    """id -> thread name of one session index (cached while the file is unchanged)."""
+    names: dict[str, str] = {}
+    try:
+        with open(index, "rb") as handle:
+            for line in handle:
+                try:
+                    entry = _any(line)
+                except msgspec.MsgspecError:
+                    continue
+                if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                    name = " ".join(str(entry.get("thread_name") or "").split())[:120]
+                    if name:
+                        names[entry["id"]] = name
+    except OSError:
+        return {}
+    return names

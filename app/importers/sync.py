@@ -1,0 +1,303 @@
+"""Import Claude Code and Codex sessions as nodwyn tasks, and keep following them.
+
+Each source session becomes one task whose id is derived from the source (`cc-<session>`,
+`cx-<session>`), so importing again finds it. The import state of a task lives beside its log
+in `sessions/<id>.imp` (msgspec JSON): the bytes of the source consumed (whole lines only),
+hashes of the start of the file and of the last consumed line, and the parser's carry.
+
+Invariants:
+- idempotent: an unchanged source changes nothing; a grown source appends only new records;
+  importing a prefix and then the whole file gives the same log as importing it once;
+- a source whose already-imported part changed is reported and left alone, never rewritten;
+- a task deleted in nodwyn is never imported again; a source that vanished leaves its task;
+- `.imp` is derived: without it the source is read again and the records already in the log
+  are recognised by their `src`, so only the missing ones are appended;
+- a file that is not the agent's log is skipped with a one-line reason and never a task.
+"""
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import msgspec
+
+from ..catalogue import RANK, fold_log
+from ..errors import TaskBusy
+from ..log import logfile
+from ..log import records as r
+from ..store import Store
+from . import claude, codex, formats
+
+FORMAT = 1
+CHUNK = 8 << 20
+HEAD = 4096  # bytes of the source's start whose hash is kept
+LIVE_FOR = 300  # seconds: a source changed this recently may still be mid-response
+
+
+class Skipped(msgspec.Struct, frozen=True):
+    path: str
+    reason: str
+
+
+class Report(msgspec.Struct, kw_only=True):
+    created: list[str] = []
+    extended: list[str] = []
+    unchanged: list[str] = []
+    skipped: list[Skipped] = []
+
+
+class State(msgspec.Struct, kw_only=True):
+    """The import state of one task (`<id>.imp`): derived, safe to delete."""
+
+    format: int = FORMAT
+    tool: str
+    source: str
+    consumed: int = 0
+    lines: int = 0
+    head: str = ""
+    tail_start: int = 0
+    tail: str = ""
+    compact_from: int = 1
+    carry: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_state_decoder = msgspec.json.Decoder(State)
+PARSERS = {"claude": claude, "codex": codex}
+
+
+def default_paths(tool: str) -> list[Path]:
+    """Where the agent keeps its sessions on this computer (existing or not)."""
+    formats.check_tool(tool)
+    home = Path.home()
+    if tool == "claude":
+        root = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+        return [root / "projects"]
+    root = Path(os.environ.get("CODEX_HOME") or home / ".codex")
+    return [root / "sessions", root / "archived_sessions"]
+
+
+def import_paths(
+    store: Store,
+    tool: str,
+    paths: list[Path] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Import every session found under `paths` (default: the agent's own folders)."""
+    formats.check_tool(tool)
+    report = Report()
+    explicit = paths is not None
+    files, missing = _walk([Path(p) for p in (paths or default_paths(tool))], explicit)
+    report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
+    for done, path in enumerate(files, 1):
+        outcome, detail = import_file(store, tool, path)
+        if outcome == "skipped":
+            report.skipped.append(Skipped(str(path), detail))
+        else:
+            getattr(report, outcome).append(detail)
+        if progress is not None:
+            progress(done, len(files))
+    return report
+
+
+def _walk(paths: list[Path], explicit: bool) -> tuple[list[Path], list[Path]]:
+    """Files to look at: a file given by name whatever its name, `*.jsonl` in folders."""
+    files, missing = [], []
+    for path in paths:
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
+        elif explicit:
+            missing.append(path)
+    return files, missing
+
+
+def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
+    """Import one file: ("created"|"extended"|"unchanged", task) or ("skipped", reason)."""
+    try:
+        found = formats.recognise(path, tool)
+    except OSError as exc:
+        return "skipped", f"cannot read it: {exc.strerror or exc}"
+    if isinstance(found, str):
+        return "skipped", found
+    task = found.task
+    if store.was_deleted(task):
+        return "skipped", f"task {task} was deleted in nodwyn: not imported again"
+    log = store.log_path(task)
+    try:
+        if log.exists():
+            with store.writer(task) as writer:
+                return _extend(store, tool, path, found, writer)
+        return _create(store, tool, path, found)
+    except TaskBusy:
+        return "skipped", f"task {task} is open in another process; try again later"
+
+
+def _is_live(path: Path) -> bool:
+    return path.stat().st_mtime > time.time() - LIVE_FOR
+
+
+def _create(store: Store, tool: str, path: Path, found: "formats.Found") -> tuple[str, str]:
+    log = store.log_path(found.task)
+    log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
+    state = State(tool=tool, source=str(path))
+    parser = _parser(tool, path, found, None)
+    emitted = _parse(path, state, parser)
+    if not emitted or not isinstance(emitted[0], r.SessionStart):
+        return "skipped", "no conversation in it yet (nothing that starts a session)"
+    with store.create(emitted[0], task=found.task) as writer:
+        _write(writer, emitted[1:], state, ("", ""))
+        _save(log, state, parser)
+    return "created", found.task
+
+
+def _extend(store, tool, path: Path, found, writer: logfile.Writer) -> tuple[str, str]:
+    log = writer.path
+    state = _load(log)
+    if state is not None and not _same_prefix(path, state):
+        return "skipped", "source changed before the imported part; left alone"
+    if state is None:
+        state = State(tool=tool, source=str(path))
+        parser = _parser(tool, path, found, None)
+        emitted = _not_yet_in(log, _parse(path, state, parser), state)
+    else:
+        parser = _parser(tool, path, found, state.carry)
+        before = (state.consumed, msgspec.json.encode(parser.carry))
+        emitted = _parse(path, state, parser)
+        if not emitted and before == (state.consumed, msgspec.json.encode(parser.carry)):
+            return "unchanged", found.task
+    state.source = str(path)
+    title = None if not any(isinstance(x, r.SessionTitle) for x in emitted) else _title_of(log)
+    written = _write(writer, emitted, state, title)
+    _save(log, state, parser)
+    return ("extended" if written else "unchanged"), found.task
+
+
+def _parser(tool: str, path: Path, found, carry: msgspec.Raw | None):
+    module = PARSERS[tool]
+    decoded = None if carry is None else msgspec.json.decode(carry, type=module.Carry)
+    if tool == "claude":
+        finder = formats.subagent_finder(path, found.session)
+        return claude.Parser(str(path), decoded, subagents=finder)
+    return codex.Parser(str(path), decoded, title=formats.codex_index_title(path, found.session))
+
+
+def _parse(path: Path, state: State, parser) -> list[r.Known]:
+    """Feed the source's whole lines after `state.consumed` to the parser; update `state`."""
+    out: list[r.Known] = []
+    feed = parser.feed
+    n = state.lines
+    for start, line in _lines(path, state.consumed):
+        n += 1
+        feed(n, line, out)
+        state.tail_start = start
+        state.consumed = start + len(line) + 1
+    state.lines = n
+    parser.finish(_is_live(path), out)
+    if state.consumed:
+        with open(path, "rb") as handle:
+            state.head = _hash(handle.read(min(HEAD, state.consumed)))
+            handle.seek(state.tail_start)
+            state.tail = _hash(handle.read(state.consumed - state.tail_start))
+    return out
+
+
+def _lines(path: Path, start: int) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of each whole line from `start`; an unended last line only if it is JSON."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        offset, tail = start, b""
+        while chunk := handle.read(CHUNK):
+            lines = (tail + chunk).split(b"\n")
+            tail = lines.pop()
+            for line in lines:
+                yield offset, line
+                offset += len(line) + 1
+    if tail and formats.is_json_object(tail):
+        yield offset, tail  # complete but unended; consumed as if it ended with a newline
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+def _same_prefix(path: Path, state: State) -> bool:
+    """Whether the source still starts with what was imported from it."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size < state.consumed - 1:
+                return False
+            handle.seek(0)
+            if _hash(handle.read(min(HEAD, state.consumed))) != state.head:
+                return False
+            handle.seek(state.tail_start)
+            return _hash(handle.read(state.consumed - state.tail_start)) == state.tail
+    except OSError:
+        return False
+
+
+def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known]:
+    """Without `.imp`: the emitted records after the last one the log holds (matched by src)."""
+    keys = set()
+    for _offset, _end, record in logfile.read(log):
+        src = getattr(record, "src", None)
+        if src is not None:
+            keys.add((src.file, src.line, src.id, r.kind_of(record)))
+        if isinstance(record, r.ContextCompact):
+            state.compact_from = record.seq + 1
+    last = -1
+    for index, record in enumerate(emitted):
+        src = record.src
+        if src is not None and (src.file, src.line, src.id, r.kind_of(record)) in keys:
+            last = index
+    return emitted[last + 1 :]
+
+
+def _title_of(log: Path) -> tuple[str, str]:
+    summary = fold_log(log)
+    return summary.title, summary.title_by
+
+
+def _write(writer: logfile.Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
+    """Append the records; a title only where no higher actor named the task and it is new."""
+    batch: list[r.Known] = []
+    for record in emitted:
+        if isinstance(record, r.SessionTitle):
+            current, by = title or ("", "")
+            if record.title == current or RANK.get(record.actor, 1) < RANK.get(by, 0):
+                continue
+            title = (record.title, record.actor)
+        elif isinstance(record, r.ContextCompact):
+            seq = writer.last_seq + len(batch) + 1
+            record = msgspec.structs.replace(
+                record, first_seq=min(state.compact_from, seq - 1), last_seq=seq - 1
+            )
+            state.compact_from = seq + 1
+        batch.append(record)
+    writer.append(batch)
+    return len(batch)
+
+
+def _load(log: Path) -> State | None:
+    try:
+        state = _state_decoder.decode(log.with_suffix(".imp").read_bytes())
+    except (OSError, msgspec.MsgspecError):
+        return None
+    return state if state.format == FORMAT else None
+
+
+def _save(log: Path, state: State, parser) -> None:
+    state.carry = msgspec.Raw(msgspec.json.encode(parser.carry))
+    path = log.with_suffix(".imp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(msgspec.json.encode(state))
+    os.replace(tmp, path)
+
+
+def task_id(prefix: str, session: str) -> str:
+    """A task id from a source session id: only [A-Za-z0-9_-], at most 120 characters."""
+    return prefix + re.sub(r"[^A-Za-z0-9_\-]", "-", session)[:120]
