@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.set_defaults(run=cmd_serve)
     add_agent_commands(sub)
     add_memory_commands(sub)
+    add_import_command(sub)
     return parser
 
 
@@ -283,6 +284,45 @@ def cmd_memory_recall(args) -> int:
         print(line)
     if end < len(lines):
         print(f"({len(lines) - end} more lines: nodwyn memory recall {args.task} {args.seq} {end})")
+    return 0
+
+
+def add_import_command(sub) -> None:
+    """`nodwyn import claude|codex [PATH...]` (issue 3)."""
+    cmd = sub.add_parser("import", help="import Claude Code or Codex sessions as tasks")
+    cmd.add_argument("tool", choices=("claude", "codex"), help="whose sessions")
+    cmd.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders (default: the agent's own)"
+    )
+    cmd.add_argument("--json", action="store_true", help="print what happened as JSON")
+    cmd.set_defaults(run=cmd_import)
+
+
+def cmd_import(args) -> int:
+    from pathlib import Path
+
+    import msgspec
+
+    from .importers.sync import import_paths
+
+    progress = None
+    if sys.stderr.isatty():
+
+        def progress(done: int, total: int) -> None:
+            end = "\n" if done == total else ""
+            print(f"\rimporting: {done}/{total} files", end=end, file=sys.stderr, flush=True)
+
+    paths = [Path(p) for p in args.paths] or None
+    report = import_paths(store(args), args.tool, paths, progress)
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+        return 0
+    print(
+        f"{len(report.created)} created, {len(report.extended)} extended, "
+        f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
+    )
+    for skipped in report.skipped:
+        print(f"  skipped {skipped.path}: {skipped.reason}")
     return 0
 
 
