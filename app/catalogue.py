@@ -1,9 +1,11 @@
 """What the task list shows, folded from each log, and the derived catalogue that keeps it.
 
-`Summary` is the fold of one log's records (title, project, archive flag, turns, ...). The
-catalogue (`<data>/catalogue.msgpack`) caches one summary per log together with the log's
-size, modification time and the offset and checksum of the last line folded, so listing
-10,000 tasks reads one file and stats 10,000 logs instead of reading them.
+`Summary` is the fold of one log's records (title, project, archive flag, turns, ...) and
+`TaskInfo` is what a list shows of it. The catalogue (`<data>/catalogue.tsv`, format in
+listing.py) keeps, per log, its size and modification time, the summary (with the offset and
+checksum of the last line folded) and the task's row already encoded as JSON without its
+state, so listing 10,000 tasks reads one file, stats 10,000 logs and joins strings; only
+changed logs are read.
 
 Invariants: nothing lives only in the catalogue. It is rebuilt when missing, damaged or of
 another format version; an entry whose log changed is folded on from where it stopped when the
@@ -14,19 +16,21 @@ otherwise.
 import os
 import re
 import zlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 
+from . import listing
+from .listing import LAST_AT, MTIME, SIZE, running_since
 from .log import logfile, records
 
-FORMAT = 1
 TITLE_MAX = 120
 # A person's name outranks the model's, which outranks the agent's or an import's.
 RANK = {"person": 3, "model": 2, "agent": 1, "import": 1}
 
 
-class Summary(msgspec.Struct, kw_only=True):
+class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     """The fold of one log, as far as `end` (the offset after the last whole line read)."""
 
     project: str = ""
@@ -53,19 +57,70 @@ class Summary(msgspec.Struct, kw_only=True):
     last_crc: int = 0
 
 
-class Entry(msgspec.Struct):
-    size: int
-    mtime_ns: int
-    summary: Summary
+class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
+    """One task as lists show it."""
+
+    id: str
+    title: str
+    title_by: str  # person / model / agent / import / message
+    project: str
+    archived: bool
+    state: str  # open / needs an answer / running / closed
+    created: str
+    last_activity: str
+    turns: int
+    origin: str
+    machine: bool = False
+    branch: str = ""
+    model: str = ""
+    cost_usd: float | None = None
 
 
-class Catalogue(msgspec.Struct):
-    format: int
-    entries: dict[str, Entry]
+_json = msgspec.json.Encoder()
+_folds = msgspec.msgpack.Decoder(dict[str, Summary])
+_info_decoder = msgspec.json.Decoder(TaskInfo)
 
 
-_encoder = msgspec.msgpack.Encoder()
-_decoder = msgspec.msgpack.Decoder(Catalogue)
+def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
+    """A summary as the list shows it; `since` is running_since(), worked out once per list."""
+    title, title_by = summary.title, summary.title_by
+    if not title:
+        title, title_by = summary.first_message or "(untitled)", "message"
+    unknown = summary.cost_unknown or not summary.priced
+    return TaskInfo(
+        id=task,
+        title=title,
+        title_by=title_by,
+        project=summary.project,
+        archived=summary.archived,
+        state=state(summary, since),
+        created=summary.created,
+        last_activity=summary.last_at,
+        turns=summary.turns,
+        origin=summary.tool,
+        machine=summary.machine,
+        branch=summary.branch,
+        model=summary.model,
+        cost_usd=None if unknown else round(summary.cost_usd, 6),
+    )
+
+
+def state(summary: Summary, since: str | None = None) -> str:
+    """open / needs an answer / closed for nodwyn's own tasks; running / closed for imports."""
+    if summary.tool != "nodwyn":
+        # Times in logs are RFC 3339 UTC with milliseconds, so they compare as strings.
+        return "running" if summary.last_at > (since or running_since()) else "closed"
+    if summary.closed:
+        return "closed"
+    return "needs an answer" if summary.asks else "open"
+
+
+def parse_time(at: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def fold(summary: Summary, record: records.Event) -> None:
@@ -160,49 +215,74 @@ def _still_valid(path: Path, summary: Summary, size: int) -> bool:
 
 
 class Cache:
-    """The catalogue file of one sessions folder, brought up to date on `scan()`."""
+    """The catalogue of one sessions folder (format in listing.py), current after `scan()`.
+
+    Beside it, `catalogue.fold` keeps each log's Summary so a grown log is folded on from
+    where it stopped. That file may lag the catalogue (a crash between the two writes): a
+    summary is used only if the log still holds, unchanged, the last line it folded.
+    """
 
     def __init__(self, sessions: Path, file: Path):
         self.sessions = sessions
         self.file = file
+        self.folds_file = file.with_suffix(".fold")
 
-    def load(self) -> dict[str, Entry]:
+    def scan(self) -> dict[str, list[str]]:
+        """Every log's catalogue line, newest activity first; only logs that changed are read."""
+        old = listing.read(self.file) or {}
+        found = listing.stats(self.sessions)
+        if listing.current(old, found):
+            return old
+        folds = self._load_folds()
+        new, kept = {}, {}
+        for task, stat in found.items():
+            if "\t" in task or "\n" in task:
+                continue  # not a task id; Store never makes such a file
+            fields = old.get(task)
+            summary = folds.get(task)
+            if (
+                fields is None
+                or summary is None
+                or (fields[MTIME], fields[SIZE])
+                != (
+                    str(stat.st_mtime_ns),
+                    str(stat.st_size),
+                )
+            ):
+                summary, fields = self._refresh(task, summary, stat)
+            new[task], kept[task] = fields, summary
+        new = dict(sorted(new.items(), key=lambda item: (item[1][LAST_AT], item[0]), reverse=True))
+        self._save_folds(kept)
+        listing.write(self.file, new)
+        return new
+
+    def _refresh(self, task: str, summary: Summary | None, stat: os.stat_result):
+        path = self.sessions / f"{task}.jsonl"
+        if summary is not None and not _still_valid(path, summary, stat.st_size):
+            summary = None
+        summary = fold_log(path, summary)
+        shown = info(task, summary)
+        return summary, [
+            str(stat.st_size),
+            str(stat.st_mtime_ns),
+            " ".join(summary.last_at.split()),
+            "1" if summary.archived else "0",
+            shown.state if summary.tool == "nodwyn" else "",
+            _json.encode(msgspec.structs.replace(shown, state="")).decode(),
+        ]
+
+    def _load_folds(self) -> dict[str, Summary]:
         try:
-            catalogue = _decoder.decode(self.file.read_bytes())
+            return _folds.decode(self.folds_file.read_bytes())
         except (FileNotFoundError, msgspec.DecodeError, msgspec.ValidationError):
             return {}
-        return catalogue.entries if catalogue.format == FORMAT else {}
 
-    def scan(self) -> dict[str, Summary]:
-        """Every log's summary, folding only logs that changed since the catalogue was written."""
-        old = self.load()
-        new: dict[str, Entry] = {}
-        changed = False
-        with os.scandir(self.sessions) as found:
-            for item in found:
-                if not item.name.endswith(".jsonl"):
-                    continue
-                task = item.name[:-6]
-                stat = item.stat()
-                entry = old.get(task)
-                if entry is None or (entry.size, entry.mtime_ns) != (
-                    stat.st_size,
-                    stat.st_mtime_ns,
-                ):
-                    entry = self._refresh(Path(item.path), entry, stat)
-                    changed = True
-                new[task] = entry
-        if changed or len(new) != len(old):
-            self.save(new)
-        return {task: entry.summary for task, entry in new.items()}
+    def _save_folds(self, folds: dict[str, Summary]) -> None:
+        tmp = self.folds_file.with_name(f"{self.folds_file.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(msgspec.msgpack.encode(folds))
+        os.replace(tmp, self.folds_file)
 
-    def _refresh(self, path: Path, entry: Entry | None, stat: os.stat_result) -> Entry:
-        summary = None
-        if entry is not None and _still_valid(path, entry.summary, stat.st_size):
-            summary = entry.summary
-        return Entry(stat.st_size, stat.st_mtime_ns, fold_log(path, summary))
 
-    def save(self, entries: dict[str, Entry]) -> None:
-        tmp = self.file.with_name(f".{self.file.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(_encoder.encode(Catalogue(FORMAT, entries)))
-        os.replace(tmp, self.file)
+def listed(fields: list[str], since: str) -> TaskInfo:
+    """A catalogue line as the list shows it, its state worked out for now."""
+    return _info_decoder.decode(listing.row_json(fields, since))

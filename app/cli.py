@@ -10,11 +10,11 @@ import sys
 import threading
 from datetime import UTC, datetime
 
-import msgspec
-
 from . import __version__
 from .errors import NodwynError
-from .store import Store, TaskInfo, parse_time
+
+# The store (and msgspec with it) is imported inside the commands, so that a listing from a
+# current catalogue (listing.fast_json) starts in the least time.
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,24 +79,32 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
     cmd.set_defaults(run=cmd_serve)
     add_agent_commands(sub)
+    add_app_command(sub)
     add_memory_commands(sub)
     add_import_command(sub)
     return parser
 
 
-def store(args) -> Store:
+def store(args):
+    from .store import Store
+
     return Store(args.data_dir)
 
 
-def show(task: TaskInfo) -> None:
+def show(task) -> None:
     print(f"{task.id}  {task.title}  ({task.state}{', archived' if task.archived else ''})")
 
 
 def cmd_sessions(args) -> None:
-    tasks = store(args).list(archived=None if args.all else False)
+    archived = None if args.all else False
     if args.json:
-        sys.stdout.buffer.write(msgspec.json.encode(tasks) + b"\n")
+        from . import listing, paths
+
+        text = listing.fast_json(paths.data_root(args.data_dir), archived)
+        text = text if text is not None else store(args).list_json(archived)
+        sys.stdout.buffer.write(text.encode() + b"\n")
         return
+    tasks = store(args).list(archived)
     if not tasks:
         print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
         return
@@ -128,6 +136,7 @@ def cmd_delete(args) -> int:
 
 def cmd_serve(args) -> int:
     from . import api, demo  # bottle is loaded only by the commands that serve
+    from .store import Store
 
     data = Store(demo.demo_dir()) if args.demo else store(args)
     if args.demo:
@@ -204,6 +213,23 @@ def cmd_earlier_tasks(args) -> int:
     verb = "may now" if args.switch == "on" else "may no longer"
     print(f"Agents {verb} search earlier tasks of {project} (nodwyn mcp).")
     return 0
+
+
+def add_app_command(sub) -> None:
+    """`nodwyn app` (issue 6): the window, the tray and the worker; `nodwyn-app` runs it."""
+    cmd = sub.add_parser("app", help="open the app: a window, a tray icon, agents followed")
+    cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
+    cmd.add_argument("--self-check", help=argparse.SUPPRESS)  # the window test's report file
+    cmd.set_defaults(run=cmd_app)
+
+
+def cmd_app(args) -> int:
+    from pathlib import Path
+
+    from . import desktop  # the window and the tray load only for the app
+
+    check = Path(args.self_check) if args.self_check else None
+    return desktop.run(args.data_dir, use_demo=args.demo, self_check=check)
 
 
 def add_memory_commands(sub) -> None:
@@ -330,6 +356,8 @@ def relative(at: str, now: datetime) -> str:
     """A time as lists show it: 'now', '5m', '2h', 'yesterday', '3d', or the date."""
     if not at:
         return "-"
+    from .catalogue import parse_time
+
     seconds = (now - parse_time(at)).total_seconds()
     if seconds < 60:
         return "now"

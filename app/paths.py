@@ -6,25 +6,31 @@ lives below it; nothing is written anywhere else.
 """
 
 import os
-from pathlib import Path
-
-import platformdirs
 
 
-def data_dir(override: str | os.PathLike | None = None) -> Path:
-    """The data directory, created if missing."""
+def data_root(override: str | os.PathLike | None = None) -> str:
+    """The data directory as a plain string (for paths that must start fast), created if missing."""
     if override:
-        path = Path(override)
+        path = os.fspath(override)
     elif os.environ.get("NODWYN_DATA_DIR"):
-        path = Path(os.environ["NODWYN_DATA_DIR"])
+        path = os.environ["NODWYN_DATA_DIR"]
     else:
-        path = Path(platformdirs.user_data_dir("nodwyn", appauthor=False))
-    path = path.expanduser().resolve()
-    path.mkdir(parents=True, exist_ok=True)
+        import platformdirs  # only here: a data dir given by flag or environment never needs it
+
+        path = platformdirs.user_data_dir("nodwyn", appauthor=False)
+    path = os.path.realpath(os.path.expanduser(path))
+    os.makedirs(path, exist_ok=True)
     return path
 
 
-def sessions_dir(root: Path) -> Path:
+def data_dir(override: str | os.PathLike | None = None):
+    """The data directory as a Path, created if missing."""
+    from pathlib import Path
+
+    return Path(data_root(override))
+
+
+def sessions_dir(root):
     """The folder of task logs inside a data directory."""
     path = root / "sessions"
     path.mkdir(parents=True, exist_ok=True)

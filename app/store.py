@@ -13,45 +13,29 @@ imported task is "running" while its log gained records in the last few minutes,
 
 import os
 import re
-import secrets
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import msgspec
-
-from . import paths
-from .catalogue import TITLE_MAX, Cache, Summary, fold_log
+from . import listing, paths
+from .catalogue import (
+    TITLE_MAX,
+    Cache,
+    TaskInfo,
+    fold_log,
+    info,
+    listed,
+    running_since,
+)
 from .errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
 from .log import logfile, records
 
-RUNNING_FOR = timedelta(minutes=5)
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
-class TaskInfo(msgspec.Struct, kw_only=True):
-    """One task as lists show it."""
-
-    id: str
-    title: str
-    title_by: str  # person / model / agent / import / message
-    project: str
-    archived: bool
-    state: str  # open / needs an answer / running / closed
-    created: str
-    last_activity: str
-    turns: int
-    origin: str
-    machine: bool = False
-    branch: str = ""
-    model: str = ""
-    cost_usd: float | None = None
-
-
 def new_id() -> str:
     """A ULID: 48 bits of milliseconds and 80 random bits, in Crockford base32 (26 chars)."""
-    value = (int(time.time() * 1000) << 80) | secrets.randbits(80)
+    value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
 
 
@@ -63,54 +47,13 @@ def clean_title(title: str) -> str:
     return title
 
 
-def info(task: str, summary: Summary, now: datetime | None = None) -> TaskInfo:
-    """A summary as the list shows it, with its state worked out for `now`."""
-    title, title_by = summary.title, summary.title_by
-    if not title:
-        title, title_by = summary.first_message or "(untitled)", "message"
-    return TaskInfo(
-        id=task,
-        title=title,
-        title_by=title_by,
-        project=summary.project,
-        archived=summary.archived,
-        state=state(summary, now),
-        created=summary.created,
-        last_activity=summary.last_at,
-        turns=summary.turns,
-        origin=summary.tool,
-        machine=summary.machine,
-        branch=summary.branch,
-        model=summary.model,
-        cost_usd=None if summary.cost_unknown or not summary.priced else round(summary.cost_usd, 6),
-    )
-
-
-def state(summary: Summary, now: datetime | None = None) -> str:
-    if summary.tool != "nodwyn":
-        now = now or datetime.now(UTC)
-        recent = summary.last_at and parse_time(summary.last_at) > now - RUNNING_FOR
-        return "running" if recent else "closed"
-    if summary.closed:
-        return "closed"
-    return "needs an answer" if summary.asks else "open"
-
-
-def parse_time(at: str) -> datetime:
-    try:
-        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 class Store:
     """The tasks kept in one data directory."""
 
     def __init__(self, root: Path | str | None = None):
         self.root = paths.data_dir(root)
         self.sessions = paths.sessions_dir(self.root)
-        self.cache = Cache(self.sessions, self.root / "catalogue.msgpack")
+        self.cache = Cache(self.sessions, self.root / "catalogue.tsv")
         self.tombstones = self.root / "deleted.txt"
 
     def log_path(self, task: str) -> Path:
@@ -134,12 +77,17 @@ class Store:
 
     def list(self, archived: bool | None = False) -> list[TaskInfo]:
         """Tasks, newest activity first; archived=None lists archived and unarchived alike."""
-        now = datetime.now(UTC)
-        found = [info(task, summary, now) for task, summary in self.cache.scan().items()]
-        if archived is not None:
-            found = [task for task in found if task.archived == archived]
-        found.sort(key=lambda task: (task.last_activity, task.id), reverse=True)
-        return found
+        since = running_since()
+        return [listed(fields, since) for fields in listing.select(self.cache.scan(), archived)]
+
+    def list_json(self, archived: bool | None = False) -> str:
+        """The same list as a JSON array, joined from the catalogue's rows without decoding."""
+        since = running_since()
+        rows = [
+            listing.row_json(fields, since)
+            for fields in listing.select(self.cache.scan(), archived)
+        ]
+        return "[" + ",".join(rows) + "]"
 
     def get(self, task: str) -> TaskInfo:
         path = self.log_path(task)

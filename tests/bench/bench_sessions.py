@@ -1,0 +1,96 @@
+"""Benchmark: `nodwyn sessions --json` over many synthetic tasks, cold and warm.
+
+Cold = no catalogue (every log is folded); warm = the catalogue is current. Each figure is the
+median wall time of whole `nodwyn sessions --json` processes, so Python's own start-up is in it;
+the start-up of a bare `python -c pass` is printed beside it for scale. Goal: warm <= 100 ms at
+10,000 tasks.
+
+An editable install (`pip install -e`, as scripts/test makes) adds its import hook to every
+start (about 11 ms here); `--python` runs the command with another interpreter, e.g. one of a
+venv with a plain `pip install .`, which is what people run.
+
+    python tests/bench/bench_sessions.py [--tasks 10000] [--runs 5] [--python PATH]
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from nodwyn.log import records
+from nodwyn.store import Store
+
+PROJECTS = [f"/home/ana/src/project-{n}" for n in range(40)]
+
+
+def make_tasks(root: Path, count: int) -> None:
+    store = Store(root)
+    for n in range(count):
+        start = records.SessionStart(
+            project=PROJECTS[n % len(PROJECTS)],
+            origin=records.Origin(tool="claude-code" if n % 3 else "nodwyn"),
+            at=f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T10:00:00.000Z",
+        )
+        with store.create(start) as writer:
+            turns = []
+            for turn in range(1 + n % 5):
+                turns.append(records.Message(text=f"Task {n} turn {turn}: fix the pager order"))
+                turns.append(records.Reply(text="Done, the test passes now.", model="m"))
+            writer.append(turns)
+
+
+def time_listing(root: Path, runs: int, cold: bool, python: str) -> list[float]:
+    env = dict(os.environ, NODWYN_DATA_DIR=str(root))
+    times = []
+    for _ in range(runs):
+        if cold:
+            (root / "catalogue.tsv").unlink(missing_ok=True)
+            (root / "catalogue.fold").unlink(missing_ok=True)
+        begin = time.perf_counter()
+        done = subprocess.run(
+            [python, "-m", "nodwyn.cli", "sessions", "--json"],
+            env=env,
+            capture_output=True,
+            check=True,
+        )
+        times.append(time.perf_counter() - begin)
+        assert done.stdout.startswith(b"[")
+    return times
+
+
+def bare_python(runs: int, python: str) -> float:
+    times = []
+    for _ in range(runs):
+        begin = time.perf_counter()
+        subprocess.run([python, "-c", "pass"], check=True)
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--python", default=sys.executable, help="interpreter that runs nodwyn")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        begin = time.perf_counter()
+        make_tasks(root, args.tasks)
+        print(f"tasks: {args.tasks} written in {time.perf_counter() - begin:.1f} s")
+        cold = time_listing(root, args.runs, True, args.python)
+        warm = time_listing(root, args.runs, False, args.python)
+        print(f"interpreter: {args.python}")
+        print(f"python start-up alone: {bare_python(args.runs, args.python) * 1000:.0f} ms")
+        print(f"sessions --json cold: median {statistics.median(cold) * 1000:.0f} ms")
+        print(f"sessions --json warm: median {statistics.median(warm) * 1000:.0f} ms (goal <= 100)")
+        size = (root / "catalogue.tsv").stat().st_size
+        print(f"catalogue: {size / 1e6:.2f} MB")
+
+
+if __name__ == "__main__":
+    main()

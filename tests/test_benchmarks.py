@@ -1,0 +1,21 @@
+"""CI runs each benchmark at a smoke size: it must run and print its figures."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).parent / "bench"
+
+
+def run(script: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_sessions_benchmark_prints_cold_and_warm_figures():
+    out = run("bench_sessions.py", "--tasks", "30", "--runs", "1")
+    assert "sessions --json cold: median" in out
+    assert "sessions --json warm: median" in out

@@ -1,0 +1,132 @@
+"""The catalogue is derived: rebuilt when missing or damaged, folded on when a log changes."""
+
+import os
+
+import pytest
+from nodwyn.catalogue import fold_log
+from nodwyn.log import records
+from nodwyn.store import Store
+
+
+@pytest.fixture
+def store():
+    return Store()
+
+
+def make(store, text):
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="nodwyn"))
+    with store.create(start) as writer:
+        writer.append([records.Message(text=text)])
+        return writer.path.stem
+
+
+def listing(store):
+    return [(t.id, t.title, t.turns, t.archived) for t in store.list(archived=None)]
+
+
+def fresh_listing(store):
+    """What a listing from the logs alone says (the oracle: a fold of each log from the start)."""
+    found = []
+    for path in store.sessions.glob("*.jsonl"):
+        summary = fold_log(path)
+        title = summary.title or summary.first_message
+        found.append((path.stem, title, summary.turns, summary.archived, summary.last_at))
+    found.sort(key=lambda t: (t[4], t[0]), reverse=True)
+    return [t[:4] for t in found]
+
+
+def test_listing_writes_a_catalogue_that_the_next_listing_reads(store):
+    make(store, "one")
+    make(store, "two")
+    assert not store.cache.file.exists()
+    first = listing(store)
+    assert store.cache.file.exists()
+    assert listing(store) == first == fresh_listing(store)
+
+
+def test_a_deleted_catalogue_is_rebuilt(store):
+    make(store, "one")
+    listing(store)
+    store.cache.file.unlink()
+    assert listing(store) == fresh_listing(store)
+    assert store.cache.file.exists()
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00\x01garbage", b"\x92\x01\x80"])
+def test_a_damaged_catalogue_is_rebuilt(store, damage):
+    make(store, "one")
+    make(store, "two")
+    listing(store)
+    store.cache.file.write_bytes(damage)
+    assert listing(store) == fresh_listing(store)
+
+
+def test_a_log_that_grew_behind_the_catalogues_back_is_folded_on(store):
+    task = make(store, "one")
+    listing(store)
+    with open(store.log_path(task), "ab") as handle:
+        handle.write(
+            b'{"kind":"session.title","seq":3,"at":"","title":"Renamed","actor":"person"}\n'
+        )
+    assert listing(store) == [(task, "Renamed", 1, False)] == fresh_listing(store)
+
+
+def test_a_log_replaced_behind_the_catalogues_back_is_folded_again(store):
+    task = make(store, "one")
+    other = make(store, "a different first message")
+    listing(store)
+    path = store.log_path(task)
+    replacement = store.log_path(other).read_bytes() + (
+        b'{"kind":"message","seq":3,"at":"","text":"more"}\n'
+    )
+    path.write_bytes(replacement)  # larger than before, with a different last line
+    assert listing(store) == fresh_listing(store)
+    assert dict((t[0], t[1]) for t in listing(store))[task] == "a different first message"
+
+
+def test_a_log_changed_in_place_with_the_same_size_is_folded_again(store):
+    task = make(store, "aaaa")
+    listing(store)
+    path = store.log_path(task)
+    stat = path.stat()
+    path.write_bytes(path.read_bytes().replace(b'"aaaa"', b'"bbbb"'))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert listing(store)[0][1] == "bbbb"
+
+
+def test_a_log_deleted_behind_the_catalogues_back_leaves_the_list(store):
+    task = make(store, "one")
+    keep = make(store, "two")
+    listing(store)
+    store.log_path(task).unlink()
+    assert [t[0] for t in listing(store)] == [keep]
+
+
+def test_the_fast_listing_answers_only_from_a_current_catalogue(store):
+    from nodwyn import listing
+
+    task = make(store, "one")
+    assert listing.fast_json(store.root, None) is None  # no catalogue yet
+    slow = store.list_json(None)
+    assert listing.fast_json(store.root, None) == slow
+    with store.writer(task) as writer:
+        writer.append([records.Message(text="two")])
+    assert listing.fast_json(store.root, None) is None  # the log grew since
+    assert '"turns":2' in store.list_json(None)
+
+
+def test_an_imported_task_stops_running_between_two_listings_without_a_fold(store):
+    import json
+
+    from nodwyn import listing
+
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="codex"))
+    with store.create(start) as writer:
+        writer.append([records.Message(text="live")])
+    store.list_json(None)
+    assert json.loads(listing.fast_json(store.root, None))[0]["state"] == "running"
+    fields = listing.read(store.cache.file)
+    (line,) = fields.values()
+    line[listing.LAST_AT] = "2020-01-01T00:00:00.000Z"  # as if five minutes went by
+    listing.write(store.cache.file, fields)
+    assert json.loads(listing.fast_json(store.root, None))[0]["state"] == "closed"
