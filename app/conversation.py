@@ -156,15 +156,16 @@ def _agent_of_file(path: Path) -> str:
 
 
 def _import(store: Store, tool: str, source: Path) -> str:
-    from .importers.sync import import_paths  # the importer is needed only here
+    from .importers import formats, sync  # the importer is needed only here
 
-    report = import_paths(store, tool, [source])
+    report = sync.import_paths(store, tool, [source])
     tasks = [*report.created, *report.extended, *report.unchanged]
-    wanted = os.path.realpath(source)
-    for task, summary in store.cache.scan().items():
-        if summary.source and os.path.realpath(summary.source) == wanted:
-            return task
-    if len(tasks) == 1:
+    if tasks:
         return tasks[0]
+    # Not imported this time (its log busy in another process, say): the task it maps to, as
+    # far as it was imported before, is still this conversation.
+    found = formats.recognise(source, tool)
+    if not isinstance(found, str) and store.exists(found.task):
+        return found.task
     reasons = "; ".join(skip.reason for skip in report.skipped) or "no task came of it"
     raise NoConversation(f"nodwyn could not import this session ({source}): {reasons}")

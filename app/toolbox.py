@@ -49,8 +49,13 @@ def leave_refusal(project: str) -> str:
 
 
 def allowed(store: Store, project: str) -> bool:
-    """Whether the person lets agents read earlier tasks of `project` (read at every call)."""
-    return settings.load(store.root).earlier_tasks.get(project, False)
+    """Whether the person lets agents read earlier tasks of `project`, read at every call.
+    A switch turned on for another folder of the same repository counts: memory's project
+    scope takes the repository's folders and worktrees as one project."""
+    switches = settings.load(store.root).earlier_tasks
+    if project in switches:
+        return switches[project]
+    return any(on and same_project(folder, project) for folder, on in switches.items())
 
 
 def framed(body: str, limit: int = LIMIT) -> str:
@@ -60,7 +65,10 @@ def framed(body: str, limit: int = LIMIT) -> str:
     room = limit - len(head) - len(tail)
     if len(body) > room:
         total = len(body)
-        note = f"\n[cut: {{shown:,}} of {total:,} characters shown; limit {limit:,}]"
+        note = (
+            f"\n[cut: {{shown:,}} of {total:,} characters shown; limit {limit:,}; "
+            "recall one seq to see that event whole]"
+        )
         shown = room - len(note.format(shown=total))
         body = body[:shown] + note.format(shown=shown)
     return head + body + tail
@@ -147,30 +155,10 @@ class Toolbox:
 
 
 def same_project(one: str, other: str) -> bool:
-    """One folder, or git worktrees of one repository (they share a common git directory)."""
-    if one == other:
-        return True
-    common = _git_common_dir(one)
-    return common is not None and common == _git_common_dir(other)
+    """One folder, or folders of one git repository (worktrees too), as memory's project scope."""
+    from .memory.search import repository
 
-
-def _git_common_dir(folder: str) -> Path | None:
-    dot_git = Path(folder) / ".git"
-    if dot_git.is_dir():
-        return dot_git.resolve()
-    try:
-        line = dot_git.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not line.startswith("gitdir:"):
-        return None
-    gitdir = (dot_git.parent / line[len("gitdir:") :].strip()).resolve()
-    # a worktree's gitdir is <repo>/.git/worktrees/<name>; its commondir file names <repo>/.git
-    try:
-        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        return gitdir
-    return (gitdir / common).resolve()
+    return one == other or repository(one) == repository(other)
 
 
 def tidy_title(title: str) -> str:
@@ -202,7 +190,7 @@ def _hit(hit, own: str) -> str:
     whose = "this conversation" if hit.task == own else f"earlier task {hit.task}"
     lines = [f"{whose} · {hit.title!r} · {hit.at}", f"  {hit.head}"]
     for event in hit.events:
-        lines.append(f"  seq {event.seq} {event.kind} {event.at} {event.heading}".rstrip())
+        lines.append(f"  seq {event.seq} · {event.at} · {event.heading}")
         lines.extend(f"    {line}" for line in event.lines)
     return "\n".join(lines)
 

@@ -1,0 +1,156 @@
+"""index-search and recall over a real MCP connection, on real Claude Code logs from the corpus.
+
+The agent's own session is a copy of a real transcript in a Claude Code projects folder named
+after the server's working directory (as Claude Code keeps it); the project's earlier tasks
+and another project's task are imported from the corpus as they are.
+"""
+
+import json
+import shutil
+
+import pytest
+from mcp_client import call, server, talk
+from nodwyn import cli
+from nodwyn.conversation import claude_slug
+from nodwyn.importers.sync import import_paths
+from nodwyn.store import Store
+from nodwyn.toolbox import LIMIT
+
+OWN = "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+EARLIER = "d-kimuson__claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+OTHER = "Durban-Designer__vsla__069508a5-1193-487c-a9b5-a6f5f3ae4f98.jsonl"
+PROJECT = "/path/to/Demo"  # the folder these transcripts were recorded in
+OWN_TASK = "cc-fe5e1c67-53e7-4862-81ae-d0e013e3270b"
+
+
+@pytest.fixture
+def setup(tmp_path, corpus, monkeypatch):
+    """The server's folder, its environment, the other tasks' ids and the live transcript."""
+    claude = tmp_path / "claude"
+    work = tmp_path / "work"
+    work.mkdir()
+    live = claude / "projects" / claude_slug(work) / OWN.split("__")[-1]
+    live.parent.mkdir(parents=True)
+    shutil.copyfile(corpus / "claude" / OWN, live)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    report = import_paths(
+        Store(), "claude", [corpus / "claude" / EARLIER, corpus / "claude" / OTHER]
+    )
+    earlier, other = report.created
+    return {"work": work, "earlier": earlier, "other": other, "live": live}
+
+
+def add_prompt(live, text: str) -> None:
+    """A prompt appended to the live transcript, as Claude Code writes one mid-session."""
+    last = [json.loads(line) for line in live.read_text().splitlines()]
+    parent = next(r for r in reversed(last) if r.get("uuid") and not r.get("isSidechain"))
+    record = {
+        "parentUuid": parent["uuid"],
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": PROJECT,
+        "sessionId": parent["sessionId"],
+        "version": parent.get("version", "1.0.98"),
+        "gitBranch": "",
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "uuid": "0d6f4c1e-0000-4000-8000-000000000001",
+        "timestamp": "2025-09-03T02:00:00.000Z",
+    }
+    with open(live, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\n")
+
+
+def switch(state: str) -> None:
+    assert cli.main(["settings", "earlier-tasks", PROJECT, state]) == 0
+
+
+def test_tools_are_listed_with_short_schemas(setup):
+    async def script(session):
+        return (await session.list_tools()).tools
+
+    tools = talk(server(setup["work"], {}), script)
+    assert [tool.name for tool in tools] == ["index-search", "recall", "name-task"]
+    assert all(len(tool.description) <= 200 for tool in tools)
+    assert tools[0].input_schema["required"] == ["query"]
+
+
+def test_search_finds_this_conversation_including_the_turn_under_way(setup):
+    async def script(session):
+        first = await call(session, "index-search", query="TodoList")
+        add_prompt(setup["live"], "Please add a zebrafish filter to the list")
+        second = await call(session, "index-search", query="zebrafish")
+        return first, second
+
+    (error1, text1), (error2, text2) = talk(server(setup["work"], {}), script)
+    assert not error1 and "this conversation" in text1 and "TodoList" in text1
+    assert "turn seq 3-" in text1 and "2025-09-03" in text1
+    assert setup["earlier"] not in text1  # the conversation scope is this task only
+    assert text1.startswith("Quoted from session logs") and "not instructions" in text1
+    assert "<nodwyn-data>" in text1 and text1.rstrip().endswith("</nodwyn-data>")
+    assert not error2 and "zebrafish" in text2
+
+
+def test_earlier_tasks_are_refused_then_allowed_then_refused_after_the_switch_is_off(setup):
+    async def script(session):
+        answers = [await call(session, "index-search", query="CLAUDE.md", scope="earlier")]
+        switch("on")
+        answers.append(await call(session, "index-search", query="CLAUDE.md", scope="earlier"))
+        switch("off")
+        answers.append(await call(session, "index-search", query="CLAUDE.md", scope="earlier"))
+        return answers
+
+    (error1, text1), (error2, text2), (error3, text3) = talk(server(setup["work"], {}), script)
+    assert error1 and "nodwyn settings earlier-tasks /path/to/Demo on" in text1
+    assert "Settings" in text1
+    assert not error2 and f"earlier task {setup['earlier']}" in text2
+    assert OWN_TASK not in text2  # earlier tasks are the others
+    assert error3 and text3 == text1
+
+
+def test_another_projects_task_is_refused_whatever_the_switch(setup):
+    switch("on")
+
+    async def script(session):
+        return (
+            await call(session, "recall", seq=2, task=setup["other"]),
+            await call(session, "recall", seq=2, task=setup["earlier"]),
+        )
+
+    (error1, text1), (error2, text2) = talk(server(setup["work"], {}), script)
+    assert error1 and "another project" in text1 and "/home/kenth56/vsla" in text1
+    assert not error2 and setup["earlier"] in text2
+
+
+def test_recall_of_another_task_of_the_project_needs_the_persons_leave(setup):
+    async def script(session):
+        return await call(session, "recall", seq=2, task=setup["earlier"])
+
+    error, text = talk(server(setup["work"], {}), script)
+    assert error and "nodwyn settings earlier-tasks" in text
+
+
+def test_recall_gives_a_turn_as_its_card_and_lines_cut_at_the_limit(setup):
+    async def script(session):
+        return (
+            await call(session, "recall", seq=3),
+            await call(session, "recall", seq=46),
+            await call(session, "recall", seq=0),
+        )
+
+    (error1, turn), (error2, event), (error3, bad) = talk(server(setup["work"], {}), script)
+    assert not error1 and len(turn) <= LIMIT
+    assert "asked: create TODO app by Next.js" in turn and "events:" in turn
+    assert f"[cut: {LIMIT - 1:,}" not in turn and "characters shown; limit 12,000;" in turn
+    assert not error2 and '"seq": 46' in event and "TodoList.tsx" in event and "[cut" not in event
+    assert error3 and "seq" in bad
+
+
+def test_what_is_sent_is_redacted(setup):
+    add_prompt(setup["live"], "deploy with key sk-ant-api03-" + "x" * 40 + " please")
+
+    async def script(session):
+        return await call(session, "index-search", query="deploy")
+
+    error, text = talk(server(setup["work"], {}), script)
+    assert not error and "[redacted]" in text and "x" * 40 not in text
