@@ -219,6 +219,7 @@ def add_app_command(sub) -> None:
     """`nodwyn app` (issue 6): the window, the tray and the worker; `nodwyn-app` runs it."""
     cmd = sub.add_parser("app", help="open the app: a window, a tray icon, agents followed")
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
+    cmd.add_argument("--search", action="store_true", help="open with the search box focused")
     cmd.add_argument("--self-check", help=argparse.SUPPRESS)  # the window test's report file
     cmd.set_defaults(run=cmd_app)
 
@@ -226,10 +227,24 @@ def add_app_command(sub) -> None:
 def cmd_app(args) -> int:
     from pathlib import Path
 
-    from . import desktop  # the window and the tray load only for the app
+    from . import demo, instance, settings
 
-    check = Path(args.self_check) if args.self_check else None
-    return desktop.run(args.data_dir, use_demo=args.demo, self_check=check)
+    data = demo.make_demo(demo.demo_dir()) if args.demo else store(args)
+    if args.demo and not settings.path(data.root).exists():
+        # The demo shows its own tasks: it does not pull the person's sessions into them.
+        settings.update(data.root, follow_claude=False, follow_codex=False)
+    claim = instance.claim(data.root)
+    if claim is None:  # checked before the window's libraries load: a second launch is quick
+        instance.ask(data.root, "search" if args.search else "show")
+        print(f"nodwyn is already running for {data.root}; its window was brought forward.")
+        return 0
+    from . import desktop
+
+    try:
+        check = Path(args.self_check) if args.self_check else None
+        return desktop.run(data, claim, self_check=check, search=args.search)
+    finally:
+        claim.close()
 
 
 def add_memory_commands(sub) -> None:

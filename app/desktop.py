@@ -1,0 +1,293 @@
+"""The desktop app: one process with a native window, a tray icon and the background worker.
+
+The only module that imports `webview` and `pystray`. `run()` claims the data directory
+(a second launch asks the first to show its window and exits, see instance.py), starts the
+API server on 127.0.0.1 and the worker in daemon threads, puts an icon in the tray and opens
+the window on the server's page. The page's token travels only inside this process: it is in
+the URL handed to the in-process web view, which never appears on a command line or in a
+file (docs/decisions/0006-desktop-app.md); the web view runs in private mode, so no history
+of that URL is written to disk.
+
+Invariants:
+- closing the window hides it to the tray while the `close_to_tray` setting is on and a tray
+  icon is shown; otherwise, and on Quit, the app quits;
+- quitting stops the worker first (it finishes the file in hand, so no log is left
+  half-written), then the server, the tray and the window, and gives the data directory up;
+- the window's size and position are kept in `<data>/window.json` and used at the next launch
+  when they still fit on a screen.
+"""
+
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+
+
+def _environment() -> None:
+    """Settings read when pystray and Qt load, so set before the imports below.
+
+    pystray picks its backend on import: on Linux the xorg one, which needs no GTK in the
+    Qt process (the person's own PYSTRAY_BACKEND wins). Qt WebEngine's sandbox refuses to
+    run as root, as in containers and CI.
+    """
+    if sys.platform.startswith("linux"):
+        # Without an X display the xorg backend cannot even load: no tray then.
+        os.environ.setdefault("PYSTRAY_BACKEND", "xorg" if os.environ.get("DISPLAY") else "dummy")
+        os.environ.setdefault("PYWEBVIEW_GUI", "qt")  # the `qt` extra; GTK is not installed
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
+        if "--no-sandbox" not in flags:
+            os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = f"{flags} --no-sandbox".strip()
+
+
+_environment()
+
+import msgspec  # noqa: E402
+import pystray  # noqa: E402
+import webview  # noqa: E402
+from PIL import Image, ImageDraw  # noqa: E402
+
+from . import instance, settings  # noqa: E402
+from .api import Server, Status  # noqa: E402
+from .store import Store  # noqa: E402
+from .worker import Worker  # noqa: E402
+
+log = logging.getLogger("nodwyn.desktop")
+
+TITLE = "nodwyn"
+# The console focuses its search box on Ctrl+K from anywhere (UI.md); the direct focus after
+# it covers a page that is still loading its scripts.
+FOCUS_SEARCH = (
+    "document.dispatchEvent(new KeyboardEvent('keydown', "
+    "{key: 'k', ctrlKey: true, bubbles: true, cancelable: true}));"
+    "var box = document.querySelector('[data-search-input]');"
+    "if (box && document.activeElement !== box) box.focus();"
+)
+
+
+class Geometry(msgspec.Struct, kw_only=True, frozen=True):
+    """Where the window was and how big, as `window.json` keeps it."""
+
+    width: int = 1100
+    height: int = 720
+    x: int | None = None
+    y: int | None = None
+
+
+def geometry_path(root: Path) -> Path:
+    return root / "window.json"
+
+
+def load_geometry(root: Path) -> Geometry:
+    try:
+        return msgspec.json.decode(geometry_path(root).read_bytes(), type=Geometry)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return Geometry()
+
+
+def on_a_screen(geometry: Geometry, screens: list) -> Geometry:
+    """The geometry as kept, or at the default place when its corner is off every screen."""
+    if geometry.x is None or geometry.y is None:
+        return geometry
+    for screen in screens:
+        if screen.x <= geometry.x < screen.x + screen.width and (
+            screen.y <= geometry.y < screen.y + screen.height
+        ):
+            return geometry
+    return Geometry(width=geometry.width, height=geometry.height)
+
+
+class App:
+    """What the tray, the window's close button and a second launch can ask of the app."""
+
+    def __init__(self, store: Store, server: Server, worker: Worker):
+        self.store = store
+        self.server = server
+        self.worker = worker
+        self.window = None  # the pywebview window, once made
+        self.icon: pystray.Icon | None = None
+        self.tray_shown = False
+        self.quitting = False
+        self.quit_done = threading.Event()
+
+    def show(self) -> None:
+        """Open nodwyn: show the window and bring it in front of the others."""
+        if self.window is not None:
+            self.window.show()
+            self.window.restore()
+
+    def search(self) -> None:
+        """Search…: show the window with the search box focused."""
+        self.show()
+        if self.window is not None:
+            self.window.run_js(FOCUS_SEARCH)  # not evaluate_js: the page's CSP forbids eval
+
+    def toggle_following(self) -> None:
+        """Pause following the agents' logs, or resume it."""
+        if self.worker.paused:
+            self.worker.resume()
+        else:
+            self.worker.pause()
+
+    def handle(self, request: str) -> None:
+        """A request from a second launch (instance.REQUESTS)."""
+        if request == "search":
+            self.search()
+        else:
+            self.show()
+
+    def closing(self) -> bool:
+        """The window's close button: False keeps the window (hidden to the tray)."""
+        if self.quitting:
+            return True
+        if self.tray_shown and settings.load(self.store.root).close_to_tray:
+            self.keep_geometry()
+            # Hide after this handler returns: the close event is still being delivered.
+            threading.Thread(target=self.window.hide, daemon=True).start()
+            return False
+        self.stop_work()
+        return True
+
+    def quit(self) -> None:
+        """Quit: stop the worker cleanly, then everything else, and end the process."""
+        self.stop_work()
+        if self.window is not None:
+            self.window.destroy()  # webview.start() returns in the main thread
+        if self.icon is not None:
+            self.icon.stop()
+
+    def stop_work(self) -> None:
+        """Stop the worker and the server (once); the window goes after."""
+        if self.quitting:
+            return
+        self.quitting = True
+        self.keep_geometry()
+        self.worker.stop()
+        self.server.stop()
+        self.quit_done.set()
+
+    def keep_geometry(self) -> None:
+        window = self.window
+        if window is None:
+            return
+        try:
+            kept = Geometry(width=window.width, height=window.height, x=window.x, y=window.y)
+        except Exception:  # the window is already gone: keep what was kept before
+            log.debug("window geometry not readable", exc_info=True)
+            return
+        instance.write_private(geometry_path(self.store.root), msgspec.json.encode(kept))
+
+
+def icon_image(size: int = 64) -> Image.Image:
+    """The tray icon: a rounded square in the accent colour with a white 'n'."""
+    image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((2, 2, size - 3, size - 3), radius=size // 5, fill=(37, 99, 235))
+    w = size // 9
+    left, right, top, bottom = size * 0.3, size * 0.7, size * 0.32, size * 0.74
+    draw.line((left, top, left, bottom), fill="white", width=w)
+    draw.arc((left, top, right, top + (right - left)), 180, 360, fill="white", width=w)
+    mid = top + (right - left) / 2
+    draw.line((right, mid, right, bottom), fill="white", width=w)
+    return image
+
+
+def tray_menu(app: App) -> pystray.Menu:
+    def following(item) -> str:
+        return "Resume following agent logs" if app.worker.paused else "Pause following agent logs"
+
+    return pystray.Menu(
+        pystray.MenuItem("Open nodwyn", lambda: app.show(), default=True),
+        pystray.MenuItem("Search…", lambda: app.search()),
+        pystray.MenuItem(following, lambda: app.toggle_following()),
+        pystray.Menu.SEPARATOR,
+        pystray.MenuItem("Quit", lambda: app.quit()),
+    )
+
+
+def make_icon(app: App) -> pystray.Icon:
+    app.icon = pystray.Icon("nodwyn", icon_image(), TITLE, menu=tray_menu(app))
+    return app.icon
+
+
+def start_tray(app: App) -> None:
+    """Show the tray icon from a daemon thread; a platform without a tray just has none."""
+    if not tray_present():
+        log.info("no system tray on this desktop: closing the window quits")
+        return
+    icon = make_icon(app)
+
+    def setup(icon: pystray.Icon) -> None:
+        icon.visible = True
+        app.tray_shown = True
+
+    def run() -> None:
+        try:
+            icon.run(setup=setup)
+        except Exception:  # no tray on this desktop: closing the window quits instead
+            log.warning("no tray icon on this desktop", exc_info=True)
+            app.tray_shown = False
+
+    threading.Thread(target=run, name="nodwyn-tray", daemon=True).start()
+
+
+def tray_present() -> bool:
+    """Whether the desktop has a tray to dock in (on X11: a system-tray manager runs)."""
+    if os.environ.get("PYSTRAY_BACKEND") != "xorg" or not os.environ.get("DISPLAY"):
+        return os.environ.get("PYSTRAY_BACKEND") != "dummy"
+    from Xlib import X, display
+
+    try:
+        screen = display.Display()
+    except Exception:  # no X server to ask
+        return False
+    try:
+        atom = screen.intern_atom(f"_NET_SYSTEM_TRAY_S{screen.get_default_screen()}")
+        return screen.get_selection_owner(atom) != X.NONE
+    finally:
+        screen.close()
+
+
+def run(
+    store: Store, claim: instance.Instance, self_check: Path | None = None, search: bool = False
+) -> int:
+    """The app until Quit, in a process that holds the data directory's claim."""
+    status = Status()
+    server = Server(store, status=status).start()
+    app = App(store, server, Worker(store, status))
+    kept = on_a_screen(load_geometry(store.root), list(webview.screens or []))
+    app.window = webview.create_window(
+        TITLE,
+        server.url,
+        width=kept.width,
+        height=kept.height,
+        x=kept.x,
+        y=kept.y,
+        min_size=(480, 360),
+    )
+    app.window.events.closing += app.closing
+    start_tray(app)
+
+    def started() -> None:
+        claim.serve(app.handle)
+        app.worker.start()
+        if search and app.window.events.loaded.wait(60):
+            app.search()
+        if self_check is not None:
+            from .selfcheck import check
+
+            check(app, self_check)
+
+    webview.start(started, private_mode=True)
+    app.stop_work()
+    if app.icon is not None:
+        app.icon.stop()
+    return 0
+
+
+def main() -> None:
+    """The gui-script `nodwyn-app` (what a double click runs)."""
+    from .cli import main as cli_main
+
+    sys.exit(cli_main(["app", *sys.argv[1:]]))

@@ -1,0 +1,108 @@
+"""`nodwyn app --self-check REPORT`: the running app looks at itself and writes what it saw.
+
+The window test starts the real app in a subprocess under Xvfb; only the app itself can read
+its page (the token never leaves the process), so it reports through this: the tasks its
+sidebar lists, a screenshot of the screen, what each tray action did to the window and the
+worker, and the window's geometry. It then quits through the tray's Quit, as a person would.
+Each step records its own failure and the check goes on, so one broken step never hangs the
+test. Nothing here imports webview or pystray: it drives the app through `desktop.App`.
+"""
+
+import json
+import time
+import traceback
+from pathlib import Path
+
+from PIL import ImageGrab
+
+SIDEBAR = (
+    "Array.from(document.querySelectorAll('[data-task-list] [data-task]'))"
+    ".map(e => [e.dataset.task, e.textContent.trim()])"
+)
+ACTIVE = "document.activeElement ? document.activeElement.getAttribute('aria-label') : null"
+VISIBLE = "document.visibilityState"
+# Where the check moves the window before it quits; the next launch should open there.
+MOVED = {"x": 130, "y": 90, "width": 1000, "height": 640}
+
+
+def js(window, expression: str):
+    """The value of a page expression. run_js, not evaluate_js: the page's Content Security
+    Policy forbids eval, which evaluate_js wraps every script in."""
+    answer = window.run_js(f"JSON.stringify({expression})")
+    return json.loads(answer) if isinstance(answer, str) and answer else answer
+
+
+def wait_for(probe, timeout: float = 20.0, step: float = 0.2):
+    """The first truthy value of probe() within timeout seconds, else the last value."""
+    deadline = time.monotonic() + timeout
+    value = probe()
+    while not value and time.monotonic() < deadline:
+        time.sleep(step)
+        value = probe()
+    return value
+
+
+def check(app, report: Path) -> None:
+    """Run every step, write `report` (JSON) and a screenshot beside it, then Quit."""
+    window, seen = app.window, {"errors": {}}
+
+    def step(name, action):
+        try:
+            seen[name] = action()
+        except Exception:  # recorded for the test to show; the other steps still run
+            seen["errors"][name] = traceback.format_exc()
+
+    window.events.loaded.wait(60)
+    step("geometry_at_start", lambda: geometry(window))
+    step("tray_shown", lambda: app.tray_shown)
+    step("tasks", lambda: wait_for(lambda: js(window, SIDEBAR)))
+    step("progress", lambda: wait_for(lambda: app.worker.passes > 0, 30) and app.worker.passes)
+    time.sleep(0.5)  # let the page finish painting before the photograph
+    step("screenshot", lambda: photograph(report.with_suffix(".png")))
+    step("close_hides", lambda: close_and_look(app))
+    step("open_shows", lambda: tray(app, "Open nodwyn") or wait_for(lambda: look(window, True)))
+    step("search_focuses", lambda: tray(app, "Search…") or wait_for(lambda: searching(window)))
+    step("pause", lambda: tray(app, "Pause following agent logs") or app.worker.paused)
+    step("resume", lambda: tray(app, "Resume following agent logs") or not app.worker.paused)
+    step("moved", lambda: move(window))
+    report.write_text(json.dumps(seen, indent=1), encoding="utf-8")
+    tray(app, "Quit")
+
+
+def geometry(window) -> dict:
+    return {"x": window.x, "y": window.y, "width": window.width, "height": window.height}
+
+
+def photograph(path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ImageGrab.grab().save(path)
+    return str(path)
+
+
+def tray(app, text: str) -> None:
+    """Click the tray menu item with this text (pystray runs its action)."""
+    for item in app.icon.menu.items:
+        if item.text == text:
+            item(app.icon)
+            return
+    raise LookupError(f"no tray item {text!r}")
+
+
+def look(window, visible: bool) -> bool:
+    return (js(window, VISIBLE) == "visible") == visible
+
+
+def close_and_look(app) -> bool:
+    """The window's close button, as the window system sends it: the window only hides."""
+    app.window.destroy()  # a close request; App.closing() decides whether it quits
+    return wait_for(lambda: look(app.window, False), 10) and not app.quitting
+
+
+def searching(window) -> bool:
+    return js(window, ACTIVE) == "Search"
+
+
+def move(window) -> dict:
+    window.move(MOVED["x"], MOVED["y"])
+    window.resize(MOVED["width"], MOVED["height"])
+    return wait_for(lambda: geometry(window) if geometry(window)["width"] == 1000 else None, 5)

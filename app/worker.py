@@ -1,0 +1,199 @@
+"""The background worker: imports the agents' sessions as they grow and keeps memory warm.
+
+One daemon thread per app. Each pass reads the settings (so a change from the page counts at
+the next pass), lists the `.jsonl` files under the default folders of every agent the person
+follows, and imports those whose size or modification time changed since the last pass, one
+file at a time, through the importers. Then it folds memory for the changed logs, so that the
+next search finds the new turns at once. Progress goes to the shared Status, which the page
+polls.
+
+Invariants:
+- the stop and pause flags are checked between files, never inside one: an import in flight
+  finishes its file and closes its Writer, so Quit never leaves a half-written record;
+- a file's signature is remembered only after its import returned, so a file cut short by a
+  pause or stop is imported at the next pass;
+- a task the person deleted stays deleted: the store's tombstone makes the importer skip it;
+- nothing here raises out of the thread: an unexpected error is logged and the next pass
+  tries again.
+"""
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+
+from . import memory, settings
+from .errors import NodwynError
+from .importers.sync import default_paths, import_paths
+from .store import Store
+
+log = logging.getLogger("nodwyn.worker")
+
+TOOLS = ("claude", "codex")
+
+
+class Progress(Protocol):
+    def set(self, phase: str, done: int, total: int) -> None: ...
+
+
+class Place(msgspec.Struct, kw_only=True, frozen=True):
+    """One folder the worker looks in, as the first-run page shows it."""
+
+    tool: str
+    path: str
+    exists: bool
+    followed: bool
+
+
+class Stopped(Exception):
+    """Raised inside a pass when the worker is asked to stop or pause; never leaves the thread."""
+
+
+def places(root: Path) -> list[Place]:
+    """Every default folder of every agent, whether it exists and whether it is followed."""
+    chosen = settings.load(root)
+    followed = {"claude": chosen.follow_claude, "codex": chosen.follow_codex}
+    return [
+        Place(tool=tool, path=str(path), exists=path.is_dir(), followed=followed[tool])
+        for tool in TOOLS
+        for path in default_paths(tool)
+    ]
+
+
+def session_files(folders: list[Path]) -> dict[Path, tuple[int, int]]:
+    """Each `.jsonl` below the folders with its (size, modification time in ns)."""
+    found = {}
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for file in folder.rglob("*.jsonl"):
+            try:
+                stat = file.stat()
+            except OSError:  # removed between listing and stat
+                continue
+            found[file] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+class Worker:
+    """Follows the agents' folders in a daemon thread until stop()."""
+
+    def __init__(self, store: Store, status: Progress | None = None, interval: float = 3.0):
+        self.store = store
+        self.status = status
+        self.interval = interval
+        self.passes = 0  # completed passes, for tests and the self-check
+        self._seen: dict[str, dict[Path, tuple[int, int]]] = {tool: {} for tool in TOOLS}
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._paused = threading.Event()
+        self._idle = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def paused(self) -> bool:
+        return self._paused.is_set()
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="nodwyn-worker", daemon=True)
+        self._thread.start()
+
+    def pause(self) -> None:
+        self._paused.set()
+        self._report("paused", 0, 0)
+
+    def resume(self) -> None:
+        self._paused.clear()
+        self.wake()
+
+    def wake(self) -> None:
+        """Run a pass now instead of at the end of the interval."""
+        self._wake.set()
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Ask the thread to stop after the file in hand; True once it has ended."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def wait_for_pass(self, after: int, timeout: float) -> bool:
+        """Block until more than `after` passes have completed (tests, self-check)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self.passes > after, timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if not self._paused.is_set():
+                try:
+                    self.run_pass()
+                except Stopped:
+                    pass
+                except Exception:  # keep following; the next pass tries again
+                    log.exception("the background pass failed")
+                    self._report("error", 0, 0)
+            self._wake.wait(self.interval)
+            self._wake.clear()
+
+    def run_pass(self) -> bool:
+        """One pass: import what changed, fold memory if anything did. True if anything did."""
+        chosen = settings.load(self.store.root)
+        followed = [t for t in TOOLS if getattr(chosen, f"follow_{t}")]
+        changed = {tool: self._changed(tool) for tool in followed}
+        total = sum(len(files) for files in changed.values())
+        done = 0
+        for tool, files in changed.items():
+            for file, signature in files:
+                self._check()
+                self._report("importing", done, total)
+                self._import(tool, file)
+                self._seen[tool][file] = signature
+                done += 1
+        if total or self.passes == 0:
+            self._check()
+            self._fold()
+        self._report("idle", 0, 0)
+        with self._idle:
+            self.passes += 1
+            self._idle.notify_all()
+        return bool(total)
+
+    def _changed(self, tool: str) -> list[tuple[Path, tuple[int, int]]]:
+        current = session_files(default_paths(tool))
+        seen = self._seen[tool]
+        for gone in [file for file in seen if file not in current]:
+            del seen[gone]
+        return sorted(
+            ((file, sig) for file, sig in current.items() if seen.get(file) != sig),
+            key=lambda item: item[1][1],  # oldest first: a session's parent before its child
+        )
+
+    def _import(self, tool: str, file: Path) -> None:
+        try:
+            report = import_paths(self.store, tool, [file])
+        except NodwynError as exc:  # a bad file is reported and skipped, never fatal
+            log.warning("could not import %s: %s", file, exc)
+            return
+        for skipped in report.skipped:
+            log.info("skipped %s: %s", skipped.path, skipped.reason)
+
+    def _fold(self) -> None:
+        memory.refresh(self.store, self._progress("indexing"))
+
+    def _progress(self, phase: str) -> Callable[[int, int], None]:
+        return lambda done, total: self._report(phase, done, total)
+
+    def _check(self) -> None:
+        if self._stop.is_set() or self._paused.is_set():
+            raise Stopped
+
+    def _report(self, phase: str, done: int, total: int) -> None:
+        if self.status is not None:
+            if phase == "idle" and self._paused.is_set():
+                phase = "paused"
+            self.status.set(phase, done, total)

@@ -1,0 +1,191 @@
+"""The background worker, in-process, against agent folders of its own in tmp_path.
+
+CLAUDE_CONFIG_DIR and CODEX_HOME point at temporary folders; the sessions in them are written
+here line by line in Claude Code's format (FORMATS.md), so a test can append to one while the
+worker runs, as Claude Code does.
+"""
+
+import json
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from nodwyn import memory, settings
+from nodwyn.feed import Status
+from nodwyn.log import logfile
+from nodwyn.store import Store
+from nodwyn.worker import Worker, places
+
+PROJECT = "/home/ana/src/pager"
+
+
+@pytest.fixture
+def agents(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "agents"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(home / "codex"))
+    return home
+
+
+class ClaudeSession:
+    """One Claude Code session file, written turn by turn."""
+
+    def __init__(self, agents: Path, at: str = "2025-03-01T10:00:00.000Z"):
+        self.id = str(uuid.uuid4())
+        folder = agents / "claude" / "projects" / PROJECT.replace("/", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{self.id}.jsonl"
+        self.parent = None
+        self.at = at
+
+    def _line(self, kind: str, message: dict) -> dict:
+        record = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": PROJECT,
+            "sessionId": self.id,
+            "version": "2.1.0",
+            "gitBranch": "main",
+            "type": kind,
+            "message": message,
+            "uuid": str(uuid.uuid4()),
+            "timestamp": self.at,
+        }
+        self.parent = record["uuid"]
+        return record
+
+    def turn(self, asked: str, answer: str) -> "ClaudeSession":
+        lines = [
+            self._line("user", {"role": "user", "content": asked}),
+            self._line(
+                "assistant",
+                {
+                    "id": f"msg_{uuid.uuid4().hex[:12]}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "text", "text": answer}],
+                    "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                },
+            ),
+        ]
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(line) + "\n" for line in lines)
+        return self
+
+
+def found(store: Store, words: str) -> set[str]:
+    return {hit.task for hit in memory.search(store, words).turns}
+
+
+def eventually(probe, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.1)
+    return probe()
+
+
+@pytest.fixture
+def worker(data_dir):
+    worker = Worker(Store(data_dir), Status(), interval=0.2)
+    yield worker
+    worker.stop(timeout=30)
+
+
+def test_the_first_pass_imports_the_agents_sessions_and_makes_them_searchable(agents, worker):
+    ClaudeSession(agents).turn("Why does the zebrafish test flake?", "A race in the pager.")
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    assert len(worker.store.list(archived=None)) == 1
+    assert len(found(worker.store, "zebrafish")) == 1
+
+
+def test_a_session_appended_while_the_worker_runs_is_found_within_seconds(agents, worker):
+    session = ClaudeSession(agents).turn("Set up the pager", "Done.")
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    assert not found(worker.store, "quokka")
+    session.turn("Rename the quokka handler", "Renamed it to handle_quokka.")
+    assert eventually(lambda: found(worker.store, "quokka"), timeout=5)
+
+
+def test_a_new_session_file_is_picked_up_while_the_worker_runs(agents, worker):
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    ClaudeSession(agents).turn("Port the axolotl parser", "Ported.")
+    assert eventually(lambda: found(worker.store, "axolotl"), timeout=5)
+
+
+def test_a_deleted_task_stays_deleted(agents, worker):
+    session = ClaudeSession(agents).turn("Tune the narwhal cache", "Tuned.")
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    (task,) = worker.store.list(archived=None)
+    worker.store.delete(task.id)
+    session.turn("And the narwhal eviction too", "Done.")
+    passes = worker.passes
+    assert worker.wait_for_pass(passes + 1, timeout=10)  # two passes: one saw the change
+    assert not worker.store.exists(task.id)
+    assert not found(worker.store, "narwhal")
+
+
+def test_an_agent_turned_off_in_settings_is_not_followed(agents, data_dir, worker):
+    settings.update(data_dir, follow_claude=False)
+    ClaudeSession(agents).turn("Fix the ocelot build", "Fixed.")
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    assert worker.store.list(archived=None) == []
+    settings.update(data_dir, follow_claude=True)
+    assert eventually(lambda: found(worker.store, "ocelot"), timeout=5)
+
+
+def test_a_paused_worker_imports_nothing_until_it_resumes(agents, worker):
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    worker.pause()
+    assert worker.status.snapshot().phase == "paused"
+    time.sleep(0.3)  # a pass under way when pause came ends at its next file
+    ClaudeSession(agents).turn("Sort the pangolin list", "Sorted.")
+    time.sleep(1.0)
+    assert worker.store.list(archived=None) == []
+    worker.resume()
+    assert eventually(lambda: found(worker.store, "pangolin"), timeout=5)
+
+
+def test_places_say_where_the_worker_looks_and_what_exists(agents, data_dir):
+    ClaudeSession(agents).turn("hello", "hi")
+    seen = {(p.tool, Path(p.path).name): p for p in places(data_dir)}
+    assert seen["claude", "projects"].exists and seen["claude", "projects"].followed
+    assert not seen["codex", "sessions"].exists
+    assert set(seen) == {
+        ("claude", "projects"),
+        ("codex", "sessions"),
+        ("codex", "archived_sessions"),
+    }
+
+
+def test_stopping_during_an_import_leaves_every_log_whole(agents, data_dir):
+    for n in range(30):
+        session = ClaudeSession(agents)
+        for turn in range(150):
+            session.turn(f"Step {turn} of job {n}: " + "words " * 40, "ok " * 60)
+    status = Status()
+    worker = Worker(Store(data_dir), status, interval=0.2)
+    worker.start()
+    eventually(lambda: status.snapshot().phase == "importing" and status.snapshot().done >= 2, 30)
+    assert worker.stop(timeout=30), "the worker did not stop"
+    logs = sorted(Store(data_dir).sessions.glob("*.jsonl"))
+    assert 0 < len(logs) < 30, "the stop came after the import had ended: make the job bigger"
+    for log in logs:
+        problems: list = []
+        records = list(logfile.read(log, problems=problems))
+        assert problems == [], f"{log.name}: {problems}"
+        assert log.read_bytes().endswith(b"\n")
+        assert [record.seq for _, _, record in records] == list(range(1, len(records) + 1))
+        assert not logfile.is_locked(log)
