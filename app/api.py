@@ -3,7 +3,7 @@
 The only module that imports bottle. Every route sits in `routes()`; each decodes its input,
 calls one core function (store or memory) and returns a Struct, sent as JSON.
 
-Invariants (docs/decisions/0003-api-token.md):
+Invariants (docs/decisions/0005-api-token.md):
 - Every request must carry a Host of `127.0.0.1:PORT` or `localhost:PORT` (PORT the one the
   server listens on), so a DNS-rebinding page cannot talk to it; every `/api/*` request must
   also carry the per-launch token in the `X-Nodwyn-Token` header, never in a cookie, so no
@@ -101,6 +101,9 @@ def _query_int(name: str, default: int | None = None) -> int | None:
 
 def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
     """Every route: (method, path, handler). One table, so one test can walk it."""
+    # Memory builds and saves its derived files (.mem, the word index) on first use; two
+    # request threads doing that at once saw a half-built index, so they take turns here.
+    memory_lock = threading.Lock()
 
     def page():
         given = bottle.request.query.get("token", "")
@@ -136,22 +139,23 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         return changed(Done())
 
     def cards(task):
-        return Cards(memory.cards(store, store.get(task).id))
+        task = store.get(task).id
+        with memory_lock:
+            return Cards(memory.cards(store, task))
 
     def context(task):
+        task = store.get(task).id
         seq, before, after = _query_int("seq"), _query_int("before", 40), _query_int("after", 40)
-        return memory.context(store, store.get(task).id, seq, before=before, after=after)
+        with memory_lock:
+            return memory.context(store, task, seq, before=before, after=after)
 
     def search():
         query = bottle.request.query
-        return memory.search(
-            store,
-            query.get("q", ""),
-            scope=query.get("scope", "all"),
-            task=query.get("task") or None,
-            project=query.get("project") or None,
-            limit=_query_int("limit", 20),
-        )
+        words, scope = query.get("q", ""), query.get("scope", "all")
+        task, project = query.get("task") or None, query.get("project") or None
+        limit = _query_int("limit", 50)
+        with memory_lock:
+            return memory.search(store, words, scope=scope, task=task, project=project, limit=limit)
 
     def changes():
         return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))

@@ -1,0 +1,86 @@
+// @ts-check
+// The one module that calls fetch: it knows the API's URLs and carries the token (from the
+// page's meta tag, put there by the server) in a header on every request.
+
+const TOKEN = document.querySelector('meta[name="nodwyn-token"]')?.getAttribute("content") || "";
+
+export class ApiError extends Error {
+  /** @param {string} message @param {number} status */
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {Record<string, any>} [params]
+ * @param {any} [body]
+ * @param {AbortSignal} [signal]
+ */
+async function call(method, path, params, body, signal) {
+  const url = new URL(path, location.origin);
+  for (const [key, value] of Object.entries(params || {})) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, String(value));
+  }
+  /** @type {RequestInit} */
+  const init = { method, signal, headers: { "X-Nodwyn-Token": TOKEN }, cache: "no-store" };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { ...init.headers, "Content-Type": "application/json" };
+  }
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") throw err;
+    throw new ApiError("nodwyn is not answering (was it closed?)", 0);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    throw new ApiError(`unreadable answer (HTTP ${response.status})`, response.status);
+  }
+  if (!response.ok || (data && data.ok === false)) {
+    throw new ApiError(data?.error || `HTTP ${response.status}`, response.status);
+  }
+  return data;
+}
+
+export const api = {
+  tasks: () => call("GET", "/api/tasks"),
+  /** @param {string} id */
+  task: (id) => call("GET", `/api/tasks/${encodeURIComponent(id)}`),
+  /** @param {string} id @param {string} title */
+  rename: (id, title) => call("POST", `/api/tasks/${encodeURIComponent(id)}/title`, {}, { title }),
+  /** @param {string} id @param {boolean} archived */
+  archive: (id, archived) =>
+    call("POST", `/api/tasks/${encodeURIComponent(id)}/archive`, {}, { archived }),
+  /** @param {string} id */
+  remove: (id) => call("DELETE", `/api/tasks/${encodeURIComponent(id)}`),
+  /** @param {string} id @param {AbortSignal} [signal] */
+  cards: (id, signal) => call("GET", `/api/tasks/${encodeURIComponent(id)}/cards`, {}, undefined, signal),
+  /**
+   * @param {string} id
+   * @param {{seq?: number|null, before?: number, after?: number}} around
+   * @param {AbortSignal} [signal]
+   */
+  context: (id, around, signal) =>
+    call("GET", `/api/tasks/${encodeURIComponent(id)}/context`, around, undefined, signal),
+  /** @param {{q: string, scope: string, task?: string}} query @param {AbortSignal} [signal] */
+  search: (query, signal) => call("GET", "/api/search", query, undefined, signal),
+  /** @param {number} since @param {number} wait seconds @param {AbortSignal} [signal] */
+  changes: (since, wait, signal) => call("GET", "/api/changes", { since, wait }, undefined, signal),
+};
+
+/** The URL of the page with some state, keeping the token so a reload still works. */
+export function pageUrl(/** @type {Record<string, any>} */ state) {
+  const url = new URL(location.pathname, location.origin);
+  url.searchParams.set("token", TOKEN);
+  for (const [key, value] of Object.entries(state)) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, String(value));
+  }
+  return url.pathname + url.search;
+}

@@ -1,0 +1,255 @@
+// @ts-check
+// The page: keeps its state (open task, search query and scope, the event shown, the
+// history panel) in the URL so Back and reload bring it back, wires the sidebar, header,
+// search and transcript together, and follows the change feed.
+
+import { api, pageUrl } from "./api.js";
+import { clear, el } from "./dom.js";
+import { createHeader } from "./header.js";
+import { createResults, SCOPES } from "./search.js";
+import { createSidebar, moveFocus } from "./sidebar.js";
+import { createTranscript } from "./transcript.js";
+
+/** @typedef {{task: string, q: string, scope: string, seq: number|null, view: string}} State */
+
+const $ = (/** @type {string} */ sel) => /** @type {HTMLElement} */ (document.querySelector(sel));
+const layout = $("[data-layout]");
+const pane = $("[data-pane]");
+const form = /** @type {HTMLFormElement} */ ($("[data-search-form]"));
+const input = /** @type {HTMLInputElement} */ ($("[data-search-input]"));
+const scopeSelect = /** @type {HTMLSelectElement} */ ($("[data-scope]"));
+const progress = $("[data-progress]");
+
+/** @returns {State} */
+function readState() {
+  const params = new URLSearchParams(location.search);
+  const seq = Number.parseInt(params.get("seq") || "", 10);
+  const task = params.get("task") || "";
+  const scope = params.get("scope") || (task ? "task" : "all");
+  return { task, q: params.get("q") || "", scope: scope in SCOPES ? scope : "all", seq: Number.isNaN(seq) ? null : seq, view: params.get("view") || "" };
+}
+
+let state = readState();
+
+/** @param {Partial<State>} next @param {boolean} [replace] */
+function navigate(next, replace = false) {
+  const url = pageUrl(next);
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  state = readState();
+  apply();
+}
+
+/** A message with Retry, for a failed read. @param {string} message @param {() => void} retry */
+function failure(message, retry) {
+  return el("div", { class: "failure", role: "alert", "data-failure": "" },
+    el("p", {}, message),
+    el("button", { type: "button", onclick: retry }, "Retry"));
+}
+
+function notice(/** @type {string} */ message) {
+  const box = el("div", { class: "notice", role: "alert" }, message,
+    el("button", { type: "button", class: "icon", "aria-label": "Dismiss", onclick: () => box.remove() }, "×"));
+  $("[data-header]").append(box);
+  setTimeout(() => box.remove(), 8000);
+}
+
+const sidebar = createSidebar({
+  list: $("[data-task-list]"),
+  filter: /** @type {HTMLInputElement} */ ($("[data-filter]")),
+  href: (id) => pageUrl({ task: id }),
+  onOpen: (id) => {
+    closeDrawer();
+    navigate({ task: id });
+  },
+});
+
+const header = createHeader({
+  titleBox: $("[data-title-box]"),
+  actions: $("[data-actions]"),
+  meta: $("[data-meta]"),
+  dialog: /** @type {HTMLDialogElement} */ ($("[data-confirm]")),
+  onChanged: () => reloadTasks(),
+  onDeleted: async () => {
+    await reloadTasks();
+    navigate({});
+  },
+  onHistory: () => navigate(state.view === "history" ? { task: state.task } : { task: state.task, view: "history" }),
+  onError: notice,
+});
+
+const results = createResults({
+  pane,
+  href: (task, seq) => pageUrl({ task, seq, q: state.q, scope: state.scope, from: state.task }),
+  onOpen: (task, seq) => navigate({ task, seq, q: state.q, scope: state.scope, from: state.task }),
+  failure,
+});
+
+const transcript = createTranscript({
+  pane,
+  onBack: () => {
+    const from = new URLSearchParams(location.search).get("from") || state.task;
+    navigate(state.q ? { task: from, q: state.q, scope: state.scope } : { task: state.task, view: "history" });
+  },
+  onOpenTurn: (seq) => navigate({ task: state.task, seq }),
+  failure,
+});
+
+async function reloadTasks() {
+  try {
+    const { tasks } = await api.tasks();
+    sidebar.setTasks(tasks);
+    sidebar.select(state.task);
+    return true;
+  } catch (err) {
+    clear($("[data-task-list]")).append(failure(`Could not list tasks: ${err.message}`, reloadTasks));
+    return false;
+  }
+}
+
+function emptyPane() {
+  clear(pane);
+  if (!sidebar.all().length) {
+    pane.append(el("div", { class: "empty", "data-empty": "start" },
+      el("h2", {}, "Nothing here yet"),
+      el("p", {}, "nodwyn keeps the history of your coding-agent sessions on this computer. It reads Claude Code's logs in ~/.claude/projects and Codex's in ~/.codex/sessions."),
+      el("p", {}, "Import them: ", el("code", {}, "nodwyn import claude"), " and ", el("code", {}, "nodwyn import codex"), ". Import another folder: ", el("code", {}, "nodwyn import claude /path/to/folder"), "."),
+      el("p", { class: "muted" }, "To look around first, run ", el("code", {}, "nodwyn serve --demo"), ".")));
+    return;
+  }
+  pane.append(el("div", { class: "empty", "data-empty": "pick" },
+    el("h2", {}, "Pick a task on the left"),
+    el("p", { class: "muted" }, "Or search every task: press Ctrl+K (⌘K on a Mac), type some words, choose All tasks.")));
+}
+
+function syncSearchForm() {
+  if (document.activeElement !== input) input.value = state.q;
+  for (const option of scopeSelect.options) option.disabled = !state.task && option.value !== "all";
+  scopeSelect.value = state.task ? state.scope : "all";
+}
+
+async function apply() {
+  sidebar.select(state.task);
+  syncSearchForm();
+  const info = state.task ? sidebar.find(state.task) || (await api.task(state.task).catch(() => null)) : null;
+  header.show(info, state.view === "history" && state.seq === null);
+  document.title = info ? `${info.title} · nodwyn` : "nodwyn";
+  if (state.seq !== null && state.task) {
+    results.cancel();
+    transcript.around(state.task, state.seq, state.q ? "Back to results" : "Back to the history");
+  } else if (state.q) {
+    transcript.cancel();
+    results.run({ q: state.q, scope: state.task ? state.scope : "all", task: state.task });
+  } else {
+    results.cancel();
+    if (!state.task) {
+      transcript.cancel();
+      emptyPane();
+    } else if (!info) {
+      transcript.cancel();
+      clear(pane).append(el("p", { class: "empty muted" }, "This task no longer exists."));
+    } else if (state.view === "history") transcript.history(state.task);
+    else transcript.live(state.task);
+  }
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const q = input.value.trim();
+  if (!q) {
+    navigate({ task: state.task });
+    return;
+  }
+  // submitting the same question again asks again (a refresh); the URL keeps one entry
+  const same = q === state.q && scopeSelect.value === state.scope && state.seq === null;
+  navigate({ task: state.task, q, scope: scopeSelect.value }, same);
+});
+scopeSelect.addEventListener("change", () => {
+  if (input.value.trim()) form.requestSubmit();
+  else state.scope = scopeSelect.value;
+});
+input.addEventListener("keydown", (event) => {
+  if (event.key === "ArrowDown") {
+    const first = pane.querySelector("a[data-hit]");
+    if (first instanceof HTMLElement) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+});
+pane.addEventListener("keydown", (event) => moveFocus(pane, event));
+
+const isTyping = (/** @type {EventTarget|null} */ target) =>
+  target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+
+document.addEventListener("keydown", (event) => {
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+    event.preventDefault();
+    input.focus();
+    input.select();
+  } else if (event.key === "/" && !isTyping(event.target)) {
+    event.preventDefault();
+    input.focus();
+    input.select();
+  } else if (event.key === "Escape" && !document.querySelector("dialog[open]")) {
+    if (layout.classList.contains("drawer-open")) closeDrawer();
+    else if (state.q && state.seq === null) {
+      input.value = "";
+      navigate({ task: state.task });
+    } else if (document.activeElement === input) input.blur();
+  }
+});
+
+const drawerButton = $("[data-drawer-button]");
+function closeDrawer() {
+  layout.classList.remove("drawer-open");
+  drawerButton.setAttribute("aria-expanded", "false");
+  $("[data-scrim]").hidden = true;
+}
+drawerButton.addEventListener("click", () => {
+  const open = layout.classList.toggle("drawer-open");
+  drawerButton.setAttribute("aria-expanded", String(open));
+  $("[data-scrim]").hidden = !open;
+});
+$("[data-scrim]").addEventListener("click", closeDrawer);
+
+window.addEventListener("popstate", () => {
+  state = readState();
+  apply();
+});
+
+/** @param {any} snapshot */
+function showProgress(snapshot) {
+  const busy = snapshot && snapshot.phase;
+  progress.hidden = !busy;
+  clear(progress);
+  if (!busy) return;
+  progress.append(el("span", {}, `${snapshot.phase} ${snapshot.total ? `${snapshot.done}/${snapshot.total}` : "…"}`),
+    el("progress", { max: String(snapshot.total || 1), value: String(snapshot.done || 0), "aria-label": snapshot.phase }));
+}
+
+/** Follow the change feed: re-read the list, and the open task when it changed. */
+async function follow() {
+  let since = -1;
+  for (;;) {
+    try {
+      const changes = await api.changes(Math.max(since, 0), since < 0 ? 0 : 25);
+      const first = since < 0;
+      since = changes.version;
+      showProgress(changes.progress);
+      if (first || !changes.tasks.length) continue;
+      await reloadTasks();
+      if (state.task && changes.tasks.includes(state.task)) {
+        const info = sidebar.find(state.task);
+        if (info) header.show(info, state.view === "history" && state.seq === null);
+        if (info && !state.q && state.seq === null && state.view !== "history") transcript.refresh(state.task);
+      }
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 3000)); // nodwyn busy or restarting
+    }
+  }
+}
+
+await reloadTasks();
+await apply();
+follow();

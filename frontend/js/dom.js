@@ -1,0 +1,104 @@
+// @ts-check
+// Small DOM helpers. Text goes into the page only as text nodes: `el` turns every string
+// child into a text node and never sets innerHTML, so a log full of <script> stays text.
+
+/**
+ * An element with attributes and children (strings become text nodes, null is skipped).
+ * Attribute names starting with "on" take a listener; `class`, `data-*`, `aria-*` are set.
+ * @param {string} tag
+ * @param {Record<string, any>} [attrs]
+ * @param {...any} children
+ * @returns {HTMLElement}
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") {
+      node.addEventListener(name.slice(2), value);
+    } else if (name === "open" || name === "hidden" || name === "disabled") {
+      /** @type {any} */ (node)[name] = Boolean(value);
+    } else {
+      node.setAttribute(name, value === true ? "" : String(value));
+    }
+  }
+  append(node, children);
+  return node;
+}
+
+/** @param {Node} node @param {any[]} children */
+export function append(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** @param {Node} node */
+export function clear(node) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+  return node;
+}
+
+/**
+ * Text with the given words marked: matches become <mark> elements, the rest text nodes.
+ * @param {string} text
+ * @param {string[]} terms
+ */
+export function marked(text, terms) {
+  const words = terms.filter((term) => term && term.length > 1).map(escapeRegExp);
+  if (!words.length) return [text];
+  const pattern = new RegExp(`(${words.join("|")})`, "gi");
+  return text.split(pattern).map((part, i) => (i % 2 ? el("mark", {}, part) : part));
+}
+
+/** @param {string} text */
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A time as lists show it: "now", "5m", "2h", "yesterday", "3d" or the date. @param {string} at */
+export function relative(at) {
+  if (!at) return "";
+  const then = new Date(at);
+  const seconds = (Date.now() - then.getTime()) / 1000;
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)}h`;
+  if (seconds < 2 * 86400) return "yesterday";
+  if (seconds < 30 * 86400) return `${Math.floor(seconds / 86400)}d`;
+  return at.slice(0, 10);
+}
+
+/** The exact local time, for hover titles. @param {string} at */
+export function exact(at) {
+  return at ? new Date(at).toLocaleString() : "";
+}
+
+/** A <time> showing a relative time with the exact one on hover. @param {string} at */
+export function timeEl(at) {
+  return el("time", { datetime: at, title: exact(at) }, relative(at));
+}
+
+/** @param {number|null|undefined} ms */
+export function duration(ms) {
+  if (ms === null || ms === undefined) return "";
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+/** @param {number|null|undefined} usd */
+export function cost(usd) {
+  if (usd === null || usd === undefined) return "";
+  return usd < 0.01 ? "<$0.01" : `$${usd.toFixed(2)}`;
+}
+
+/** The last part of a path, and the part before it. @param {string} path */
+export function pathParts(path) {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  return { name: parts.at(-1) || path, parent: parts.at(-2) || "" };
+}

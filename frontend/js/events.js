@@ -1,0 +1,220 @@
+// @ts-check
+// Records of a log as DOM: turns with their cards, messages, replies (code blocks in
+// monospace), tool calls with input and result folded, errors marked, compactions as
+// separators, and sub-agent events nested under the call that started them. Every piece
+// of log text goes in as a text node (see dom.js).
+
+import { cost, duration, el, exact } from "./dom.js";
+
+const CLIP_LINES = 12;
+
+/** @param {string} key @param {Set<string>} opened @param {any} summary @param {...any} body */
+function fold(key, opened, summary, ...body) {
+  const node = el("details", { class: "fold", "data-fold": key, open: opened.has(key) }, el("summary", {}, summary), ...body);
+  node.addEventListener("toggle", () => {
+    if (/** @type {HTMLDetailsElement} */ (node).open) opened.add(key);
+    else opened.delete(key);
+  });
+  return node;
+}
+
+/** Long text clipped to a few lines with "Show all". @param {HTMLElement} node @param {number} lines */
+export function clippable(node, lines) {
+  if (lines <= CLIP_LINES) return node;
+  const box = el("div", { class: "clip clipped" }, node);
+  const button = el("button", { type: "button", class: "link show-all" }, `Show all ${lines} lines`);
+  button.addEventListener("click", () => {
+    const clipped = box.classList.toggle("clipped");
+    button.textContent = clipped ? `Show all ${lines} lines` : "Show less";
+  });
+  return el("div", {}, box, button);
+}
+
+/** @param {string} text */
+function preText(text) {
+  return clippable(el("pre", { class: "output" }, text), text.split("\n").length);
+}
+
+/** Prose with ``` fences as code blocks and `inline code`, all as text nodes. @param {string} text */
+export function prose(text) {
+  const out = el("div", { class: "prose" });
+  const parts = text.split(/^```[^\n]*\n([\s\S]*?)^```[ \t]*$/m);
+  parts.forEach((part, i) => {
+    if (i % 2) {
+      out.append(el("pre", { class: "code" }, el("code", {}, part.replace(/\n$/, ""))));
+      return;
+    }
+    for (const para of part.split(/\n{2,}/)) {
+      if (!para.trim()) continue;
+      const bits = para.split(/`([^`\n]+)`/).map((bit, j) => (j % 2 ? el("code", {}, bit) : bit));
+      out.append(el("p", {}, bits));
+    }
+  });
+  return clippable(out, text.split("\n").length > 40 ? text.split("\n").length : 0);
+}
+
+/** A one-line summary of a call's input. @param {any} input */
+function callLine(input) {
+  if (input === null || input === undefined) return "";
+  if (typeof input !== "object") return String(input);
+  for (const key of ["command", "cmd", "file_path", "path", "pattern", "url", "description", "query"]) {
+    if (typeof input[key] === "string") return input[key];
+    if (Array.isArray(input[key])) return input[key].join(" ");
+  }
+  return JSON.stringify(input).slice(0, 200);
+}
+
+/** @param {any} card @param {Set<string>} opened */
+function cardEl(card, opened) {
+  const plan = card.plan || [];
+  const commands = card.commands || [];
+  const files = card.files || [];
+  const errors = card.errors || [];
+  const failed = commands.filter((c) => c.error).length;
+  const head = [card.head, card.cost_usd ? cost(card.cost_usd) : ""].filter(Boolean).join(" · ");
+  const body = el("div", { class: "card-body" },
+    card.asked ? el("p", { class: "asked" }, "asked “", card.asked, "”") : null,
+    el("div", { class: "card-folds" },
+      plan.length ? fold(`plan:${card.first_seq}`, opened,
+        `plan (${plan.filter((p) => p.status === "completed").length}/${plan.length} done)`,
+        el("ul", { class: "plan" }, plan.map((p) => el("li", { "data-status": p.status }, p.text)))) : null,
+      commands.length ? fold(`cmds:${card.first_seq}`, opened,
+        `${commands.length} command${commands.length > 1 ? "s" : ""}${failed ? ` (${failed} failed)` : ""}`,
+        el("ul", { class: "commands" }, commands.map((c) => el("li", { class: c.error ? "error" : "" },
+          el("code", {}, c.command), c.exit !== null && c.exit !== undefined ? el("span", { class: "muted" }, ` exit ${c.exit}`) : null)))) : null,
+      files.length ? fold(`files:${card.first_seq}`, opened, `${files.length} file${files.length > 1 ? "s" : ""}`,
+        el("ul", { class: "files" }, files.map((f) => el("li", {}, el("code", {}, f))))) : null),
+    errors.length ? el("ul", { class: "errors" }, errors.map((e) => el("li", { class: "error" }, e))) : null);
+  const key = `card:${card.first_seq}`;
+  const node = el("details", { class: `card outcome-${String(card.outcome).replace(/ /g, "-")}`, "data-fold": key, "data-card": card.first_seq, open: !opened.has(`closed:${key}`) },
+    el("summary", { class: "card-head" }, head), body);
+  node.addEventListener("toggle", () => {
+    if (/** @type {HTMLDetailsElement} */ (node).open) opened.delete(`closed:${key}`);
+    else opened.add(`closed:${key}`);
+  });
+  return node;
+}
+
+/** @param {any} ev @param {string} cls @param {...any} body */
+function box(ev, cls, ...body) {
+  return el("div", { class: `event ${cls}`, "data-seq": ev.seq, "data-kind": ev.kind },
+    el("div", { class: "event-meta" }, el("time", { datetime: ev.at, title: exact(ev.at) }, (ev.at || "").slice(11, 19)),
+      el("span", { class: "seq" }, `#${ev.seq}`), ev.agent ? el("span", { class: "agent" }, ev.agent) : null),
+    ...body);
+}
+
+/**
+ * Events (plain records) and cards as DOM, grouped by turn.
+ * @param {any[]} events @param {Map<number, any>} cards @param {Set<string>} opened
+ */
+export function renderEvents(events, cards, opened) {
+  const out = document.createDocumentFragment();
+  /** @type {HTMLElement|DocumentFragment} */
+  let turn = out;
+  /** @type {Map<string, {node: HTMLElement, body: HTMLElement, summary: HTMLElement}>} */
+  const calls = new Map();
+  /** @type {{id: string, body: HTMLElement, agents: Map<string, HTMLElement>}[]} */
+  const open = []; // main-agent calls waiting for their result: sub-agent events nest there
+
+  const targetFor = (/** @type {any} */ ev) => {
+    if (!ev.agent || !open.length) return turn;
+    const parent = open[open.length - 1];
+    if (!parent.agents.has(ev.agent)) {
+      const nest = el("div", { class: "subagent", "data-agent": ev.agent }, el("div", { class: "subagent-name" }, `sub-agent ${ev.agent}`));
+      parent.body.append(nest);
+      parent.agents.set(ev.agent, nest);
+      const details = parent.body.closest("details");
+      if (details) details.classList.add("has-subagent");
+    }
+    return /** @type {HTMLElement} */ (parent.agents.get(ev.agent));
+  };
+
+  for (const ev of events) {
+    if (ev.kind === "message" && !ev.agent) {
+      const card = cards.get(ev.seq);
+      turn = el("section", { class: "turn", "data-turn": ev.seq });
+      out.append(turn);
+      if (card) turn.append(cardEl(card, opened));
+      turn.append(box(ev, "message", ev.command ? el("code", {}, ev.command) : null, prose(ev.text || "")));
+      continue;
+    }
+    const target = targetFor(ev);
+    switch (ev.kind) {
+      case "reply": {
+        const parts = [];
+        if (ev.thinking) parts.push(fold(`think:${ev.seq}`, opened, "thinking", el("pre", { class: "output" }, ev.thinking)));
+        if (ev.text) parts.push(prose(ev.text));
+        const node = box(ev, "reply", parts);
+        for (const c of ev.calls || []) {
+          const summary = el("summary", {}, el("span", { class: "tool" }, c.tool), " ", el("code", { class: "call-line" }, callLine(c.input)));
+          const body = el("div", { class: "call-body" }, el("div", { class: "label" }, "input"), preText(typeof c.input === "string" ? c.input : JSON.stringify(c.input, null, 2)));
+          const key = `call:${c.id}`;
+          const details = el("details", { class: "call", "data-call": c.id, "data-fold": key, open: opened.has(key) }, summary, body);
+          details.addEventListener("toggle", () => (/** @type {HTMLDetailsElement} */ (details).open ? opened.add(key) : opened.delete(key)));
+          node.append(details);
+          calls.set(c.id, { node: details, body, summary });
+          if (!ev.agent) open.push({ id: c.id, body, agents: new Map() });
+        }
+        target.append(node);
+        break;
+      }
+      case "result": {
+        const call = calls.get(ev.call);
+        const status = ev.error ? `error${ev.exit !== undefined && ev.exit !== null ? ` · exit ${ev.exit}` : ""}` : ev.exit !== undefined && ev.exit !== null ? `exit ${ev.exit}` : "";
+        const result = el("div", { class: `result${ev.error ? " error" : ""}`, "data-seq": ev.seq, "data-kind": "result" },
+          el("div", { class: "label" }, "result ", el("span", { class: "seq" }, `#${ev.seq}`), status ? ` · ${status}` : ""),
+          preText(ev.output || ""));
+        if (call) {
+          call.body.append(result);
+          if (status) call.summary.append(el("span", { class: `call-status${ev.error ? " error" : ""}` }, status));
+          if (ev.error) call.node.classList.add("error");
+          const at = open.findIndex((o) => o.id === ev.call);
+          if (at >= 0) open.splice(at, 1);
+        } else {
+          target.append(box(ev, "result-alone", el("div", { class: "label" }, ev.tool || "result"), result));
+        }
+        break;
+      }
+      case "context.compact":
+        out.append(el("div", { class: "compaction", role: "separator", "data-seq": ev.seq, "data-kind": ev.kind },
+          el("div", { class: "compaction-line" }, `compaction · note of seq ${ev.first_seq}–${ev.last_seq}`),
+          el("p", { class: "compaction-note" }, ev.note || "")));
+        turn = out;
+        break;
+      default:
+        target.append(renderOther(ev));
+    }
+  }
+  return out;
+}
+
+/** @param {any} ev */
+function renderOther(ev) {
+  switch (ev.kind) {
+    case "message":
+      return box(ev, "message sub", prose(ev.text || ""));
+    case "error":
+      return box(ev, "error-event error", el("strong", {}, "error "), el("span", {}, ev.text || ""));
+    case "plan":
+      return box(ev, "plan-event", el("div", { class: "label" }, "plan"),
+        el("ul", { class: "plan" }, (ev.items || []).map((/** @type {any} */ p) => el("li", { "data-status": p.status || "pending" }, p.text))));
+    case "turn.end":
+      return box(ev, `turn-end${ev.status === "failed" ? " error" : ""}`,
+        [ev.status, duration(ev.duration_ms), cost(ev.cost_usd)].filter(Boolean).join(" · "));
+    case "approval.ask":
+      return box(ev, "asking", el("strong", {}, "waiting for an answer: "), el("code", {}, `${ev.tool} ${callLine(ev.input)}`));
+    case "approval.answer":
+      return box(ev, "meta-event", ev.allowed ? "allowed" : "refused");
+    case "session.start":
+      return box(ev, "meta-event", `started in ${ev.project}`, ev.branch ? ` on ${ev.branch}` : "", ev.origin?.tool ? ` · ${ev.origin.tool}` : "");
+    case "session.title":
+      return box(ev, "meta-event", ev.title ? `named “${ev.title}” by ${ev.actor || "person"}` : "name taken back");
+    case "session.archive":
+      return box(ev, "meta-event", ev.archived === false ? "unarchived" : "archived");
+    case "session.close":
+    case "session.resume":
+      return box(ev, "meta-event", ev.kind === "session.close" ? "closed" : "resumed");
+    default:
+      return box(ev, "opaque", fold(`raw:${ev.seq}`, new Set(), `record of kind ${ev.kind || "unknown"}`, el("pre", { class: "output" }, JSON.stringify(ev, null, 2))));
+  }
+}

@@ -1,0 +1,150 @@
+// @ts-check
+// The task header: the title (pencil or double click renames: Enter or leaving saves,
+// Escape keeps the old name), Archive/Unarchive and Delete… (asks first) for closed tasks,
+// a History button, and the task's project, branch, agent and cost.
+
+import { api } from "./api.js";
+import { clear, cost, el } from "./dom.js";
+
+/**
+ * @param {{titleBox: HTMLElement, actions: HTMLElement, meta: HTMLElement,
+ *   dialog: HTMLDialogElement, onChanged: (task: any) => void, onDeleted: (id: string) => void,
+ *   onHistory: () => void, onError: (message: string) => void}} options
+ */
+export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDeleted, onHistory, onError }) {
+  /** @type {any} */
+  let task = null;
+  let historyOpen = false;
+
+  function showTitle() {
+    clear(titleBox);
+    if (!task) {
+      titleBox.append(el("h1", { class: "task-name" }, "nodwyn"));
+      return;
+    }
+    const name = el("h1", { class: "task-name", title: "Double click to rename", "data-title": "" }, task.title);
+    name.addEventListener("dblclick", startRename);
+    titleBox.append(
+      name,
+      el("button", { type: "button", class: "icon", "aria-label": "Rename", title: "Rename", onclick: startRename }, "✎"),
+    );
+  }
+
+  function startRename() {
+    if (!task) return;
+    const before = task.title;
+    const field = /** @type {HTMLInputElement} */ (
+      el("input", { class: "title-field", "aria-label": "Task name", maxlength: "120", value: before })
+    );
+    let done = false;
+    const finish = async (/** @type {boolean} */ save) => {
+      if (done) return;
+      done = true;
+      const title = field.value.trim();
+      if (!save || title === before || !title) {
+        showTitle();
+        return;
+      }
+      try {
+        task = await api.rename(task.id, title);
+        showTitle();
+        onChanged(task);
+      } catch (err) {
+        showTitle();
+        onError(`Could not rename: ${err.message}`);
+      }
+    };
+    field.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        finish(true);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        event.stopPropagation();
+        finish(false);
+      }
+    });
+    field.addEventListener("blur", () => finish(true));
+    clear(titleBox).append(field);
+    field.focus();
+    field.select();
+  }
+
+  async function setArchived(/** @type {boolean} */ archived) {
+    try {
+      task = await api.archive(task.id, archived);
+      show(task, historyOpen);
+      onChanged(task);
+    } catch (err) {
+      onError(`Could not ${archived ? "archive" : "unarchive"}: ${err.message}`);
+    }
+  }
+
+  function askDelete() {
+    const text = dialog.querySelector("[data-confirm-text]");
+    if (text) text.textContent = `Delete “${task.title}” and everything nodwyn keeps of it? This cannot be undone.`;
+    dialog.returnValue = "";
+    const id = task.id;
+    dialog.addEventListener(
+      "close",
+      async () => {
+        if (dialog.returnValue !== "ok") return;
+        try {
+          await api.remove(id);
+          onDeleted(id);
+        } catch (err) {
+          onError(`Could not delete: ${err.message}`);
+        }
+      },
+      { once: true },
+    );
+    dialog.showModal();
+  }
+
+  function showActions() {
+    clear(actions);
+    if (!task) return;
+    actions.append(
+      el("button", { type: "button", "aria-pressed": String(historyOpen), onclick: onHistory, title: "All of this task's turns" }, "History"),
+    );
+    if (task.state !== "closed") return; // open tasks are closed by their agent first
+    actions.append(
+      el("button", { type: "button", onclick: () => setArchived(!task.archived) }, task.archived ? "Unarchive" : "Archive"),
+      el("button", { type: "button", class: "danger", onclick: askDelete }, "Delete…"),
+    );
+  }
+
+  function showMeta() {
+    clear(meta);
+    if (!task) return;
+    const agent = [task.origin === "claude-code" ? "Claude Code" : task.origin === "codex" ? "Codex" : task.origin, task.model]
+      .filter(Boolean)
+      .join(" · ");
+    const parts = [
+      el("span", { class: "mono", title: task.project, "data-meta": "project" }, task.project),
+      task.branch ? el("span", { class: "mono", "data-meta": "branch", title: "branch" }, task.branch) : null,
+      el("span", { "data-meta": "agent" }, agent),
+      task.cost_usd !== null && task.cost_usd !== undefined
+        ? el("span", { "data-meta": "cost", title: "cost so far" }, cost(task.cost_usd))
+        : null,
+      task.state !== "closed" ? el("span", { class: `state state-${task.state.replace(/ /g, "-")}` }, task.state) : null,
+      task.archived ? el("span", { class: "state" }, "archived") : null,
+    ].filter(Boolean);
+    parts.forEach((part, i) => {
+      if (i) meta.append(el("span", { class: "sep", "aria-hidden": "true" }, "·"));
+      meta.append(/** @type {Node} */ (part));
+    });
+  }
+
+  /** @param {any} next @param {boolean} [history] */
+  function show(next, history = false) {
+    const renaming = titleBox.querySelector(".title-field") && next && task && next.id === task.id;
+    task = next;
+    historyOpen = history;
+    if (!renaming) showTitle(); // a refresh never takes a half-typed name away
+    showActions();
+    showMeta();
+  }
+
+  return { show, current: () => task };
+}

@@ -1,0 +1,111 @@
+// @ts-check
+// Search results in the pane: grouped by task, then turn (the card's head line), then events
+// with their time, heading and up to three snippet lines, the matched words marked. Only the
+// answer to the latest question is shown: an earlier request is aborted, and an answer that
+// arrives after the person moved on is dropped.
+
+import { api } from "./api.js";
+import { clear, el, exact, marked, pathParts, relative } from "./dom.js";
+
+export const SCOPES = { task: "this task", project: "earlier tasks in this project", all: "all tasks" };
+
+/**
+ * @param {{pane: HTMLElement, href: (task: string, seq: number) => string,
+ *   onOpen: (task: string, seq: number) => void,
+ *   failure: (message: string, retry: () => void) => HTMLElement}} options
+ */
+export function createResults({ pane, href, onOpen, failure }) {
+  let asked = 0; // number of the latest question
+  /** @type {AbortController|null} */
+  let inFlight = null;
+
+  /** @param {{q: string, scope: string, task: string}} query */
+  async function run(query) {
+    const mine = ++asked;
+    inFlight?.abort();
+    const controller = new AbortController();
+    inFlight = controller;
+    clear(pane).append(el("p", { class: "muted loading", "data-searching": "" }, `Searching ${SCOPES[/** @type {keyof SCOPES} */ (query.scope)] || ""} for “${query.q}”…`));
+    try {
+      const results = await api.search(
+        { q: query.q, scope: query.scope, task: query.scope === "all" ? "" : query.task },
+        controller.signal,
+      );
+      if (mine !== asked) return; // the person asked something else meanwhile
+      show(query, results);
+    } catch (err) {
+      if (mine !== asked || (err instanceof DOMException && err.name === "AbortError")) return;
+      clear(pane).append(failure(`Search failed: ${err.message}`, () => run(query)));
+    }
+  }
+
+  /** @param {{q: string, scope: string, task: string}} query @param {any} results */
+  function show(query, results) {
+    clear(pane);
+    const turns = results.turns || [];
+    /** @type {Map<string, any[]>} */
+    const byTask = new Map();
+    for (const turn of turns) {
+      if (!byTask.has(turn.task)) byTask.set(turn.task, []);
+      byTask.get(turn.task)?.push(turn);
+    }
+    const scope = SCOPES[/** @type {keyof SCOPES} */ (query.scope)] || query.scope;
+    pane.append(el("h2", { class: "pane-title", "data-results-title": "" },
+      turns.length
+        ? `${turns.length} turn${turns.length > 1 ? "s" : ""} in ${byTask.size} task${byTask.size > 1 ? "s" : ""} for “${query.q}” in ${scope}`
+        : `Nothing found for “${query.q}” in ${scope}`));
+    if (!turns.length) {
+      pane.append(el("p", { class: "empty muted", "data-empty": "results" },
+        query.scope === "all" ? "Try fewer or other words." : "Try fewer words, or search All tasks."));
+    }
+    if ((results.incomplete || []).length) {
+      pane.append(el("p", { class: "muted" }, `Not searched (being indexed or unreadable): ${results.incomplete.length} task(s).`));
+    }
+    const terms = results.terms || [];
+    const list = el("div", { class: "results", "data-results": "" });
+    for (const [task, group] of byTask) {
+      const { name } = pathParts(group[0].project || "");
+      list.append(el("section", { class: "result-task", "data-result-task": task },
+        el("h3", {}, el("span", {}, group[0].title), el("span", { class: "muted mono", title: group[0].project }, ` ${name}`)),
+        group.map((turn) => turnEl(turn, terms))));
+    }
+    pane.append(list);
+    pane.scrollTop = 0;
+  }
+
+  /** @param {any} turn @param {string[]} terms */
+  function turnEl(turn, terms) {
+    const events = turn.events || [];
+    const head = el("div", { class: "result-turn-head", title: exact(turn.at) }, marked(turn.head || "", terms));
+    const items = events.length
+      ? events.map((/** @type {any} */ ev) => link(turn.task, ev.seq,
+        el("div", { class: "result-event-head" },
+          el("time", { datetime: ev.at, title: exact(ev.at) }, relative(ev.at)),
+          el("span", { class: "heading" }, marked(ev.heading || ev.kind, terms))),
+        (ev.lines || []).slice(0, 3).map((/** @type {string} */ line) => el("div", { class: "snippet" }, marked(line, terms)))))
+      : [link(turn.task, turn.first_seq, el("div", { class: "result-event-head" }, "open this turn"))];
+    return el("div", { class: "result-turn", "data-result-turn": turn.first_seq }, head, items);
+  }
+
+  /** @param {string} task @param {number} seq @param {...any} body */
+  function link(task, seq, ...body) {
+    return el("a", {
+      class: "result-event", href: href(task, seq), "data-hit": seq, "data-hit-task": task,
+      onclick: (/** @type {MouseEvent} */ event) => {
+        if (event.ctrlKey || event.metaKey || event.shiftKey || event.button) return;
+        event.preventDefault();
+        onOpen(task, seq);
+      },
+    }, ...body);
+  }
+
+  return {
+    run,
+    /** Forget any question in flight (the person left the results). */
+    cancel() {
+      asked++;
+      inFlight?.abort();
+      inFlight = null;
+    },
+  };
+}

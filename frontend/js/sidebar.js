@@ -1,0 +1,222 @@
+// @ts-check
+// The task list (ADR 0039): what needs an answer first, then every other task under its
+// project folder (newest activity first, folders in the order of their newest task), five a
+// folder with "Show N more", machine runs and the archive folded at the end. A folder's fold
+// is remembered in localStorage; the filter shows matches in every folder and the archive.
+
+import { clear, el, pathParts, timeEl } from "./dom.js";
+
+const PER_FOLDER = 5;
+const FOLDS_KEY = "nodwyn.folds";
+
+/** @typedef {{id: string, title: string, project: string, archived: boolean, state: string,
+ *   last_activity: string, machine: boolean, origin: string}} Task */
+
+/** @returns {Record<string, boolean>} */
+function loadFolds() {
+  try {
+    return JSON.parse(localStorage.getItem(FOLDS_KEY) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * @param {{list: HTMLElement, filter: HTMLInputElement, href: (id: string) => string,
+ *          onOpen: (id: string) => void}} options
+ */
+export function createSidebar({ list, filter, href, onOpen }) {
+  /** @type {Task[]} */
+  let tasks = [];
+  let selected = "";
+  let loaded = false;
+  const folds = loadFolds();
+  /** @type {Set<string>} */
+  const expanded = new Set();
+
+  function toggleFold(/** @type {string} */ key) {
+    folds[key] = !isFolded(key);
+    localStorage.setItem(FOLDS_KEY, JSON.stringify(folds));
+    render();
+  }
+
+  /** Archived and machine runs start folded; folders start open. @param {string} key */
+  function isFolded(key) {
+    if (key in folds) return folds[key];
+    return key === ":archived" || key === ":machine";
+  }
+
+  /** @param {Task} task */
+  function item(task) {
+    const marks = task.state === "needs an answer" || task.state === "running" ? task.state : "";
+    return el(
+      "a",
+      {
+        class: "task-item",
+        href: href(task.id),
+        "data-task": task.id,
+        "data-state": task.state,
+        "aria-current": task.id === selected ? "page" : null,
+        onclick: (/** @type {MouseEvent} */ event) => {
+          if (event.ctrlKey || event.metaKey || event.shiftKey || event.button) return;
+          event.preventDefault();
+          onOpen(task.id);
+        },
+      },
+      marks ? el("span", { class: "dot", title: marks, "aria-label": marks }) : null,
+      el("span", { class: "task-title" }, task.title),
+      timeEl(task.last_activity),
+    );
+  }
+
+  /**
+   * A foldable group: heading button, up to PER_FOLDER items, "Show N more".
+   * @param {string} key @param {any} label @param {Task[]} group @param {string} [hover]
+   */
+  function section(key, label, group, hover, filtering = false) {
+    const folded = !filtering && isFolded(key);
+    const limit = filtering || expanded.has(key) ? group.length : PER_FOLDER;
+    const heading = el(
+      "button",
+      {
+        type: "button",
+        class: "group-heading",
+        "aria-expanded": String(!folded),
+        title: hover || null,
+        "data-group": key,
+        onclick: () => toggleFold(key),
+      },
+      el("span", { class: "chevron", "aria-hidden": "true" }, folded ? "▸" : "▾"),
+      label,
+    );
+    const body = folded
+      ? null
+      : el("div", { class: "group-items" }, group.slice(0, limit).map(item));
+    const more =
+      !folded && group.length > limit
+        ? el(
+            "button",
+            {
+              type: "button",
+              class: "show-more",
+              onclick: () => {
+                expanded.add(key);
+                render();
+              },
+            },
+            `Show ${group.length - limit} more`,
+          )
+        : null;
+    return el("section", { class: "group", "data-group-key": key }, heading, body, more);
+  }
+
+  function folderLabels(/** @type {string[]} */ projects) {
+    /** @type {Record<string, number>} */
+    const count = {};
+    for (const project of projects) {
+      const { name } = pathParts(project);
+      count[name] = (count[name] || 0) + 1;
+    }
+    /** @type {Record<string, string>} */
+    const labels = {};
+    for (const project of projects) {
+      const { name, parent } = pathParts(project);
+      labels[project] = count[name] > 1 && parent ? `${parent}/${name}` : name;
+    }
+    return labels;
+  }
+
+  function render() {
+    const scrollTop = list.scrollTop;
+    clear(list);
+    const words = filter.value.trim().toLowerCase();
+    const filtering = words.length > 0;
+    const shown = filtering
+      ? tasks.filter((t) => `${t.title}\n${t.project}`.toLowerCase().includes(words))
+      : tasks;
+    if (!shown.length) {
+      list.append(emptyList(filtering));
+      return;
+    }
+    const live = shown.filter((t) => !t.archived);
+    const asking = live.filter((t) => t.state === "needs an answer");
+    const machine = live.filter((t) => t.machine && t.state !== "needs an answer");
+    const rest = live.filter((t) => !t.machine && t.state !== "needs an answer");
+    const archived = shown.filter((t) => t.archived);
+    /** @type {Map<string, Task[]>} */
+    const folders = new Map(); // insertion order = order of each folder's newest task
+    for (const task of rest) {
+      if (!folders.has(task.project)) folders.set(task.project, []);
+      folders.get(task.project)?.push(task);
+    }
+    const labels = folderLabels([...folders.keys()]);
+    if (asking.length) {
+      list.append(
+        el("section", { class: "group asking", "data-group-key": ":asking" },
+          el("h2", { class: "group-title" }, "Needs an answer"),
+          el("div", { class: "group-items" }, asking.map(item))),
+      );
+    }
+    for (const [project, group] of folders) {
+      list.append(section(project, labels[project], group, project, filtering));
+    }
+    if (machine.length) list.append(section(":machine", `Machine runs (${machine.length})`, machine, "", filtering));
+    if (archived.length) list.append(section(":archived", `Archived (${archived.length})`, archived, "", filtering));
+    list.scrollTop = scrollTop; // a refresh never moves what the person is reading
+  }
+
+  function emptyList(/** @type {boolean} */ filtering) {
+    if (!loaded) return el("p", { class: "muted empty-list" }, "Loading tasks…");
+    if (filtering) return el("p", { class: "muted empty-list" }, `No task matches “${filter.value.trim()}”.`);
+    return el("div", { class: "empty-list", "data-empty": "tasks" },
+      el("p", {}, "No tasks yet."),
+      el("p", { class: "muted" }, "nodwyn reads Claude Code's sessions in ~/.claude/projects and Codex's in ~/.codex/sessions."),
+      el("p", { class: "muted" }, "Import them with ", el("code", {}, "nodwyn import claude"), " or ",
+        el("code", {}, "nodwyn import codex"), "; a folder with ", el("code", {}, "nodwyn import claude PATH"), "."));
+  }
+
+  filter.addEventListener("input", render);
+  filter.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && filter.value) {
+      filter.value = "";
+      render();
+    } else if (event.key === "ArrowDown") {
+      event.preventDefault();
+      /** @type {HTMLElement|null} */ (list.querySelector(".task-item, button"))?.focus();
+    }
+  });
+  list.addEventListener("keydown", (event) => moveFocus(list, event));
+
+  return {
+    /** @param {Task[]} next */
+    setTasks(next) {
+      tasks = next;
+      loaded = true;
+      render();
+    },
+    /** @param {string} id */
+    select(id) {
+      selected = id;
+      for (const node of list.querySelectorAll(".task-item")) {
+        if (node instanceof HTMLElement) {
+          if (node.dataset.task === id) node.setAttribute("aria-current", "page");
+          else node.removeAttribute("aria-current");
+        }
+      }
+    },
+    /** @param {string} id */
+    find: (id) => tasks.find((task) => task.id === id),
+    all: () => tasks,
+  };
+}
+
+/** Arrow keys move between the focusable things of a list. @param {HTMLElement} root @param {KeyboardEvent} event */
+export function moveFocus(root, event) {
+  if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+  const items = [...root.querySelectorAll("a[href], button:not([disabled])")];
+  const at = items.indexOf(/** @type {Element} */ (document.activeElement));
+  if (at < 0) return;
+  event.preventDefault();
+  const next = items[at + (event.key === "ArrowDown" ? 1 : -1)];
+  if (next instanceof HTMLElement) next.focus();
+}

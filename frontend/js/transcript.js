@@ -1,0 +1,177 @@
+// @ts-check
+// The transcript pane: a task's latest events (live), or a historical window around one
+// event (a search hit or a turn opened from the history panel) with the event highlighted
+// and its folds open. "Earlier" and "Later" read at most 500 more records each. Nothing
+// here writes: historical views never change a task.
+
+import { api } from "./api.js";
+import { clear, el, timeEl } from "./dom.js";
+import { renderEvents } from "./events.js";
+
+const PAGE = 500;
+
+/**
+ * @param {{pane: HTMLElement, onBack: () => void, onOpenTurn: (seq: number) => void,
+ *          failure: (message: string, retry: () => void) => HTMLElement}} options
+ */
+export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
+  /** @type {{task: string, hit: number|null, events: any[], cards: Map<number, any>,
+   *   hasEarlier: boolean, hasLater: boolean, total: number, backLabel: string}|null} */
+  let view = null;
+  /** @type {Set<string>} */
+  let opened = new Set();
+  let loading = 0; // the number of the latest load: an older answer is dropped
+
+  /** @param {string} task @param {number|null} hit @param {string} backLabel */
+  async function load(task, hit, backLabel) {
+    const mine = ++loading;
+    clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
+    try {
+      const [window_, cards] = await Promise.all([
+        api.context(task, { seq: hit, before: 40, after: 40 }),
+        api.cards(task),
+      ]);
+      if (mine !== loading) return;
+      if (!view || view.task !== task) opened = new Set();
+      view = {
+        task, hit, events: window_.events, cards: new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c])),
+        hasEarlier: window_.has_earlier, hasLater: window_.has_later, total: window_.total, backLabel,
+      };
+      render();
+      if (hit !== null) reveal(hit);
+      else pane.scrollTop = pane.scrollHeight;
+    } catch (err) {
+      if (mine !== loading) return;
+      clear(pane).append(failure(`Could not read this task: ${err.message}`, () => load(task, hit, backLabel)));
+    }
+  }
+
+  /** Read a page of up to 500 more records before or after what is shown. @param {boolean} earlier */
+  async function more(earlier) {
+    if (!view) return;
+    const current = view;
+    const mine = ++loading;
+    const seq = earlier ? current.events[0].seq - 1 : current.events[current.events.length - 1].seq + 1;
+    const around = earlier ? { seq, before: PAGE - 1, after: 0 } : { seq, before: 0, after: PAGE - 1 };
+    try {
+      const page = await api.context(current.task, around);
+      if (mine !== loading || view !== current) return;
+      const anchor = earlier ? pane.querySelector("[data-seq]") : null;
+      const offset = anchor ? anchor.getBoundingClientRect().top : 0;
+      const known = new Set(current.events.map((e) => e.seq));
+      const fresh = page.events.filter((/** @type {any} */ e) => !known.has(e.seq));
+      current.events = earlier ? [...fresh, ...current.events] : [...current.events, ...fresh];
+      if (earlier) current.hasEarlier = page.has_earlier;
+      else current.hasLater = page.has_later;
+      render();
+      if (anchor instanceof HTMLElement) {
+        const again = pane.querySelector(`[data-seq="${anchor.dataset.seq}"]`);
+        if (again) pane.scrollTop += again.getBoundingClientRect().top - offset; // nothing jumps
+      }
+    } catch (err) {
+      if (mine === loading) pane.prepend(failure(`Could not read more: ${err.message}`, () => more(earlier)));
+    }
+  }
+
+  function render() {
+    if (!view) return;
+    const scroll = pane.scrollTop;
+    clear(pane);
+    const historical = view.hit !== null;
+    if (historical) {
+      pane.append(el("div", { class: "banner", "data-historical": "" },
+        el("span", {}, `Historical view around event #${view.hit}`),
+        el("button", { type: "button", class: "link", onclick: onBack }, view.backLabel)));
+    }
+    if (!view.events.length) {
+      pane.append(el("p", { class: "empty muted" }, "This task has no events yet."));
+      return;
+    }
+    const first = view.events[0].seq;
+    const last = view.events[view.events.length - 1].seq;
+    if (view.hasEarlier) {
+      pane.append(el("button", { type: "button", class: "page-button", "data-earlier": "", onclick: () => more(true) },
+        `Earlier (events before #${first})`));
+    }
+    pane.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened)));
+    if (view.hasLater) {
+      pane.append(el("button", { type: "button", class: "page-button", "data-later": "", onclick: () => more(false) },
+        `Later (events after #${last})`));
+    }
+    pane.append(el("p", { class: "muted window-note" }, `events #${first}–#${last} of ${view.total}`));
+    if (historical && view.hit !== null) mark(view.hit);
+    pane.scrollTop = scroll;
+  }
+
+  /** Highlight an event and open every fold around it. @param {number} seq */
+  function mark(seq) {
+    const node = pane.querySelector(`.events [data-seq="${seq}"]`);
+    if (!node) return null;
+    node.classList.add("hit");
+    node.setAttribute("data-hit", "");
+    for (let up = node.parentElement; up && up !== pane; up = up.parentElement) {
+      if (up instanceof HTMLDetailsElement) up.open = true;
+    }
+    for (const inner of node.querySelectorAll("details.call")) {
+      if (inner instanceof HTMLDetailsElement) inner.open = true; // a reply's calls: show them
+    }
+    return node;
+  }
+
+  /** @param {number} seq */
+  function reveal(seq) {
+    const node = mark(seq);
+    if (node) node.scrollIntoView({ block: "center" });
+  }
+
+  /** The history panel: all of a task's cards, each opening its turn. @param {string} task */
+  async function history(task) {
+    const mine = ++loading;
+    view = null;
+    clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
+    try {
+      const { cards } = await api.cards(task);
+      if (mine !== loading) return;
+      clear(pane);
+      pane.append(el("h2", { class: "pane-title" }, `History · ${cards.length} turn${cards.length === 1 ? "" : "s"}`));
+      if (!cards.length) pane.append(el("p", { class: "empty muted" }, "No turns yet."));
+      pane.append(el("ol", { class: "history", "data-history": "" }, cards.map((/** @type {any} */ card) =>
+        el("li", {}, el("button", { type: "button", class: `history-item outcome-${String(card.outcome).replace(/ /g, "-")}`,
+          "data-turn-seq": card.first_seq, onclick: () => onOpenTurn(card.first_seq) },
+        el("span", { class: "history-head" }, card.head), timeEl(card.at))))));
+    } catch (err) {
+      if (mine === loading) clear(pane).append(failure(`Could not read the history: ${err.message}`, () => history(task)));
+    }
+  }
+
+  return {
+    /** @param {string} task */
+    live: (task) => load(task, null, ""),
+    /** @param {string} task @param {number} seq @param {string} backLabel */
+    around: (task, seq, backLabel) => load(task, seq, backLabel),
+    history,
+    /** Read the live view again after a change, keeping the reader's place. @param {string} task */
+    async refresh(task) {
+      if (!view || view.task !== task || view.hit !== null || view.hasLater) return;
+      const atBottom = pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 40;
+      try {
+        const mine = ++loading;
+        const [window_, cards] = await Promise.all([api.context(task, {}), api.cards(task)]);
+        if (mine !== loading || !view || view.task !== task) return;
+        const from = window_.events.length ? window_.events[0].seq : Infinity;
+        view.events = [...view.events.filter((e) => e.seq < from), ...window_.events];
+        view.cards = new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c]));
+        view.hasEarlier = view.events.length ? view.events[0].seq > 1 : false;
+        view.total = window_.total;
+        render();
+        if (atBottom) pane.scrollTop = pane.scrollHeight;
+      } catch {
+        // the next change will try again; the page keeps what it shows
+      }
+    },
+    cancel: () => {
+      loading++;
+      view = null;
+    },
+  };
+}

@@ -1,0 +1,293 @@
+"""The HTTP API, called in-process through WSGI: guard, error shape, routes, change feed."""
+
+import io
+import json
+import re
+import shutil
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from wsgiref.util import setup_testing_defaults
+
+import pytest
+from nodwyn import api, demo
+from nodwyn.log import records
+
+TOKEN = "secret-token-for-tests"
+PORT = "8765"
+APP_DIR = Path(__file__).resolve().parents[1] / "app"
+
+
+class Client:
+    """Calls a WSGI app in-process, as the browser would through the server."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def request(self, method, path, body=None, token=TOKEN, host=f"127.0.0.1:{PORT}", headers=()):
+        path, _, query = path.partition("?")
+        data = (
+            body if isinstance(body, bytes) else b"" if body is None else json.dumps(body).encode()
+        )
+        environ = {
+            "REQUEST_METHOD": method,
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "SERVER_PORT": PORT,
+            "HTTP_HOST": host,
+            "CONTENT_LENGTH": str(len(data)),
+            "CONTENT_TYPE": "application/json",
+            "wsgi.input": io.BytesIO(data),
+            "wsgi.errors": io.StringIO(),
+        }
+        if token is not None:
+            environ["HTTP_X_NODWYN_TOKEN"] = token
+        for name, value in headers:
+            environ["HTTP_" + name.upper().replace("-", "_")] = value
+        setup_testing_defaults(environ)
+        seen = {}
+
+        def start_response(status, response_headers, exc_info=None):
+            seen["status"] = int(status.split()[0])
+            seen["headers"] = {key.lower(): value for key, value in response_headers}
+
+        body_out = b"".join(self.app(environ, start_response))
+        return Response(seen["status"], seen["headers"], body_out)
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request("POST", path, body, **kw)
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    @property
+    def json(self):
+        return json.loads(self.body)
+
+
+def assert_error_shape(response, status):
+    assert response.status == status, response.body
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.headers["cache-control"] == "no-store"
+    data = response.json
+    assert set(data) == {"ok", "error", "status"}
+    assert data["ok"] is False and data["status"] == status
+    assert isinstance(data["error"], str) and data["error"]
+
+
+@pytest.fixture
+def store(data_dir):
+    return demo.make_demo(data_dir)
+
+
+@pytest.fixture
+def client(store):
+    return Client(api.make_app(store, TOKEN))
+
+
+# Input that each route refuses, and with which status: every route in the table needs a row,
+# so a route added without one fails the test below.
+BROKEN = {
+    ("GET", "/"): ("/?token=wrong", None, 403),
+    ("GET", "/static/<path:path>"): ("/static/../../pyproject.toml", None, 404),
+    ("GET", "/api/tasks"): ("/api/tasks", None, 405),  # takes no input: a wrong method
+    ("GET", "/api/tasks/<task>"): ("/api/tasks/no-such-task", None, 404),
+    ("POST", "/api/tasks/<task>/title"): ("/api/tasks/demo-pager-limit/title", b"{nope", 400),
+    ("POST", "/api/tasks/<task>/archive"): ("/api/tasks/demo-pager-ci/archive", b"[]", 400),
+    ("DELETE", "/api/tasks/<task>"): ("/api/tasks/demo-needs-answer", None, 409),
+    ("GET", "/api/tasks/<task>/cards"): ("/api/tasks/no-such-task/cards", None, 404),
+    ("GET", "/api/tasks/<task>/context"): ("/api/tasks/demo-pager-limit/context?seq=x", None, 400),
+    ("GET", "/api/search"): ("/api/search?q=pager&scope=nowhere", None, 400),
+    ("GET", "/api/status"): ("/api/status", None, 405),
+    ("GET", "/api/changes"): ("/api/changes?since=soon", None, 400),
+}  # fmt: skip
+
+
+def test_every_route_answers_its_errors_in_one_json_shape(store, client):
+    table = api.routes(store, TOKEN, api.Feed(store.sessions, api.Status()))
+    assert {(method, path) for method, path, _ in table} == set(BROKEN)
+    for method, path, _ in table:
+        url, body, status = BROKEN[(method, path)]
+        sent = "PUT" if status == 405 else method
+        assert_error_shape(client.request(sent, url, body), status)
+        concrete = re.sub(r"<[^>]+>", "demo-pager-limit", path).replace("<path:path>", "style.css")
+        assert_error_shape(client.request(method, concrete, host=f"evil.example:{PORT}"), 403)
+    assert_error_shape(client.get("/api/no-such-route"), 404)
+    assert_error_shape(client.get("/no-such-page"), 404)
+
+
+def test_an_uncaught_exception_is_a_json_500(store, client):
+    shutil.rmtree(store.sessions)  # listing now fails deep inside, not as a NodwynError
+    response = client.get("/api/tasks")
+    assert_error_shape(response, 500)
+    assert "internal error" in response.json["error"]
+
+
+def test_api_requests_without_the_token_are_refused(client):
+    assert_error_shape(client.get("/api/tasks", token=None), 403)
+    assert_error_shape(client.get("/api/tasks", token="guess"), 403)
+    cookie = [("Cookie", f"token={TOKEN}; X-Nodwyn-Token={TOKEN}")]
+    assert_error_shape(client.get("/api/tasks", token=None, headers=cookie), 403)
+    assert_error_shape(client.get(f"/api/tasks?token={TOKEN}", token=None), 403)
+    assert client.get("/api/tasks").status == 200
+
+
+def test_a_foreign_or_mismatched_host_is_refused_even_with_the_token(client):
+    for host in ("evil.example", f"evil.example:{PORT}", "127.0.0.1:9", f"127.0.0.2:{PORT}", ""):
+        assert_error_shape(client.get("/api/tasks", host=host), 403)
+        assert_error_shape(client.get(f"/?token={TOKEN}", host=host), 403)
+    assert client.get("/api/tasks", host=f"localhost:{PORT}").status == 200
+
+
+def test_the_page_hands_its_token_to_its_scripts_only_when_asked_with_it(client):
+    assert_error_shape(client.get("/", token=None), 403)
+    page = client.get(f"/?token={TOKEN}", token=None)
+    assert page.status == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert page.headers["cache-control"] == "no-store"
+    assert f'<meta name="nodwyn-token" content="{TOKEN}">' in page.body.decode()
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    script = client.get("/static/js/app.js", token=None)
+    assert script.status == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert TOKEN.encode() not in script.body
+
+
+def test_tasks_are_listed_archived_and_machine_runs_included(client):
+    tasks = {task["id"]: task for task in client.get("/api/tasks").json["tasks"]}
+    assert len(tasks) == 12
+    assert tasks["demo-pager-go123"]["archived"] is True
+    assert tasks["demo-machine-changelog"]["machine"] is True
+    assert tasks["demo-needs-answer"]["state"] == "needs an answer"
+    assert client.get("/api/tasks/demo-pager-flaky").json["branch"] == "fix/order"
+
+
+def test_rename_archive_and_delete_go_through_the_store(store, client):
+    renamed = client.post("/api/tasks/demo-pager-limit/title", {"title": "  Add --limit  "})
+    assert renamed.json["title"] == "Add --limit" and renamed.json["title_by"] == "person"
+    assert store.get("demo-pager-limit").title == "Add --limit"
+    assert client.post("/api/tasks/demo-pager-limit/archive", {"archived": True}).json["archived"]
+    assert store.get("demo-pager-limit").archived
+    assert not client.post("/api/tasks/demo-pager-limit/archive", {"archived": False}).json[
+        "archived"
+    ]
+    assert client.request("DELETE", "/api/tasks/demo-pager-limit").json == {"ok": True}
+    assert not store.exists("demo-pager-limit")
+    assert_error_shape(client.get("/api/tasks/demo-pager-limit"), 404)
+    too_long = client.post("/api/tasks/demo-pager-ci/title", {"title": "x" * 121})
+    assert_error_shape(too_long, 400)
+    assert_error_shape(client.post("/api/tasks/demo-pager-ci/title", {"name": "x"}), 400)
+
+
+def test_search_groups_turns_and_names_the_words_it_matched(client):
+    found = client.get("/api/search?q=TestPagerOrder&scope=all").json
+    assert found["turns"] and found["turns"][0]["task"] == "demo-pager-flaky"
+    assert "pager" in found["terms"]
+    assert all(len(event["lines"]) <= 3 for turn in found["turns"] for event in turn["events"])
+    one = client.get("/api/search?q=pager&scope=task&task=demo-pager-limit").json
+    assert {turn["task"] for turn in one["turns"]} == {"demo-pager-limit"}
+    assert_error_shape(client.get("/api/search?q=pager&scope=task"), 400)
+
+
+def test_concurrent_first_searches_see_the_same_results(client):
+    answers = []
+
+    def ask():
+        answers.append(len(client.get("/api/search?q=pager+order&scope=all").json["turns"]))
+
+    threads = [threading.Thread(target=ask) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers[0] > 0 and len(set(answers)) == 1
+
+
+def test_context_gives_at_most_81_events_around_a_seq_and_pages_of_500(client):
+    around = client.get("/api/tasks/demo-pager-index/context?seq=45").json
+    seqs = [event["seq"] for event in around["events"]]
+    assert 45 in seqs and len(seqs) == 81 and around["has_earlier"] and around["has_later"]
+    page = client.get("/api/tasks/demo-pager-index/context?seq=19&before=499&after=0").json
+    assert [event["seq"] for event in page["events"]] == list(range(1, 20))
+    latest = client.get("/api/tasks/demo-pager-index/context").json
+    assert latest["events"][-1]["seq"] == latest["total"] and not latest["has_later"]
+    cards = client.get("/api/tasks/demo-pager-index/cards").json["cards"]
+    assert [card["first_seq"] for card in cards] == sorted(card["first_seq"] for card in cards)
+
+
+def test_the_change_feed_names_changed_tasks_without_their_content(store, client):
+    start = client.get("/api/changes?since=0&wait=0").json
+    assert start["tasks"] == [] and start["progress"]["phase"] == ""
+    with store.writer("demo-pager-ci") as writer:  # as another process or the importer would
+        writer.append([records.Message(text="one more secret-looking thing")])
+    changed = client.get(f"/api/changes?since={start['version']}&wait=5").json
+    assert changed["tasks"] == ["demo-pager-ci"] and changed["version"] > start["version"]
+    assert "secret-looking" not in json.dumps(changed)
+    client.request("DELETE", "/api/tasks/demo-pager-ci")
+    gone = client.get(f"/api/changes?since={changed['version']}&wait=0").json
+    assert gone["tasks"] == ["demo-pager-ci"]
+
+
+def test_a_waiting_page_hears_progress_at_once(store):
+    status = api.Status()
+    client = Client(api.make_app(store, TOKEN, status))
+    version = client.get("/api/changes?since=0&wait=0").json["version"]
+    threading.Timer(0.2, status.set, ("importing", 120, 480)).start()
+    began = time.monotonic()
+    heard = client.get(f"/api/changes?since={version}&wait=20").json
+    assert time.monotonic() - began < 10
+    assert heard["progress"] == {"phase": "importing", "done": 120, "total": 480}
+    assert client.get("/api/status").json == heard["progress"]
+
+
+def test_the_server_answers_on_127_0_0_1_while_a_page_waits_for_changes(store):
+    server = api.Server(store).start()
+    try:
+        assert server.port > 0 and server.url.startswith(f"http://127.0.0.1:{server.port}/?token=")
+        base = f"http://127.0.0.1:{server.port}"
+
+        def call(path):
+            request = urllib.request.Request(base + path, headers={"X-Nodwyn-Token": server.token})
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.headers, json.loads(answer.read())
+
+        waiting = threading.Thread(target=call, args=("/api/changes?since=0&wait=3",))
+        waiting.start()
+        began = time.monotonic()
+        headers, listed = call("/api/tasks")  # answered while the long poll waits
+        assert time.monotonic() - began < 2.5 and len(listed["tasks"]) == 12
+        assert headers["Cache-Control"] == "no-store"
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/api/tasks", timeout=5)
+        assert refused.value.code == 403
+        refused.value.close()
+        waiting.join()
+    finally:
+        server.stop()
+
+
+def test_a_second_demo_changes_nothing_and_covers_what_the_page_shows(store, data_dir):
+    before = {path.name: path.read_bytes() for path in store.sessions.glob("*.jsonl")}
+    demo.make_demo(data_dir)
+    assert {path.name: path.read_bytes() for path in store.sessions.glob("*.jsonl")} == before
+    projects = {task.project for task in store.list(archived=None)}
+    assert {"/home/ana/src/site", "/home/ana/work/site"} <= projects
+    text = b"".join(before.values())
+    for needed in (b'"context.compact"', b'"agent":"Explore"', b'"status":"failed"',
+                   b"<script>alert(1)</script>", b"<img src=x onerror=alert(1)>"):  # fmt: skip
+        assert needed in text
+
+
+def test_only_the_api_module_imports_bottle():
+    importers = [
+        path.relative_to(APP_DIR).as_posix()
+        for path in APP_DIR.rglob("*.py")
+        if re.search(r"^\s*(import bottle|from bottle)", path.read_text(), re.M)
+    ]
+    assert importers == ["api.py"]
