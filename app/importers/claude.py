@@ -76,7 +76,7 @@ class _Line(Struct):
     entrypoint: str | None = None
     timestamp: str | None = None
     message: _Message | None = None
-    toolUseResult: msgspec.Raw | None = None  # noqa: N815 (decoded only where needed)
+    toolUseResult: msgspec.Raw = msgspec.Raw(b"null")  # noqa: N815 (decoded only if needed)
     summary: Any = None
     aiTitle: Any = None  # noqa: N815
     customTitle: Any = None  # noqa: N815
@@ -493,7 +493,7 @@ class Parser:
     def _subagent(self, line: _Line, prompt: str, agent: str | None, out: list) -> None:
         """A sub-agent's own file, placed after the call that started it."""
         agent_id = None
-        if line.toolUseResult is not None:
+        if bytes(line.toolUseResult) != b"null":
             try:
                 agent_id = _decode_agent(line.toolUseResult).agentId
             except msgspec.MsgspecError:
