@@ -129,6 +129,8 @@ class App:
             self.worker.resume()
         else:
             self.worker.pause()
+        if self.icon is not None and self.icon.visible:
+            self.icon.update_menu()  # the item's text says what a click will do next
 
     def handle(self, request: str) -> None:
         """A request from a second launch (instance.REQUESTS)."""

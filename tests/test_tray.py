@@ -1,0 +1,169 @@
+"""The tray menu with pystray's `dummy` backend: each item does what it says.
+
+The app is real (its API server on a free port, its worker following temporary agent
+folders); only the native window is replaced by a stand-in that records what the app asked
+of it, since pywebview can open a window once per process (tests/test_window.py runs the
+real one).
+"""
+
+import os
+import time
+
+os.environ["PYSTRAY_BACKEND"] = "dummy"  # before pystray loads (through nodwyn.desktop)
+
+import urllib.error  # noqa: E402
+import urllib.request  # noqa: E402
+
+import msgspec  # noqa: E402
+import pystray  # noqa: E402
+import pytest  # noqa: E402
+from nodwyn import desktop, settings  # noqa: E402
+from nodwyn.api import Server, Status  # noqa: E402
+from nodwyn.store import Store  # noqa: E402
+from nodwyn.worker import Worker  # noqa: E402
+
+
+class StandInWindow:
+    """Records the calls the app makes on pywebview's Window."""
+
+    def __init__(self):
+        self.calls: list[str] = []
+        self.scripts: list[str] = []
+        self.width, self.height, self.x, self.y = 900, 600, 40, 30
+
+    def show(self):
+        self.calls.append("show")
+
+    def restore(self):
+        self.calls.append("restore")
+
+    def hide(self):
+        self.calls.append("hide")
+
+    def destroy(self):
+        self.calls.append("destroy")
+
+    def run_js(self, script):
+        self.scripts.append(script)
+
+
+@pytest.fixture
+def app(data_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    store = Store(data_dir)
+    status = Status()
+    app = desktop.App(store, Server(store, status=status).start(), Worker(store, status, 0.2))
+    app.window = StandInWindow()
+    desktop.make_icon(app)
+    app.tray_shown = True  # as once the icon is docked
+    app.worker.start()
+    yield app
+    app.stop_work()
+
+
+def click(app, text: str) -> None:
+    for item in app.icon.menu.items:
+        if item.text == text:
+            item(app.icon)
+            return
+    raise AssertionError(f"no tray item {text!r} in {[i.text for i in app.icon.menu.items]}")
+
+
+def answers(server) -> bool:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}/api/status", headers={"X-Nodwyn-Token": server.token}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError):
+        return False
+
+
+def test_the_tests_run_pystrays_dummy_backend(app):
+    assert type(app.icon).__module__ == "pystray._base"
+    assert isinstance(app.icon, pystray.Icon)
+
+
+def test_the_menu_offers_open_search_pause_and_quit(app):
+    texts = [item.text for item in app.icon.menu.items if item is not pystray.Menu.SEPARATOR]
+    assert texts == ["Open nodwyn", "Search…", "Pause following agent logs", "Quit"]
+    assert app.icon.menu.items[0].default  # a click on the icon opens the window
+
+
+def test_open_shows_the_window_in_front(app):
+    click(app, "Open nodwyn")
+    assert app.window.calls == ["show", "restore"]
+
+
+def test_search_shows_the_window_and_focuses_the_search_box(app):
+    click(app, "Search…")
+    assert app.window.calls == ["show", "restore"]
+    assert app.window.scripts == [desktop.FOCUS_SEARCH]
+    assert "[data-search-input]" in desktop.FOCUS_SEARCH
+
+
+def test_pause_stops_following_and_the_item_then_offers_resume(app):
+    click(app, "Pause following agent logs")
+    assert app.worker.paused
+    assert app.server.status.snapshot().phase == "paused"
+    click(app, "Resume following agent logs")
+    assert not app.worker.paused
+    assert [i.text for i in app.icon.menu.items][2] == "Pause following agent logs"
+
+
+def test_quit_stops_the_worker_and_the_server_and_closes_the_window(app):
+    assert answers(app.server)
+    click(app, "Quit")
+    assert app.quitting
+    assert not app.worker._thread.is_alive()
+    assert not answers(app.server)
+    assert app.window.calls[-1] == "destroy"
+    assert app.closing() is True  # the close that destroy() sends is let through
+
+
+def test_closing_the_window_hides_it_to_the_tray_and_keeps_its_place(app, data_dir):
+    assert app.closing() is False
+    deadline = time.monotonic() + 5
+    while "hide" not in app.window.calls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert app.window.calls == ["hide"]
+    assert not app.quitting and app.worker._thread.is_alive()
+    kept = msgspec.json.decode(desktop.geometry_path(data_dir).read_bytes(), type=desktop.Geometry)
+    assert kept == desktop.Geometry(width=900, height=600, x=40, y=30)
+
+
+def test_closing_quits_when_the_setting_says_so(app, data_dir):
+    settings.update(data_dir, close_to_tray=False)
+    assert app.closing() is True
+    assert app.quitting and not app.worker._thread.is_alive()
+
+
+def test_closing_quits_when_there_is_no_tray(app):
+    app.tray_shown = False
+    assert app.closing() is True
+    assert app.quitting
+
+
+def test_a_second_launch_asking_for_search_focuses_it(app):
+    app.handle("search")
+    assert app.window.scripts == [desktop.FOCUS_SEARCH]
+    app.handle("show")
+    assert app.window.calls == ["show", "restore", "show", "restore"]
+
+
+def test_a_kept_place_off_every_screen_is_not_used():
+    class Screen:
+        x, y, width, height = 0, 0, 1280, 800
+
+    inside = desktop.Geometry(width=800, height=600, x=100, y=100)
+    outside = desktop.Geometry(width=800, height=600, x=3000, y=100)
+    assert desktop.on_a_screen(inside, [Screen()]) == inside
+    assert desktop.on_a_screen(outside, [Screen()]) == desktop.Geometry(width=800, height=600)
+
+
+def test_the_tray_icon_is_drawn():
+    image = desktop.icon_image(64)
+    assert image.size == (64, 64)
+    assert image.getpixel((32, 6))[3] == 255 and image.getpixel((0, 0))[3] == 0
