@@ -1,0 +1,30 @@
+"""Hand-written task logs for the memory tests (written through the real Store and Writer)."""
+
+from nodwyn.log import records as r
+from nodwyn.store import Store
+
+
+def start(project: str = "/work/p") -> r.SessionStart:
+    return r.SessionStart(project=project, origin=r.Origin(tool="claude-code"))
+
+
+def write(store: Store, task: str, items: list, project: str = "/work/p") -> None:
+    """Create `task` with a session.start and `items`, or append `items` to it."""
+    if store.exists(task):
+        with store.writer(task) as writer:
+            writer.append(items)
+    else:
+        with store.create(start(project), task) as writer:
+            writer.append(items)
+
+
+def at(second: int) -> str:
+    return f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}.000Z"
+
+
+def turn(text: str, *, reply: str = "done", end: str | None = "completed", t0: int = 0) -> list:
+    """A small turn: message, reply, and (unless end is None) a turn.end."""
+    items = [r.Message(text=text, at=at(t0)), r.Reply(text=reply, at=at(t0 + 1))]
+    if end is not None:
+        items.append(r.TurnEnd(status=end, duration_ms=2000, at=at(t0 + 2)))
+    return items

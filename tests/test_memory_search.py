@@ -1,0 +1,234 @@
+"""Search: BM25 scores against an independent computation, grouping, snippets, scopes,
+deleted tasks, what is indexed and what is not."""
+
+import json
+import math
+import subprocess
+
+import pytest
+from memory_logs import at, write
+from nodwyn import memory, settings
+from nodwyn.errors import BadInput, TaskNotFound
+from nodwyn.log import records as r
+from nodwyn.memory import index, words
+from nodwyn.memory.search import snippet
+from nodwyn.store import Store
+
+K1, B = 1.2, 0.75
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store()
+
+
+def bm25(docs: dict, query: str) -> dict:
+    """Okapi BM25 (Lucene's idf), summed over both fields: written here from the formula."""
+    scores = dict.fromkeys(docs, 0.0)
+    n_docs = len(docs)
+    for field, terms in (("words", words.words(query)), ("parts", words.parts(query))):
+        avgdl = sum(len(tokens[field]) for tokens in docs.values()) / n_docs
+        for term in set(terms):
+            having = [key for key, tokens in docs.items() if term in tokens[field]]
+            idf = math.log(1 + (n_docs - len(having) + 0.5) / (len(having) + 0.5))
+            for key in having:
+                tf = docs[key][field].count(term)
+                dl = len(docs[key][field])
+                scores[key] += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+    return {key: score for key, score in scores.items() if score > 0}
+
+
+TEXTS = {
+    "A": [
+        ("Fix the flaky TestPagerOrder", "The pager order test races on the clock"),
+        ("Now tidy parse_config.py", "Tidied the config parser and its config tests"),
+    ],
+    "B": [
+        ("Why is the pager slow?", "Pager pages are fetched one by one"),
+        ("Add a retry to the fetcher", "Retry added with backoff"),
+        ("Order the pages by date", "Pages are ordered by date now, pager untouched"),
+    ],
+}
+
+
+def fill(store: Store) -> dict:
+    """Write TEXTS as completed turns; return the indexed events' tokens by (task, seq)."""
+    docs = {}
+    for task, turns in TEXTS.items():
+        items, seq = [], 2
+        for ask, answer in turns:
+            items += [r.Message(text=ask), r.Reply(text=answer), r.TurnEnd(status="completed")]
+            docs[(task, seq)], docs[(task, seq + 1)] = words.tokens(ask), words.tokens(answer)
+            seq += 3
+        write(store, task, items)
+    return docs
+
+
+@pytest.mark.parametrize("query", ["pager", "TestPagerOrder", "config tests", "pages order date"])
+def test_turn_scores_are_bm25_of_their_best_event_computed_independently(store, query):
+    docs = fill(store)
+    expected = bm25(docs, query)
+    found = memory.search(store, query)
+    got = {(hit.task, event.seq) for hit in found.turns for event in hit.events}
+    assert got == set(expected)
+    for hit in found.turns:
+        best = max(expected[(hit.task, event.seq)] for event in hit.events)
+        assert hit.score == pytest.approx(best, rel=1e-5)
+    best_turn = max(expected, key=expected.get)
+    assert (found.turns[0].task, found.turns[0].first_seq) == (
+        best_turn[0],
+        (best_turn[1] - 2) // 3 * 3 + 2,
+    )
+
+
+def test_results_group_by_task_then_turn_in_order_of_best_event_with_events_in_seq_order(store):
+    fill(store)
+    found = memory.search(store, "pager pages order")
+    tasks = list(dict.fromkeys(hit.task for hit in found.turns))
+    best_of = {t: max(h.score for h in found.turns if h.task == t) for t in tasks}
+    assert tasks == sorted(tasks, key=best_of.get, reverse=True)
+    for task in tasks:
+        scores = [hit.score for hit in found.turns if hit.task == task]
+        assert scores == sorted(scores, reverse=True)
+    for hit in found.turns:
+        seqs = [event.seq for event in hit.events]
+        assert seqs == sorted(seqs)
+        assert all(hit.first_seq <= seq <= hit.last_seq for seq in seqs)
+
+
+def test_at_most_limit_events_are_returned_and_the_best_are_kept(store):
+    fill(store)
+    everything = memory.search(store, "pager pages order")
+    two = memory.search(store, "pager pages order", limit=2)
+    assert sum(len(hit.events) for hit in two.turns) == 2
+    assert two.turns[0].score == everything.turns[0].score
+
+
+def test_a_turn_carries_its_card_head_and_whole_prompt(store):
+    fill(store)
+    hit = memory.search(store, "TestPagerOrder").turns[0]
+    assert hit.head == memory.cards(store, "A")[0].head
+    assert hit.asked == "Fix the flaky TestPagerOrder"
+    assert (hit.title, hit.project) == ("Fix the flaky TestPagerOrder", "/work/p")
+    assert memory.search(store, "TestPagerOrder").terms == [
+        "testpagerorder",
+        "test",
+        "pager",
+        "order",
+    ]
+
+
+def test_a_snippet_keeps_the_matched_words_of_a_very_long_line(store):
+    line = "filler " * 2000 + "the needle_haystack is here " + "more " * 2000
+    write(store, "T", [r.Message(text="look"), r.Reply(text=f"first\n{line}\nlast")])
+    [hit] = memory.search(store, "haystack").turns
+    [snip] = hit.events[0].lines
+    assert "needle_haystack" in snip and len(snip) < 300
+    assert snip.startswith("…") and snip.endswith("…")
+
+
+def test_a_snippet_has_at_most_three_lines_those_with_most_matched_words_in_text_order():
+    text = "\n".join(["alpha one", "beta two", "alpha beta gamma", "gamma", "nothing", "alpha"])
+    lines = snippet(text, {"alpha", "beta", "gamma"})
+    assert lines == ["alpha one", "beta two", "alpha beta gamma"]
+
+
+def test_result_headings_name_the_call_they_answer(store):
+    write(store, "T", [
+        r.Message(text="run it"),
+        r.Reply(calls=[r.Call(id="c1", tool="Bash", input={"command": "make quokka"})]),
+        r.Result(call="c1", tool="Bash", output="quokka built"),
+    ])  # fmt: skip
+    events = memory.search(store, "quokka").turns[0].events
+    assert [(e.kind, e.heading) for e in events] == [
+        ("reply", "reply · calls Bash"),
+        ("result", "result · Bash: make quokka"),
+    ]
+
+
+def test_tool_output_is_not_searched_when_the_person_turned_it_off(store):
+    write(store, "T", [
+        r.Message(text="run it"),
+        r.Result(call="c1", tool="Bash", output="wombat output"),
+    ])  # fmt: skip
+    assert memory.search(store, "wombat").turns
+    settings.update(store.root, search_tool_output=False)
+    assert memory.search(store, "wombat").turns == []
+
+
+def test_a_tasks_title_is_not_indexed_but_unknown_kinds_are(store):
+    write(store, "T", [r.Message(text="plain words")])
+    store.rename("T", "Platypus migration")
+    with open(store.log_path("T"), "a") as log:
+        log.write(json.dumps({"seq": 4, "at": at(0), "kind": "future.note", "body": "echidna"}))
+        log.write("\n")
+    assert memory.search(store, "platypus").turns == []
+    [hit] = memory.search(store, "echidna").turns
+    assert hit.events[0].kind == "future.note"
+
+
+def test_a_deleted_task_never_shows_and_its_documents_leave_the_index(store):
+    fill(store)
+    assert {hit.task for hit in memory.search(store, "pager").turns} == {"A", "B"}
+    store.delete("B")
+    assert {hit.task for hit in memory.search(store, "pager").turns} == {"A"}
+    state = index.load_state(store.root)
+    searcher = index.open_index(store.root, state).searcher()
+    assert searcher.num_docs == 4  # A's two turns, a message and a reply each
+
+
+def git(*args, cwd):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_project_scope_is_the_other_tasks_of_the_repository_worktrees_and_archived_included(
+    store, tmp_path
+):
+    repo, tree, other = tmp_path / "repo", tmp_path / "tree", tmp_path / "other"
+    other.mkdir()
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x",
+        cwd=repo)  # fmt: skip
+    git("worktree", "add", "-q", str(tree), cwd=repo)
+    (repo / "sub").mkdir()
+    for task, folder in (("A", repo), ("B", tree), ("C", other), ("D", repo / "sub")):
+        write(store, task, [r.Message(text="kiwi")], project=str(folder))
+    store.archive("B")
+    by_task = memory.search(store, "kiwi", scope="project", task="A")
+    assert {hit.task for hit in by_task.turns} == {"B", "D"}
+    by_folder = memory.search(store, "kiwi", scope="project", project=str(tree))
+    assert {hit.task for hit in by_folder.turns} == {"A", "B", "D"}
+    only = memory.search(store, "kiwi", scope="task", task="C")
+    assert {hit.task for hit in only.turns} == {"C"}
+    assert {hit.task for hit in memory.search(store, "kiwi").turns} == {"A", "B", "C", "D"}
+
+
+def test_a_folder_that_is_no_repository_is_its_own_project(store, tmp_path):
+    write(store, "A", [r.Message(text="kiwi")], project="/gone/one")
+    write(store, "B", [r.Message(text="kiwi")], project="/gone/one")
+    write(store, "C", [r.Message(text="kiwi")], project="/gone/two")
+    found = memory.search(store, "kiwi", scope="project", task="A")
+    assert {hit.task for hit in found.turns} == {"B"}
+
+
+def test_bad_arguments_are_refused_in_words(store):
+    fill(store)
+    with pytest.raises(BadInput):
+        memory.search(store, "pager", scope="everything")
+    with pytest.raises(BadInput):
+        memory.search(store, "pager", scope="task")
+    with pytest.raises(BadInput):
+        memory.search(store, "pager", limit=0)
+    with pytest.raises(BadInput):
+        memory.search(store, "   ")
+    with pytest.raises(TaskNotFound):
+        memory.search(store, "pager", scope="task", task="nope")
+    assert memory.search(store, "the of and").turns == []
+
+
+def test_a_log_with_unreadable_lines_is_named_incomplete(store):
+    fill(store)
+    with open(store.log_path("A"), "ab") as log:
+        log.write(b"not json at all\n")
+    assert memory.search(store, "pager").incomplete == ["A"]
