@@ -1,0 +1,329 @@
+"""Importer edges on small hand-written files: torn lines, time going back, junk, sub-agents."""
+
+import json
+from pathlib import Path
+
+import pytest
+from importing import age, log_of, plain
+from nodwyn import cli
+from nodwyn.importers import prices
+from nodwyn.importers.sync import import_paths
+from nodwyn.log import records
+from nodwyn.store import Store
+
+SESSION = "11111111-2222-3333-4444-555555555555"
+MODEL = "claude-sonnet-4-20250514"
+
+
+def env(uuid, parent, ts, **extra) -> dict:
+    base = {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/ana/pager",
+        "sessionId": SESSION,
+        "version": "2.1.9",
+        "gitBranch": "main",
+        "uuid": uuid,
+        "timestamp": f"2026-05-01T10:00:{ts:02d}.000Z",
+    }
+    return base | extra
+
+
+def prompt(uuid, parent, ts, text, **extra) -> dict:
+    return env(uuid, parent, ts, type="user", message={"role": "user", "content": text}, **extra)
+
+
+def reply(uuid, parent, ts, msg, blocks, **extra) -> dict:
+    usage = {"input_tokens": 10, "output_tokens": 20, "cache_read_input_tokens": 1000}
+    message = {"id": msg, "role": "assistant", "model": MODEL, "content": blocks, "usage": usage}
+    return env(uuid, parent, ts, type="assistant", message=message, **extra)
+
+
+def result(uuid, parent, ts, call, text, tool_result=None, **extra) -> dict:
+    block = {"type": "tool_result", "tool_use_id": call, "content": text}
+    line = env(uuid, parent, ts, type="user", message={"role": "user", "content": [block]})
+    return line | {"toolUseResult": tool_result or {"stdout": text}} | extra
+
+
+def text(value):
+    return {"type": "text", "text": value}
+
+
+def use(call, name, **args):
+    return {"type": "tool_use", "id": call, "name": name, "input": args}
+
+
+def session() -> list[dict]:
+    return [
+        {"type": "summary", "summary": "Pager order fix", "leafUuid": "u9"},
+        prompt("u1", None, 1, "Fix the flaky TestPagerOrder"),
+        reply("u2", "u1", 2, "m1", [text("Looking.")]),
+        reply("u3", "u2", 3, "m1", [use("c1", "Edit", file_path="/home/ana/pager/order.go")]),
+        result("u4", "u3", 4, "c1", "edited"),
+        reply("u5", "u4", 5, "m2", [text("Fixed it.")]),
+        env("u6", "u5", 6, type="system", subtype="turn_duration", durationMs=5000),
+    ]
+
+
+def write(path: Path, lines: list, tail: bytes = b"") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines) + tail)
+    return path
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store()
+
+
+@pytest.fixture
+def src(tmp_path) -> Path:
+    return tmp_path / "projects" / "-home-ana-pager" / f"{SESSION}.jsonl"
+
+
+def only(store, path, tool="claude") -> str:
+    report = import_paths(store, tool, [path])
+    assert not report.skipped, report.skipped
+    (task,) = report.created + report.extended + report.unchanged
+    return task
+
+
+def test_a_hand_written_session_maps_to_every_record_kind(store, src):
+    task = only(store, age(write(src, session())))
+    kinds = [records.kind_of(e) for e in log_of(store, task)]
+    assert kinds == [
+        "session.start", "session.title", "message", "reply", "result", "reply", "turn.end",
+    ]  # fmt: skip
+    events = log_of(store, task)
+    assert events[3].text == "Looking." and events[3].calls[0].tool == "Edit"
+    assert events[4].files == ["/home/ana/pager/order.go"] and events[4].src.line == 5
+    end = events[6]
+    assert end.duration_ms == 5000
+    per_reply = prices.cost(MODEL, events[3].usage)
+    assert end.cost_usd == pytest.approx(per_reply * 2)
+    assert events[1].title == "Pager order fix" and events[1].at == events[0].at
+    assert task == f"cc-{SESSION}" and store.get(task).branch == "main"
+
+
+def test_a_torn_last_line_waits_for_the_rest_of_it(store, src, tmp_path):
+    lines = [json.dumps(x).encode() + b"\n" for x in session()]
+    whole = b"".join(lines)
+    cut = len(b"".join(lines[:4])) + 30
+    src.parent.mkdir(parents=True)
+    src.write_bytes(whole[:cut])
+    task = only(store, age(src))
+    last = log_of(store, task)[-1]  # lines 3 and 4 are one response; line 5 is torn
+    assert isinstance(last, records.Reply) and last.src.line == 3 and len(last.calls) == 1
+    src.write_bytes(whole)
+    assert import_paths(store, "claude", [age(src)]).extended == [task]
+    once = Store(tmp_path / "once")
+    only(once, src)
+    assert plain(store, task) == plain(once, task)
+
+
+def test_records_follow_the_parent_chain_where_timestamps_go_backwards(store, src):
+    lines = session()
+    lines[2]["timestamp"] = "2026-05-01T09:59:00.000Z"  # the reply claims to be older
+    task = only(store, age(write(src, lines)))
+    events = log_of(store, task)
+    message = next(e for e in events if isinstance(e, records.Message))
+    first_reply = next(e for e in events if isinstance(e, records.Reply))
+    assert message.seq < first_reply.seq and first_reply.at < message.at
+
+
+def test_unknown_record_types_fields_and_blocks_are_skipped_not_fatal(store, src):
+    lines = session()
+    lines.insert(2, {"type": "brand-new-thing", "payload": [1, 2], "sessionId": SESSION})
+    lines[3]["message"]["content"].append({"type": "hologram", "data": 1})
+    lines[3]["newField"] = {"x": 1}
+    task = only(store, age(write(src, lines)))
+    assert store.get(task).turns == 1
+    assert len([e for e in log_of(store, task) if isinstance(e, records.Reply)]) == 2
+
+
+def test_a_damaged_line_in_the_middle_is_skipped_and_the_rest_imported(store, src):
+    lines = [json.dumps(x) for x in session()]
+    lines.insert(3, '{"type": "assistant", "message": {"content": [oops')
+    src.parent.mkdir(parents=True)
+    src.write_text("\n".join(lines) + "\n")
+    task = only(store, age(src))
+    assert records.kind_of(log_of(store, task)[-1]) == "turn.end"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "empty file"),
+        (b"# Notes\n\nSome *Markdown* about a session.\n", "not a Claude Code session log"),
+        (bytes(range(256)) * 8, "binary"),
+        (b'{"event": "PreToolUse", "tool": "Bash"}\n{"event": "Stop"}\n', "not a Claude Code"),
+        (b'{"type": "summary", "summary": "Only a title", "leafUuid": "x"}\n', "no conversation"),
+    ],
+)
+def test_files_that_are_not_sessions_are_skipped_with_a_reason(store, tmp_path, content, reason):
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(content)
+    report = import_paths(store, "claude", [path])
+    assert not report.created and report.skipped[0].path == str(path)
+    assert reason in report.skipped[0].reason
+    assert store.list(archived=None) == []
+
+
+def test_a_codex_file_given_as_claude_is_skipped_with_the_right_command(store, corpus):
+    path = next((corpus / "codex").glob("*.jsonl"))
+    (skipped,) = import_paths(store, "claude", [path]).skipped
+    assert "nodwyn import codex" in skipped.reason
+
+
+def test_a_streamed_response_cut_in_two_is_held_back_while_the_source_is_live(store, src):
+    lines = session()[:3]  # the response m1 has one of its two parts so far
+    task = only(store, write(src, lines))  # fresh: live
+    assert not any(isinstance(e, records.Reply) for e in log_of(store, task))
+    write(src, session())
+    import_paths(store, "claude", [src])
+    (first, second) = [e for e in log_of(store, task) if isinstance(e, records.Reply)][:2]
+    assert first.text == "Looking." and [c.id for c in first.calls] == ["c1"]
+    assert first.usage is not None and second.usage is not None
+
+
+def test_a_quiet_source_gives_its_last_reply_at_once(store, src):
+    task = only(store, age(write(src, session()[:3])))
+    (reply_,) = [e for e in log_of(store, task) if isinstance(e, records.Reply)]
+    assert reply_.text == "Looking."
+
+
+def test_sub_agent_files_are_events_of_the_session_under_their_call(store, src):
+    lines = session()[:2] + [
+        reply("u2", "u1", 2, "m1", [use("c9", "Agent", prompt="Find the test", subagent_type="x")]),
+        result("u3", "u2", 9, "c9", "found it", {"agentId": "a1b2", "status": "completed"}),
+    ]
+    write(src, lines)
+    agent = src.parent / SESSION / "subagents" / "agent-a1b2.jsonl"
+    write(
+        agent,
+        [
+            prompt("s1", None, 3, "Find the test", isSidechain=True, agentId="a1b2"),
+            reply("s2", "s1", 4, "m7", [use("c10", "Grep", pattern="Pager")], isSidechain=True),
+            result("s3", "s2", 5, "c10", "order_test.go", isSidechain=True),
+            reply("s4", "s3", 6, "m8", [text("It is in order_test.go")], isSidechain=True),
+        ],
+    )
+    report = import_paths(store, "claude", [age(src).parent])
+    assert report.created == [f"cc-{SESSION}"]
+    assert "sub-agent" in report.skipped[0].reason  # the agent file is not a task of its own
+    events = log_of(store, report.created[0])
+    kinds = [(records.kind_of(e), e.agent) for e in events[3:]]
+    assert kinds == [
+        ("reply", None), ("reply", "a1b2"), ("result", "a1b2"), ("reply", "a1b2"),
+        ("result", None),
+    ]  # fmt: skip
+    assert events[4].src.file == f"{SESSION}/subagents/agent-a1b2.jsonl"
+    assert events[4].src.line == 2
+
+
+def test_a_sub_agent_file_beside_the_session_is_found_by_its_prompt(store, src):
+    lines = session()[:2] + [
+        reply("u2", "u1", 2, "m1", [use("c9", "Task", prompt="Count files")]),
+        result("u3", "u2", 9, "c9", "12 files", {"totalTokens": 5}),
+    ]
+    write(src, lines)
+    write(
+        src.parent / "agent-77.jsonl",
+        [
+            prompt("s1", None, 3, "Count files", isSidechain=True),
+            reply("s2", "s1", 4, "m7", [text("12")], isSidechain=True),
+        ],
+    )
+    task = only(store, age(src))
+    agents = [e for e in log_of(store, task) if e.agent]
+    assert [(records.kind_of(e), e.agent, e.text) for e in agents] == [
+        ("reply", "agent-77.jsonl", "12")
+    ]
+
+
+def test_an_sdk_run_is_a_machine_run(store, src):
+    lines = [x | {"entrypoint": "sdk-ts"} if "uuid" in x else x for x in session()]
+    assert store.get(only(store, age(write(src, lines)))).machine
+
+
+def test_a_custom_title_is_the_persons_and_outranks_later_agent_titles(store, src):
+    lines = session() + [
+        {"type": "custom-title", "customTitle": "Pager work", "sessionId": SESSION},
+        {"type": "ai-title", "aiTitle": "Fixing order", "sessionId": SESSION},
+    ]
+    task = only(store, age(write(src, lines)))
+    info = store.get(task)
+    assert (info.title, info.title_by) == ("Pager work", "person")
+    titles = [e for e in log_of(store, task) if isinstance(e, records.SessionTitle)]
+    assert [t.title for t in titles] == ["Pager order fix", "Pager work"]
+
+
+def test_a_name_given_in_nodwyn_survives_a_later_import(store, src):
+    task = only(store, age(write(src, session())))
+    store.rename(task, "Mine")
+    write(src, session() + [{"type": "ai-title", "aiTitle": "Theirs", "sessionId": SESSION}])
+    assert import_paths(store, "claude", [age(src)]).unchanged == [task]  # nothing to add
+    assert store.get(task).title == "Mine"
+    assert "Theirs" not in store.log_path(task).read_text()
+
+
+def test_a_source_changed_before_the_imported_part_is_reported_and_left_alone(store, src):
+    task = only(store, age(write(src, session())))
+    before = store.log_path(task).read_bytes()
+    lines = session()
+    lines[1]["message"]["content"] = "Something else entirely"
+    write(src, lines + [prompt("u7", "u6", 7, "more")])
+    (skipped,) = import_paths(store, "claude", [age(src)]).skipped
+    assert "changed before the imported part" in skipped.reason
+    assert store.log_path(task).read_bytes() == before
+
+
+def test_a_source_the_agent_deleted_leaves_its_task(store, src):
+    task = only(store, age(write(src, session())))
+    src.unlink()
+    report = import_paths(store, "claude", [src.parent])
+    assert report == type(report)() and store.get(task).turns == 1
+
+
+def test_a_lost_import_state_after_a_partial_import_still_gives_the_whole_log(store, src, tmp_path):
+    task = only(store, write(src, session()[:4]))
+    store.log_path(task).with_suffix(".imp").unlink()
+    write(src, session())
+    import_paths(store, "claude", [age(src)])
+    once = Store(tmp_path / "once")
+    only(once, src)
+    assert plain(store, task) == plain(once, task)
+
+
+def test_secrets_in_imported_sessions_are_redacted(store, src):
+    key = "sk-ant-api03-" + "a1B2" * 12
+    lines = session()
+    lines[1]["message"]["content"] = f"use the key {key} please"
+    task = only(store, age(write(src, lines)))
+    assert key not in store.log_path(task).read_text()
+    assert "[redacted]" in store.log_path(task).read_text()
+
+
+def test_api_errors_compaction_boundaries_and_interruptions(store, src):
+    lines = session()[:3] + [
+        env("e1", "u2", 3, type="system", subtype="api_error", level="error", error="overloaded"),
+        env("b1", "e1", 4, type="system", subtype="compact_boundary",
+            compactMetadata={"trigger": "auto", "preTokens": 150000}),
+        prompt("k1", "b1", 5, "Summary of before", isCompactSummary=True),
+        prompt("i1", "k1", 6, [text("[Request interrupted by user]")]),
+    ]  # fmt: skip
+    task = only(store, age(write(src, lines)))
+    events = log_of(store, task)
+    kinds = [records.kind_of(e) for e in events]
+    assert kinds[-4:] == ["reply", "error", "context.compact", "turn.end"]
+    assert events[-2].note == "Summary of before" and events[-1].status == "cancelled"
+
+
+def test_the_command_prints_a_json_report(store, src, capsys):
+    age(write(src, session()))
+    assert cli.main(["import", "claude", str(src.parent), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["created"] == [f"cc-{SESSION}"] and report["skipped"] == []
+    assert cli.main(["import", "claude", str(src)]) == 0
+    assert "0 created, 0 extended, 1 unchanged, 0 skipped" in capsys.readouterr().out
