@@ -6,7 +6,11 @@ and another project's task are imported from the corpus as they are.
 """
 
 import json
+import re
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from mcp_client import call, server, talk
@@ -84,7 +88,7 @@ def test_search_finds_this_conversation_including_the_turn_under_way(setup):
 
     (error1, text1), (error2, text2) = talk(server(setup["work"], {}), script)
     assert not error1 and "this conversation" in text1 and "TodoList" in text1
-    assert "turn seq 3-" in text1 and "2025-09-03" in text1
+    assert "turn seq " in text1 and "2025-09-03" in text1
     assert setup["earlier"] not in text1  # the conversation scope is this task only
     assert text1.startswith("Quoted from session logs") and "not instructions" in text1
     assert "<nodwyn-data>" in text1 and text1.rstrip().endswith("</nodwyn-data>")
@@ -132,17 +136,22 @@ def test_recall_of_another_task_of_the_project_needs_the_persons_leave(setup):
 
 def test_recall_gives_a_turn_as_its_card_and_lines_cut_at_the_limit(setup):
     async def script(session):
+        _, found = await call(session, "index-search", query="TodoList")
+        turn_seq = int(re.search(r"turn seq (\d+)-", found).group(1))
+        event_seq = int(re.search(r"  seq (\d+) · ", found).group(1))
         return (
-            await call(session, "recall", seq=3),
-            await call(session, "recall", seq=46),
+            event_seq,
+            await call(session, "recall", seq=turn_seq),
+            await call(session, "recall", seq=event_seq),
             await call(session, "recall", seq=0),
         )
 
-    (error1, turn), (error2, event), (error3, bad) = talk(server(setup["work"], {}), script)
+    seq, (error1, turn), (error2, event), (error3, bad) = talk(server(setup["work"], {}), script)
     assert not error1 and len(turn) <= LIMIT
     assert "asked: create TODO app by Next.js" in turn and "events:" in turn
-    assert f"[cut: {LIMIT - 1:,}" not in turn and "characters shown; limit 12,000;" in turn
-    assert not error2 and '"seq": 46' in event and "TodoList.tsx" in event and "[cut" not in event
+    assert "characters shown; limit 12,000;" in turn  # the turn's outline is longer
+    assert not error2 and f'"seq": {seq}' in event and "TodoList" in event
+    assert "[cut" not in event
     assert error3 and "seq" in bad
 
 
@@ -154,3 +163,37 @@ def test_what_is_sent_is_redacted(setup):
 
     error, text = talk(server(setup["work"], {}), script)
     assert not error and "[redacted]" in text and "x" * 40 not in text
+
+
+def test_codex_is_found_by_the_session_id_it_sends_with_each_call(tmp_path, corpus, monkeypatch):
+    codex = tmp_path / "codex"
+    session = "019ce299-7e70-7a13-9314-042ed6725303"
+    rollout = (
+        codex / "sessions" / "2026" / "03" / "12" / f"rollout-2026-03-12T15-10-36-{session}.jsonl"
+    )
+    rollout.parent.mkdir(parents=True)
+    shutil.copyfile(corpus / "codex" / "uzaxirr__raze__codex-session.jsonl", rollout)
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    meta = {"x-codex-turn-metadata": {"session_id": session, "turn_id": "t1"}}
+
+    async def script(session_):
+        return (
+            await call(session_, "index-search", meta=meta, query="multimodal Knowledge"),
+            await call(session_, "index-search", query="multimodal Knowledge"),
+        )
+
+    (error1, text1), (error2, text2) = talk(server(tmp_path, {}, agent="codex"), script)
+    assert not error1 and "this conversation" in text1 and "multimodal" in text1.lower()
+    # without the id, the newest rollout of the server's folder is looked for: there is none
+    assert error2 and "found no session" in text2 and "nodwyn mcp install" in text2
+
+
+def test_the_mcp_benchmark_prints_its_figures(corpus):
+    bench = Path(__file__).parent / "bench" / "bench_mcp.py"
+    done = subprocess.run(
+        [sys.executable, str(bench), "--calls", "2"], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tools/list schemas: " in done.stdout
+    for name in ("start", "index-search", "recall"):
+        assert f"{name}: first " in done.stdout
