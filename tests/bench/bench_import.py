@@ -1,0 +1,119 @@
+"""Benchmark: import throughput (MB/s of source, events/s written) on the corpus copied many times.
+
+Every corpus file (../shared/corpus, Claude Code and Codex) is copied again and again, each copy
+with a session id of its own, until the copies hold about --size MB; then `import_paths` imports
+them all into a fresh data directory on one core (it is single-threaded) and the figures are
+printed: first import, and the second import (every file unchanged). Goal: >= 35 MB/s.
+
+    python tests/bench/bench_import.py [--size 500] [--keep DIR] [--profile]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(ROOT))
+
+_CLAUDE_ID = re.compile(rb'"sessionId":\s*"([^"]+)"')
+_CODEX_ID = re.compile(rb'"payload":\s*\{"id":\s*"([^"]+)"')
+
+
+def make_copies(target: Path, size: int) -> dict[str, int]:
+    """Copies of the corpus in target/claude and target/codex, about `size` bytes in all."""
+    sources = [(p, "claude") for p in sorted((CORPUS / "claude").glob("*.jsonl"))]
+    sources += [(p, "codex") for p in sorted((CORPUS / "codex").glob("*.jsonl"))]
+    data = [(p.read_bytes(), tool) for p, tool in sources]
+    written = {"claude": 0, "codex": 0}
+    copy = 0
+    while sum(written.values()) < size:
+        copy += 1
+        for raw, tool in data:
+            found = (_CLAUDE_ID if tool == "claude" else _CODEX_ID).search(raw)
+            new = str(uuid.uuid4())
+            if found:
+                raw = raw.replace(found.group(1), new.encode())
+            folder = target / tool / f"copy{copy:04d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{new}.jsonl").write_bytes(raw)
+            os.utime(folder / f"{new}.jsonl", (1_600_000_000, 1_600_000_000))
+            written[tool] += len(raw)
+            if sum(written.values()) >= size:
+                break
+    return written
+
+
+def events_in(sessions: Path) -> int:
+    count = 0
+    for log in sessions.glob("*.jsonl"):
+        with open(log, "rb") as handle:
+            count += sum(
+                chunk.count(b"\n") for chunk in iter(lambda h=handle: h.read(1 << 20), b"")
+            )
+    return count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=float, default=500, help="MB of source copies")
+    parser.add_argument("--keep", help="make the copies here and keep them")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of the import")
+    args = parser.parse_args()
+    work = Path(args.keep or tempfile.mkdtemp(prefix="nodwyn-bench-import-"))
+    try:
+        run(work, int(args.size * 1_000_000), args.profile)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def run(work: Path, size: int, profile: bool) -> None:
+    from nodwyn.importers.sync import import_paths
+    from nodwyn.store import Store
+
+    written = make_copies(work / "src", size) if not (work / "src").exists() else None
+    total = sum(f.stat().st_size for f in (work / "src").rglob("*.jsonl"))
+    print(f"source: {total / 1e6:.1f} MB in {len(list((work / 'src').rglob('*.jsonl')))} files")
+    if written:
+        print(f"  claude {written['claude'] / 1e6:.1f} MB, codex {written['codex'] / 1e6:.1f} MB")
+    shutil.rmtree(work / "data", ignore_errors=True)
+    store = Store(work / "data")
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    started = time.perf_counter()
+    cpu = time.process_time()
+    created = 0
+    for tool in ("claude", "codex"):
+        report = import_paths(store, tool, [work / "src" / tool])
+        created += len(report.created)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    if profiler is not None:
+        import pstats
+
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    events = events_in(store.sessions)
+    print(f"first import: {created} tasks, {events} events in {seconds:.2f} s (cpu {cpu:.2f} s)")
+    print(f"  {total / 1e6 / seconds:.1f} MB/s, {events / seconds:,.0f} events/s")
+    print(f"  per cpu second: {total / 1e6 / cpu:.1f} MB/s, {events / cpu:,.0f} events/s")
+    started = time.perf_counter()
+    for tool in ("claude", "codex"):
+        import_paths(store, tool, [work / "src" / tool])
+    again = time.perf_counter() - started
+    print(f"second import (nothing new): {again:.2f} s, {total / 1e6 / again:.0f} MB/s")
+    print("goal: >= 35 MB/s on one core; the machine is shared, so figures are noisy")
+
+
+if __name__ == "__main__":
+    main()
