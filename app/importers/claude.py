@@ -16,83 +16,21 @@ Only the fields read are declared, so unknown fields and record types are skippe
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 from msgspec import Struct
 
 from ..log import records as r
 from . import prices
+from .claude_lines import Block, Line, at_of, decode_agent, decode_line, split_prompt, text_of
 
 TOOL = "claude-code"
 FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
 AGENT_TOOLS = ("Task", "Agent")
-_CONTEXT = re.compile(r"<(system-reminder|ide_opened_file|ide_selection)>(.*?)</\1>\s*", re.DOTALL)
 _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LOCAL = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
 _INTERRUPTED = "[Request interrupted by user"
-
-
-class _Usage(Struct):
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cache_creation_input_tokens: int | None = None
-    cache_read_input_tokens: int | None = None
-
-
-class _Block(Struct):
-    type: str = ""
-    text: Any = None
-    thinking: Any = None
-    id: str | None = None
-    name: str | None = None
-    input: Any = None
-    tool_use_id: str | None = None
-    content: Any = None
-    is_error: bool | None = None
-
-
-class _Message(Struct):
-    id: str | None = None
-    model: str | None = None
-    content: str | list[_Block] | None = None
-    usage: _Usage | None = None
-
-
-class _Line(Struct):
-    type: str = ""
-    subtype: str | None = None
-    uuid: str | None = None
-    parentUuid: str | None = None  # noqa: N815 (the source's names)
-    isSidechain: bool | None = None  # noqa: N815
-    isMeta: bool | None = None  # noqa: N815
-    isCompactSummary: bool | None = None  # noqa: N815
-    isApiErrorMessage: bool | None = None  # noqa: N815
-    sessionId: str | None = None  # noqa: N815
-    cwd: str | None = None
-    gitBranch: str | None = None  # noqa: N815
-    version: str | None = None
-    entrypoint: str | None = None
-    timestamp: str | None = None
-    message: _Message | None = None
-    toolUseResult: msgspec.Raw = msgspec.Raw(b"null")  # noqa: N815 (decoded only if needed)
-    summary: Any = None
-    aiTitle: Any = None  # noqa: N815
-    customTitle: Any = None  # noqa: N815
-    durationMs: int | float | None = None  # noqa: N815
-    compactMetadata: Any = None  # noqa: N815
-    error: Any = None
-    content: Any = None
-    level: Any = None
-
-
-class _AgentResult(Struct):
-    agentId: str | None = None  # noqa: N815
-
-
-_decode_line = msgspec.json.Decoder(_Line).decode
-_decode_agent = msgspec.json.Decoder(_AgentResult).decode
 
 
 class Group(Struct, kw_only=True):
@@ -141,61 +79,6 @@ class Carry(Struct, kw_only=True):
     agents_done: list[str] = []
 
 
-def at_of(stamp: str | None, fallback: str) -> str:
-    """A source timestamp as RFC 3339 UTC with milliseconds; the fallback when absent."""
-    if not stamp or not isinstance(stamp, str):
-        return fallback
-    if len(stamp) == 24 and stamp[-1] == "Z" and stamp[19] == ".":
-        return stamp
-    from ..store import parse_time  # only for the rare odd stamp
-
-    moment = parse_time(stamp)
-    if moment.year == 1:
-        return fallback
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def text_of(content: Any) -> str:
-    """The text of a tool result or message content (a string or a list of blocks)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, dict):
-                if isinstance(block.get("text"), str):
-                    parts.append(block["text"])
-                elif block.get("type") == "image":
-                    parts.append("[image]")
-            elif isinstance(block, _Block) and isinstance(block.text, str):
-                parts.append(block.text)
-            elif isinstance(block, str):
-                parts.append(block)
-        return "\n".join(parts)
-    return "" if content is None else str(content)
-
-
-def split_prompt(content: Any) -> tuple[str, list[r.Attachment]]:
-    """A user message's own words, and the injected context and images as attachments."""
-    attachments: list[r.Attachment] = []
-
-    def keep(match: re.Match) -> str:
-        attachments.append(r.Attachment(name=match.group(1), text=match.group(2).strip()))
-        return ""
-
-    words = []
-    if isinstance(content, str):
-        words.append(_CONTEXT.sub(keep, content) if "<" in content else content)
-    elif isinstance(content, list):
-        for block in content:
-            if block.type == "text" and isinstance(block.text, str):
-                text = block.text
-                words.append(_CONTEXT.sub(keep, text) if "<" in text else text)
-            elif block.type in ("image", "document"):
-                attachments.append(r.Attachment(name=block.type))
-    return "\n".join(word for word in words if word.strip()).strip(), attachments
-
-
 class Parser:
     """The fold of one transcript; `agent` is set for a sub-agent's own file."""
 
@@ -216,7 +99,7 @@ class Parser:
     # -- the fold ------------------------------------------------------------------------
     def feed(self, n: int, raw: bytes, out: list) -> None:
         try:
-            line = _decode_line(raw)
+            line = decode_line(raw)
         except msgspec.MsgspecError:
             return  # not a record of this format: skipped, the rest goes on
         c = self.carry
@@ -268,7 +151,7 @@ class Parser:
         else:
             self.carry.pending.append(record)
 
-    def _start(self, n: int, line: _Line, at: str, out: list) -> None:
+    def _start(self, n: int, line: Line, at: str, out: list) -> None:
         c = self.carry
         c.session = line.sessionId or c.session
         c.started = True
@@ -289,7 +172,7 @@ class Parser:
             out.append(msgspec.structs.replace(record, at=record.at or at))
         c.pending = []
 
-    def _title(self, n: int, line: _Line, at: str, out: list) -> None:
+    def _title(self, n: int, line: Line, at: str, out: list) -> None:
         if line.type == "summary":
             title, actor = line.summary, "agent"
         elif line.type == "ai-title":
@@ -301,7 +184,7 @@ class Parser:
         title = " ".join(title.split())[:120]
         self._emit(out, r.SessionTitle(at=at, src=self._src(n), title=title, actor=actor))
 
-    def _agent_of(self, line: _Line) -> str | None:
+    def _agent_of(self, line: Line) -> str | None:
         if self.agent is not None:
             return self.agent
         if not line.isSidechain:
@@ -315,7 +198,7 @@ class Parser:
             c.side[line.uuid] = name
         return name
 
-    def _assistant(self, n: int, line: _Line, at: str, agent: str | None, out: list) -> None:
+    def _assistant(self, n: int, line: Line, at: str, agent: str | None, out: list) -> None:
         c, message = self.carry, line.message
         if message is None:
             return
@@ -351,7 +234,7 @@ class Parser:
             elif block.type in ("tool_use", "server_tool_use"):
                 self._call(n, block, at, agent, group)
 
-    def _call(self, n: int, block: _Block, at: str, agent: str | None, group: Group) -> None:
+    def _call(self, n: int, block: Block, at: str, agent: str | None, group: Group) -> None:
         c = self.carry
         call_id, tool, args = block.id or "", block.name or "", block.input
         group.calls.append(r.Call(id=call_id, tool=tool, input=args))
@@ -403,7 +286,7 @@ class Parser:
         for plan in group.plans:
             self._emit(out, plan)
 
-    def _user(self, n: int, line: _Line, at: str, agent: str | None, out: list) -> None:
+    def _user(self, n: int, line: Line, at: str, agent: str | None, out: list) -> None:
         c = self.carry
         content = line.message.content if line.message else None
         if isinstance(content, list) and any(b.type == "tool_result" for b in content):
@@ -442,7 +325,7 @@ class Parser:
         c.turn_open, c.turn_cost, c.turn_unknown = True, 0.0, False
         self._emit(out, message)
 
-    def _resolve_command(self, line: _Line, out: list) -> None:
+    def _resolve_command(self, line: Line, out: list) -> None:
         """A slash command followed by local output ran locally: no prompt; else it is one."""
         content = line.message.content if line.message else None
         text = text_of(content).lstrip() if line.type == "user" else ""
@@ -463,7 +346,7 @@ class Parser:
         )
         self._message(message, out)
 
-    def _results(self, n, line: _Line, content: list, at, agent, out: list) -> None:
+    def _results(self, n, line: Line, content: list, at, agent, out: list) -> None:
         c = self.carry
         for block in content:
             if block.type != "tool_result":
@@ -490,12 +373,12 @@ class Parser:
                 ),
             )
 
-    def _subagent(self, line: _Line, prompt: str, agent: str | None, out: list) -> None:
+    def _subagent(self, line: Line, prompt: str, agent: str | None, out: list) -> None:
         """A sub-agent's own file, placed after the call that started it."""
         agent_id = None
         if bytes(line.toolUseResult) != b"null":
             try:
-                agent_id = _decode_agent(line.toolUseResult).agentId
+                agent_id = decode_agent(line.toolUseResult).agentId
             except msgspec.MsgspecError:
                 agent_id = None
         found = self.subagents(agent_id, prompt)
@@ -516,7 +399,7 @@ class Parser:
             if not isinstance(record, r.TurnEnd):
                 self._emit(out, record)
 
-    def _system(self, n: int, line: _Line, at: str, agent: str | None, out: list) -> None:
+    def _system(self, n: int, line: Line, at: str, agent: str | None, out: list) -> None:
         kind = line.subtype
         if kind == "turn_duration" and agent is None:
             duration = int(line.durationMs) if line.durationMs is not None else None

@@ -81,7 +81,7 @@ class Carry(Struct, kw_only=True):
 
 
 def _at(stamp: str | None, fallback: str) -> str:
-    from .claude import at_of
+    from .claude_lines import at_of
 
     return at_of(stamp, fallback)
 
