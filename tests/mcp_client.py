@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import mcp_types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,14 +23,16 @@ def server(cwd: Path, env: dict[str, str], agent: str | None = "claude") -> Stdi
     return StdioServerParameters(command=sys.executable, args=args, env=base | env, cwd=cwd)
 
 
-def talk(params: StdioServerParameters, script) -> object:
-    """Run `await script(session)` against a fresh server; its return value comes back."""
+def talk(params: StdioServerParameters, script, client: str = "nodwyn-tests") -> object:
+    """Run `await script(session)` against a fresh server; its return value comes back.
+    `client` is the name the client gives itself (Claude Code says "claude-code")."""
+    info = mcp_types.Implementation(name=client, version="1")
 
     async def main():
         with open(os.devnull, "w") as quiet:
             async with (
                 stdio_client(params, errlog=quiet) as (read, write),
-                ClientSession(read, write) as session,
+                ClientSession(read, write, client_info=info) as session,
             ):
                 await session.initialize()
                 return await script(session)

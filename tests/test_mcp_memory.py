@@ -197,3 +197,14 @@ def test_the_mcp_benchmark_prints_its_figures(corpus):
     assert "tools/list schemas: " in done.stdout
     for name in ("start", "index-search", "recall"):
         assert f"{name}: first " in done.stdout
+
+
+def test_without_an_agent_flag_the_clients_name_says_which_agent_it_is(setup):
+    async def script(session):
+        return await call(session, "index-search", query="TodoList")
+
+    error, text = talk(server(setup["work"], {}, agent=None), script, client="claude-code")
+    assert not error and "this conversation" in text
+    # Codex keeps no session for this folder: told it is Codex, the server looks only there
+    error, text = talk(server(setup["work"], {}, agent=None), script, client="codex-mcp-client")
+    assert error and "found no session of codex" in text

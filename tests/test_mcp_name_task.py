@@ -116,3 +116,15 @@ def test_titles_lose_quotes_a_final_full_stop_and_extra_whitespace():
     assert tidy_title("'Wait...'") == "Wait..."
     assert tidy_title("x" * 200) == "x" * 120
     assert tidy_title(" . ") == ""
+
+
+def test_arguments_the_tool_does_not_take_are_refused_and_nothing_is_recorded(tmp_path, data_dir):
+    store = Store()
+    task = make_task(store, str(tmp_path))
+
+    async def script(session):
+        return await call(session, "name-task", label="Fix the pager")
+
+    error, text = talk(server(tmp_path, {"NODWYN_SESSION": task}), script)
+    assert error and "title" in text
+    assert titles(store, task) == []
