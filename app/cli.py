@@ -112,11 +112,23 @@ def cmd_sessions(args) -> None:
     for task in tasks:
         marks = ", ".join(
             mark
-            for mark in (task.state, "archived" if task.archived else "", f"{task.turns} turns")
+            for mark in (
+                task.state,
+                "archived" if task.archived else "",
+                f"{task.turns} turns",
+                cost(task),
+            )
             if mark
         )
         when = relative(task.last_activity, now)
         print(f"{task.id}  {when:>9}  {task.title}  [{marks}]  {task.project}")
+
+
+def cost(task) -> str:
+    """A task's cost as lists show it: dollars, "cost unknown" for an imported task, else ""."""
+    if task.cost_usd is not None:
+        return f"${task.cost_usd:.2f}"
+    return "cost unknown" if task.origin != "nodwyn" and task.turns else ""
 
 
 def cmd_delete(args) -> int:
