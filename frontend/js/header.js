@@ -107,7 +107,8 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     actions.append(
       el("button", { type: "button", "aria-pressed": String(historyOpen), onclick: onHistory, title: "All of this task's turns" }, "History"),
     );
-    if (task.state !== "closed") return; // open tasks are closed by their agent first
+    // as the store: only a task nodwyn runs and has not closed refuses archive and delete
+    if (task.state === "open" || task.state === "needs an answer") return;
     actions.append(
       el("button", { type: "button", onclick: () => setArchived(!task.archived) }, task.archived ? "Unarchive" : "Archive"),
       el("button", { type: "button", class: "danger", onclick: askDelete }, "Delete…"),
@@ -121,11 +122,11 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       .filter(Boolean)
       .join(" · ");
     const parts = [
-      el("span", { class: "mono", title: task.project, "data-meta": "project" }, task.project),
-      task.branch ? el("span", { class: "mono", "data-meta": "branch", title: "branch" }, task.branch) : null,
-      el("span", { "data-meta": "agent" }, agent),
+      el("span", { class: "mono", title: task.project, "data-field": "project" }, task.project),
+      task.branch ? el("span", { class: "mono", "data-field": "branch", title: "branch" }, task.branch) : null,
+      el("span", { "data-field": "agent" }, agent),
       task.cost_usd !== null && task.cost_usd !== undefined
-        ? el("span", { "data-meta": "cost", title: "cost so far" }, cost(task.cost_usd))
+        ? el("span", { "data-field": "cost", title: "cost so far" }, cost(task.cost_usd))
         : null,
       task.state !== "closed" ? el("span", { class: `state state-${task.state.replace(/ /g, "-")}` }, task.state) : null,
       task.archived ? el("span", { class: "state" }, "archived") : null,

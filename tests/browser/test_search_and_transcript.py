@@ -1,0 +1,262 @@
+"""Search in the header, the transcript, history, layout and safety, in Chromium."""
+
+import contextlib
+import json
+import re
+
+import pytest
+from nodwyn import api, demo
+from playwright.sync_api import expect
+
+
+def search(page, words, scope):
+    page.get_by_label("Search scope").select_option(scope)
+    box = page.get_by_label("Search", exact=True)
+    box.fill(words)
+    box.press("Enter")
+    expect(page.locator("[data-results-title]")).to_contain_text(f"“{words}”")
+
+
+def result_tasks(page):
+    tasks = page.locator("[data-result-task]")
+    return [tasks.nth(i).get_attribute("data-result-task") for i in range(tasks.count())]
+
+
+def test_search_in_each_scope_groups_by_task_then_turn(page, served):
+    page.goto(served.at(task="demo-pager-limit"))
+    search(page, "pager", "task")
+    assert result_tasks(page) == ["demo-pager-limit"]
+    expect(page.locator("[data-result-turn] .result-turn-head").first).to_contain_text("turn seq")
+
+    search(page, "pager", "project")
+    found = result_tasks(page)
+    assert "demo-pager-limit" not in found and "demo-pager-flaky" in found
+    assert all(task.startswith("demo-pager") or task == "demo-machine-changelog" for task in found)
+
+    search(page, "pager", "all")
+    assert len(result_tasks(page)) > 1
+    first = page.locator("[data-result-task]").first
+    expect(first.locator("h3")).to_be_visible()
+    expect(first.locator(".snippet mark").first).to_have_text(re.compile("pager", re.I))
+    snippets = page.locator("a[data-hit]").first.locator(".snippet")
+    assert snippets.count() <= 3
+
+
+def test_query_and_scope_live_in_the_url_for_reload_and_back(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    search(page, "TestPagerOrder", "task")
+    expect(page).to_have_url(
+        re.compile(r"q=TestPagerOrder.*scope=task|scope=task.*q=TestPagerOrder")
+    )
+    page.reload()
+    expect(page.locator("[data-results-title]")).to_contain_text("“TestPagerOrder” in this task")
+    expect(page.get_by_label("Search", exact=True)).to_have_value("TestPagerOrder")
+    expect(page.get_by_label("Search scope")).to_have_value("task")
+    page.locator("a[data-hit]").first.click()
+    expect(page.locator("[data-historical]")).to_be_visible()
+    page.go_back()
+    expect(page.locator("[data-results-title]")).to_contain_text("TestPagerOrder")
+    page.go_back()
+    expect(page.locator("[data-results]")).to_have_count(0)
+    expect(page.locator("[data-events]")).to_be_visible()
+
+
+def test_a_hit_opens_a_window_with_the_event_highlighted_and_its_folds_open(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    search(page, "want", "task")  # only the failing test's output says "want"
+    hit = page.locator("a[data-hit]", has_text="pager_test.go:88")
+    hit.click()
+    marked = page.locator("[data-events] [data-hit]")
+    expect(marked).to_have_count(1)
+    expect(marked).to_be_visible()
+    expect(marked).to_contain_text("order = [3 1 2], want [1 2 3]")
+    assert marked.evaluate("n => n.closest('details').open") is True
+    page.get_by_role("button", name="Back to results").click()
+    expect(page.locator("[data-results-title]")).to_contain_text("“want”")
+
+
+def test_earlier_and_later_read_more_of_a_long_task(page, served):
+    page.goto(served.at(task="demo-pager-index"))
+    search(page, "round 15", "task")
+    page.locator("a[data-hit]", has_text="Round 15:").first.click()
+    expect(page.locator("[data-events] [data-hit]")).to_be_visible()
+    events = page.locator("[data-events] [data-seq]:not([data-kind='result'])")
+    shown = page.locator("[data-events] [data-seq]")
+    seqs = {int(seq) for seq in shown.evaluate_all("nodes => nodes.map(n => n.dataset.seq)")}
+    assert len(seqs) <= 81
+    first = min(seqs)
+    assert first > 1
+    page.get_by_role("button", name=re.compile("^Earlier")).click()
+    expect(page.locator('[data-events] [data-seq="1"]')).to_have_count(1)
+    expect(page.get_by_role("button", name=re.compile("^Earlier"))).to_have_count(0)
+    page.get_by_role("button", name=re.compile("^Later")).click()
+    expect(page.get_by_role("button", name=re.compile("^Later"))).to_have_count(0)
+    expect(page.locator("[data-events]")).to_contain_text("sorting once in place")
+    assert events.count() > 0
+    expect(page.locator("[data-events] [data-hit]")).to_contain_text("Round 15:")
+
+
+def test_keyboard_reaches_search_and_results(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    expect(page.locator("[data-events]")).to_be_visible()
+    page.locator("body").press("Control+k")
+    expect(page.get_by_label("Search", exact=True)).to_be_focused()
+    page.keyboard.type("sortedIDs")
+    page.keyboard.press("Enter")
+    expect(page.locator("a[data-hit]").first).to_be_visible()
+    page.keyboard.press("ArrowDown")
+    expect(page.locator("a[data-hit]").first).to_be_focused()
+    if page.locator("a[data-hit]").count() > 1:
+        page.keyboard.press("ArrowDown")
+        expect(page.locator("a[data-hit]").nth(1)).to_be_focused()
+        page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-historical]")).to_be_visible()
+    page.get_by_role("button", name="Back to results").click()
+    page.locator("[data-results]").click(position={"x": 1, "y": 1})
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-results]")).to_have_count(0)
+    page.keyboard.press("/")
+    expect(page.get_by_label("Search", exact=True)).to_be_focused()
+
+
+def test_a_failed_search_offers_retry(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    broken = json.dumps({"ok": False, "error": "the index is being rebuilt", "status": 503})
+    page.route("**/api/search?*", lambda route: route.fulfill(status=503, body=broken))
+    page.get_by_label("Search", exact=True).fill("pager")
+    page.get_by_label("Search", exact=True).press("Enter")
+    failure = page.locator("[data-failure]")
+    expect(failure).to_contain_text("the index is being rebuilt")
+    page.unroute("**/api/search?*")
+    failure.get_by_role("button", name="Retry").click()
+    expect(page.locator("[data-results-title]")).to_contain_text("“pager”")
+
+
+def test_an_answer_that_arrives_after_the_person_moved_on_is_dropped(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    held = []
+
+    def hold_first(route):
+        if "q=TestPagerOrder" in route.request.url and not held:
+            held.append(route)  # answered later, after the second question
+        else:
+            route.continue_()
+
+    page.route("**/api/search?*", hold_first)
+    box = page.get_by_label("Search", exact=True)
+    box.fill("TestPagerOrder")
+    box.press("Enter")
+    expect(page.locator("[data-searching]")).to_be_visible()
+    box.fill("sortedIDs")
+    box.press("Enter")
+    expect(page.locator("[data-results-title]")).to_contain_text("“sortedIDs”")
+    assert held
+    stale = json.dumps({"turns": [], "incomplete": [], "terms": ["stale"]})
+    with contextlib.suppress(Exception):  # the page may have aborted it: nothing arrives
+        held[0].fulfill(status=200, body=stale, content_type="application/json")
+    page.wait_for_timeout(300)
+    expect(page.locator("[data-results-title]")).to_contain_text("“sortedIDs”")
+    expect(page.get_by_text("Nothing found")).to_have_count(0)
+
+
+def test_the_history_panel_lists_every_card_and_opens_a_turn(page, served):
+    page.goto(served.at(task="demo-site-form"))
+    page.get_by_role("button", name="History").click()
+    items = page.locator("[data-history] [data-turn-seq]")
+    expect(items).to_have_count(2)
+    expect(items.first).to_contain_text("failed")
+    items.nth(1).click()
+    expect(page.locator("[data-historical]")).to_be_visible()
+    expect(page.locator("[data-events] [data-hit]")).to_contain_text("Try again")
+
+
+def test_the_transcript_shows_cards_calls_errors_compactions_and_sub_agents(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    card = page.locator("details.card").first
+    expect(card.locator(".card-head")).to_contain_text("completed")
+    card.locator(".card-head").click()
+    expect(card).not_to_have_attribute("open", "")
+    failing = page.locator("details.call.error").first
+    expect(failing.locator("summary")).to_contain_text("exit 1")
+    expect(failing.locator(".call-body")).to_be_hidden()  # input and result folded
+    task_call = page.locator('details.call:has(> summary:has-text("Find map iteration"))')
+    task_call.locator("> summary").click()
+    expect(task_call.locator('.subagent[data-agent="Explore"]')).to_contain_text(
+        "pager/order.go:41"
+    )
+    expect(page.locator("pre.code code")).to_contain_text("sortedIDs")
+    assert "monospace" in page.locator("pre.code").evaluate("n => getComputedStyle(n).fontFamily")
+
+    page.goto(served.at(task="demo-pager-index"))
+    expect(page.locator("[role=separator]")).to_contain_text("compaction")
+    expect(page.locator("[role=separator]")).to_contain_text("pre-sizing the postings map")
+
+    page.goto(served.at(task="demo-site-form"))
+    expect(page.locator(".error-event")).to_contain_text("overloaded_error")
+    expect(page.locator(".turn-end.error")).to_contain_text("failed")
+
+
+def test_long_output_is_clipped_with_show_all(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    call = page.locator("details.call.error").first
+    call.locator("summary").click()
+    show = call.get_by_role("button", name=re.compile("^Show all"))
+    expect(show).to_be_visible()
+    clipped = call.locator(".clip").last
+    expect(clipped).to_have_class(re.compile("clipped"))
+    show.click()
+    expect(clipped).not_to_have_class(re.compile("clipped"))
+    expect(call).to_contain_text("FAIL\tgithub.com/ana/pager")
+
+
+def test_log_text_that_looks_like_html_stays_text(page, served):
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(served.at(task="demo-site-form"))
+    expect(page.locator("[data-events]")).to_contain_text("<script>alert(1)</script>")
+    for call in page.locator("details.call").all():
+        call.locator("summary").click()
+    expect(page.locator("[data-events]")).to_contain_text("<img src=x onerror=alert(1)>")
+    search(page, "onerror", "task")
+    expect(page.locator("[data-results]")).to_contain_text("onerror=alert(1)")
+    page.wait_for_timeout(300)
+    assert dialogs == []
+    assert page.locator("img").count() == 0
+    assert page.locator("script").count() == 1  # the page's own module only
+    expect(page.locator("h1[data-title]")).to_contain_text("`<script>alert(1)</script>`")
+
+
+def test_phone_width_turns_the_sidebar_into_a_drawer(browser, served):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(served.url)
+    sidebar = page.locator("[data-sidebar]")
+    expect(sidebar).to_be_hidden()
+    page.get_by_role("button", name="Tasks").click()
+    expect(sidebar).to_be_visible()
+    page.get_by_text("Add a --limit flag").click()
+    expect(sidebar).to_be_hidden()
+    expect(page.locator("h1[data-title]")).to_contain_text("--limit")
+    box = page.get_by_label("Search", exact=True).bounding_box()
+    assert box["width"] > 390 - 40
+    context.close()
+
+
+@pytest.fixture
+def in_process(data_dir):
+    store = demo.make_demo(data_dir / "demo")
+    server = api.Server(store).start()
+    yield server
+    server.stop()
+
+
+def test_progress_is_shown_while_importing(page, in_process):
+    page.goto(in_process.url)
+    expect(page.locator(".task-item").first).to_be_visible()
+    progress = page.locator("[data-progress]")
+    expect(progress).to_be_hidden()
+    in_process.status.set("importing", 120, 480)
+    expect(progress).to_contain_text("importing 120/480", timeout=10000)
+    in_process.status.clear()
+    expect(progress).to_be_hidden(timeout=10000)

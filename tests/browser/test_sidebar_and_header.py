@@ -1,0 +1,175 @@
+"""The sidebar and the task header, in Chromium against `nodwyn serve --demo`."""
+
+import re
+
+from nodwyn.log import records
+from nodwyn.store import Store
+from playwright.sync_api import expect
+
+
+def open_page(page, served, **state):
+    page.goto(served.at(**state))
+    expect(page.locator("[data-task-list] .task-item").first).to_be_visible()
+
+
+def titles(locator):
+    return [text.strip() for text in locator.locator(".task-title").all_inner_texts()]
+
+
+def test_the_sidebar_puts_what_needs_an_answer_first_then_folders_by_newest_task(page, served):
+    open_page(page, served)
+    groups = page.locator("[data-task-list] > section")
+    keys = [groups.nth(i).get_attribute("data-group-key") for i in range(groups.count())]
+    assert keys == [
+        ":asking",
+        "/home/ana/src/pager",
+        "/home/ana/src/site",
+        "/home/ana/work/site",
+        "/home/ana/src/infra",
+        ":machine",
+        ":archived",
+    ]
+    assert titles(groups.nth(0)) == [
+        "Delete the old release branches that were merged more than a year ago."
+    ]
+    pager = page.locator('[data-group-key="/home/ana/src/pager"]')
+    assert titles(pager)[:2] == [
+        "Fix the flaky TestPagerOrder: it fails about one run in five on CI.",
+        "Add a --limit flag to `pager list` that stops after N pages.",
+    ]
+    # two folders named "site" are told apart by their parent
+    expect(page.get_by_role("button", name="src/site")).to_be_visible()
+    expect(page.get_by_role("button", name="work/site")).to_be_visible()
+    # machine runs and the archive are folded out of the way at the end
+    expect(page.get_by_role("button", name="Machine runs (1)")).to_have_attribute(
+        "aria-expanded", "false"
+    )
+    expect(page.get_by_role("button", name="Archived (1)")).to_have_attribute(
+        "aria-expanded", "false"
+    )
+    expect(page.get_by_text("Upgrade to Go 1.23.")).to_have_count(0)
+
+
+def test_five_tasks_a_folder_then_show_more(page, served):
+    open_page(page, served)
+    pager = page.locator('[data-group-key="/home/ana/src/pager"]')
+    expect(pager.locator(".task-item")).to_have_count(5)
+    pager.get_by_role("button", name="Show 1 more").click()
+    expect(pager.locator(".task-item")).to_have_count(6)
+
+
+def test_a_folded_folder_stays_folded_after_a_reload(page, served):
+    open_page(page, served)
+    heading = page.get_by_role("button", name="infra")
+    heading.click()
+    expect(heading).to_have_attribute("aria-expanded", "false")
+    expect(page.get_by_text("terraform plan fails with a missing provider.")).to_have_count(0)
+    page.reload()
+    expect(page.get_by_role("button", name="infra")).to_have_attribute("aria-expanded", "false")
+    expect(page.get_by_text("terraform plan fails with a missing provider.")).to_have_count(0)
+    page.get_by_role("button", name="infra").click()
+    expect(page.get_by_text("terraform plan fails with a missing provider.")).to_be_visible()
+
+
+def test_the_archive_opens_and_the_filter_finds_tasks_in_it(page, served):
+    open_page(page, served)
+    page.get_by_role("button", name="Archived (1)").click()
+    expect(page.get_by_text("Upgrade to Go 1.23.")).to_be_visible()
+    page.get_by_role("button", name="Archived (1)").click()
+    page.get_by_label("Filter tasks").fill("go 1.23")
+    items = page.locator("[data-task-list] .task-item")
+    expect(items).to_have_count(2)  # one in the pager folder, one in the archive
+    expect(page.locator('[data-group-key=":archived"] .task-item')).to_have_text(
+        re.compile("Upgrade")
+    )
+    page.get_by_label("Filter tasks").fill("nothing like this")
+    expect(page.get_by_text("No task matches")).to_be_visible()
+
+
+def test_arrow_keys_move_through_the_sidebar_and_enter_opens(page, served):
+    open_page(page, served)
+    page.get_by_label("Filter tasks").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile("task=demo-pager-flaky"))
+    expect(page.locator("h1[data-title]")).to_have_text(re.compile("Fix the flaky"))
+
+
+def test_rename_saves_on_enter_and_on_leaving_and_escape_keeps_the_name(page, served):
+    open_page(page, served, task="demo-pager-limit")
+    title = page.locator("h1[data-title]")
+    page.get_by_role("button", name="Rename").click()
+    field = page.get_by_label("Task name")
+    field.fill("Add the --limit flag")
+    field.press("Enter")
+    expect(title).to_have_text("Add the --limit flag")
+    expect(page.locator('[data-task="demo-pager-limit"]')).to_contain_text("Add the --limit flag")
+    assert Store(served.root).get("demo-pager-limit").title == "Add the --limit flag"
+
+    title.dblclick()
+    page.get_by_label("Task name").fill("Not this name")
+    page.get_by_label("Task name").press("Escape")
+    expect(title).to_have_text("Add the --limit flag")
+
+    title.dblclick()
+    page.get_by_label("Task name").fill("Limit flag, saved by leaving")
+    page.get_by_label("Filter tasks").click()  # the field loses focus
+    expect(title).to_have_text("Limit flag, saved by leaving")
+    assert Store(served.root).get("demo-pager-limit").title == "Limit flag, saved by leaving"
+
+
+def test_archive_unarchive_and_delete_after_asking(page, served):
+    open_page(page, served, task="demo-pager-ci")
+    page.get_by_role("button", name="Archive", exact=True).click()
+    expect(page.get_by_role("button", name="Unarchive")).to_be_visible()
+    expect(page.get_by_role("button", name="Archived (2)")).to_be_visible()
+    page.get_by_role("button", name="Unarchive").click()
+    expect(page.get_by_role("button", name="Archived (1)")).to_be_visible()
+
+    page.get_by_role("button", name="Delete…").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("Cache Go modules in the CI workflow.")
+    dialog.get_by_role("button", name="Cancel").click()
+    assert Store(served.root).exists("demo-pager-ci")
+
+    page.get_by_role("button", name="Delete…").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    expect(page.locator('[data-task="demo-pager-ci"]')).to_have_count(0)
+    expect(page.get_by_text("Pick a task on the left")).to_be_visible()
+    assert not Store(served.root).exists("demo-pager-ci")
+
+
+def test_an_open_task_offers_no_archive_or_delete(page, served):
+    open_page(page, served, task="demo-needs-answer")
+    expect(page.locator("[data-meta]")).to_contain_text("needs an answer")
+    expect(page.get_by_role("button", name="Archive", exact=True)).to_have_count(0)
+    expect(page.get_by_role("button", name="Delete…")).to_have_count(0)
+
+
+def test_the_header_shows_project_branch_agent_and_cost(page, served):
+    open_page(page, served, task="demo-pager-flaky")
+    meta = page.locator("[data-meta]")
+    expect(meta.locator('[data-field="project"]')).to_have_text("/home/ana/src/pager")
+    expect(meta.locator('[data-field="branch"]')).to_have_text("fix/order")
+    expect(meta.locator('[data-field="agent"]')).to_contain_text("Claude Code")
+    expect(meta.locator('[data-field="cost"]')).to_have_text(re.compile(r"^\$\d+\.\d\d$"))
+
+
+def test_the_list_follows_changes_written_by_another_process(page, served):
+    open_page(page, served, task="demo-pager-flaky")
+    store = Store(served.root)
+    store.rename("demo-infra-tf", "Pin the AWS provider")
+    expect(page.get_by_text("Pin the AWS provider")).to_be_visible(timeout=15000)
+    with store.writer("demo-pager-flaky") as writer:
+        writer.append([records.Message(text="One more question about the order.")])
+    latest = page.locator("[data-events] .event.message").last
+    expect(latest).to_contain_text("One more question about the order.", timeout=15000)
+
+
+def test_a_new_person_is_told_where_nodwyn_looks_and_how_to_import(page, served_empty):
+    page.goto(served_empty.url)
+    expect(page.locator('[data-empty="start"]')).to_contain_text("~/.claude/projects")
+    expect(page.locator('[data-empty="start"]')).to_contain_text("nodwyn import claude")
+    expect(page.locator('[data-empty="tasks"]')).to_contain_text("No tasks yet")
