@@ -122,6 +122,13 @@ function emptyPane() {
     el("p", { class: "muted" }, "Or search every task: press Ctrl+K (⌘K on a Mac), type some words, choose All tasks.")));
 }
 
+/** A query's words and their identifier parts ("TestPagerOrder" also marks "pager"). @param {string} q */
+function queryWords(q) {
+  const words = q.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const parts = words.flatMap((word) => word.match(/\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu) || []);
+  return [...new Set([...words, ...parts])].sort((a, b) => b.length - a.length);
+}
+
 function syncSearchForm() {
   if (document.activeElement !== input) input.value = state.q;
   for (const option of scopeSelect.options) option.disabled = !state.task && option.value !== "all";
@@ -136,7 +143,7 @@ async function apply() {
   document.title = info ? `${info.title} · nodwyn` : "nodwyn";
   if (state.seq !== null && state.task) {
     results.cancel();
-    transcript.around(state.task, state.seq, state.q ? "Back to results" : "Back to the history");
+    transcript.around(state.task, state.seq, state.q ? "Back to results" : "Back to the history", queryWords(state.q));
   } else if (state.q) {
     transcript.cancel();
     results.run({ q: state.q, scope: state.task ? state.scope : "all", task: state.task });

@@ -200,7 +200,7 @@ function renderOther(ev) {
         el("ul", { class: "plan" }, (ev.items || []).map((/** @type {any} */ p) => el("li", { "data-status": p.status || "pending" }, p.text))));
     case "turn.end":
       return box(ev, `turn-end${ev.status === "failed" ? " error" : ""}`,
-        [ev.status, duration(ev.duration_ms), cost(ev.cost_usd)].filter(Boolean).join(" · "));
+        [`turn ${ev.status || "completed"}`, duration(ev.duration_ms), cost(ev.cost_usd)].filter(Boolean).join(" · "));
     case "approval.ask":
       return box(ev, "asking", el("strong", {}, "waiting for an answer: "), el("code", {}, `${ev.tool} ${callLine(ev.input)}`));
     case "approval.answer":

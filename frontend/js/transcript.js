@@ -21,6 +21,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
   /** @type {Set<string>} */
   let opened = new Set();
   let loading = 0; // the number of the latest load: an older answer is dropped
+  /** @type {string[]} */
+  let words = []; // the search's words, marked inside the highlighted event
 
   /** @param {string} task @param {number|null} hit @param {string} backLabel */
   async function load(task, hit, backLabel) {
@@ -109,11 +111,17 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
     if (!node) return null;
     node.classList.add("hit");
     node.setAttribute("data-hit", "");
+    markWords(node, words);
     for (let up = node.parentElement; up && up !== pane; up = up.parentElement) {
       if (up instanceof HTMLDetailsElement) up.open = true;
     }
     for (const inner of node.querySelectorAll("details.call")) {
       if (inner instanceof HTMLDetailsElement) inner.open = true; // a reply's calls: show them
+    }
+    for (const clip of node.querySelectorAll(".clip.clipped")) {
+      clip.classList.remove("clipped"); // the matched words may lie past the first lines
+      const button = clip.nextElementSibling;
+      if (button instanceof HTMLButtonElement) button.textContent = "Show less";
     }
     return node;
   }
@@ -121,7 +129,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
   /** @param {number} seq */
   function reveal(seq) {
     const node = mark(seq);
-    if (node) node.scrollIntoView({ block: "center" });
+    const first = node?.querySelector("mark") || node;
+    if (first) first.scrollIntoView({ block: "center" });
   }
 
   /** The history panel: all of a task's cards, each opening its turn. @param {string} task */
@@ -147,8 +156,11 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
   return {
     /** @param {string} task */
     live: (task) => load(task, null, ""),
-    /** @param {string} task @param {number} seq @param {string} backLabel */
-    around: (task, seq, backLabel) => load(task, seq, backLabel),
+    /** @param {string} task @param {number} seq @param {string} backLabel @param {string[]} [marks] */
+    around: (task, seq, backLabel, marks = []) => {
+      words = marks;
+      return load(task, seq, backLabel);
+    },
     history,
     /** Read the live view again after a change, keeping the reader's place. @param {string} task */
     async refresh(task) {
@@ -174,4 +186,26 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
       view = null;
     },
   };
+}
+
+/**
+ * Wrap the given words inside a node's text in <mark> elements (text nodes split, never HTML).
+ * @param {Element} node @param {string[]} terms
+ */
+function markWords(node, terms) {
+  const wanted = terms.filter((term) => term.length > 1);
+  if (!wanted.length) return;
+  const pattern = new RegExp(`(${wanted.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`, "gi");
+  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+  const found = [];
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    if (text.parentElement?.closest("summary, .event-meta, .label")) continue;
+    pattern.lastIndex = 0;
+    if (pattern.test(text.nodeValue || "")) found.push(text);
+  }
+  for (const text of found) {
+    const parts = (text.nodeValue || "").split(pattern);
+    const pieces = parts.map((part, i) => (i % 2 ? el("mark", {}, part) : document.createTextNode(part)));
+    text.replaceWith(...pieces);
+  }
 }
