@@ -9,7 +9,12 @@ def test_identifiers_are_also_split_at_case_changes_digits_underscores_dots_and_
     assert words.parts("TestPagerOrder") == ["test", "pager", "order"]
     assert words.parts("parse_config.py") == ["parse", "config", "py"]
     assert words.parts("src/http2/Server.go") == ["src", "http", "2", "server", "go"]
-    assert words.words("parse_config.py TestPagerOrder") == ["parse_config", "py", "testpagerorder"]
+    assert words.words("parse_config.py TestPagerOrder") == [
+        "parse",
+        "config",
+        "py",
+        "testpagerorder",
+    ]
 
 
 def test_the_commonest_english_words_count_for_nothing():

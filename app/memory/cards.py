@@ -10,6 +10,8 @@ since the compaction before it.
 `Fold` is the state saved in `<id>.mem`: it is only ever saved between turns (at the end of
 the last whole turn), so it holds finished cards and episodes and no half-built turn; the turn
 under way is folded again from the log on every read, which costs work in proportion to it.
+Folds keep the log's text as it is (it was redacted when written); `redacted()` redacts a card
+again on its way out, so only what is shown pays for redaction.
 """
 
 from datetime import datetime
@@ -150,8 +152,28 @@ def card(turn: Turn, outcome: str | None = None) -> Card:
         files=turn.files,
         commands=turn.commands,
         errors=turn.errors,
-        answer=turn.answer,
+        answer=one_line(turn.answer, ANSWER),
     )
+
+
+def redacted(card: Card) -> Card:
+    """A card with its text redacted again, as it is shown (folds keep the log's text)."""
+    asked = redact(card.asked)
+    return msgspec.structs.replace(
+        card,
+        asked=asked,
+        head=head(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked),
+        plan=[PlanItem(text=redact(item.text), status=item.status) for item in card.plan],
+        commands=[
+            Command(command=redact(c.command), exit=c.exit, error=c.error) for c in card.commands
+        ],
+        errors=[redact(error) for error in card.errors],
+        answer=redact(card.answer),
+    )
+
+
+def redacted_episode(episode: Episode) -> Episode:
+    return msgspec.structs.replace(episode, note=redact(episode.note))
 
 
 def feed(fold: Fold, start: int, end: int, record: records.Event) -> None:
@@ -161,9 +183,7 @@ def feed(fold: Fold, start: int, end: int, record: records.Event) -> None:
         if fold.turn is not None:
             fold.cards.append(card(fold.turn, "unfinished"))
             _checkpoint(fold)
-        fold.turn = Turn(
-            first_seq=record.seq, at=record.at, asked=redact(record.text or record.command)
-        )
+        fold.turn = Turn(first_seq=record.seq, at=record.at, asked=record.text or record.command)
     elif isinstance(record, records.SessionResume) and fold.turn is not None:
         fold.cards.append(card(fold.turn, "interrupted"))
         fold.turn = None
@@ -187,9 +207,7 @@ def _episode(fold: Fold, record: records.ContextCompact) -> None:
     before = fold.episodes[-1].seq if fold.episodes else 0
     first = record.first_seq or before + 1
     last = record.last_seq or record.seq - 1
-    fold.episodes.append(
-        Episode(seq=record.seq, first_seq=first, last_seq=last, note=redact(record.note))
-    )
+    fold.episodes.append(Episode(seq=record.seq, first_seq=first, last_seq=last, note=record.note))
 
 
 def _turn(turn: Turn, record: records.Event, main: bool) -> None:
@@ -204,15 +222,15 @@ def _turn(turn: Turn, record: records.Event, main: bool) -> None:
             if record.cost_usd is not None and turn.status == "":
                 turn.cost_usd = (turn.cost_usd or 0.0) + record.cost_usd
             if main and record.text.strip():
-                turn.answer = one_line(redact(record.text), ANSWER)
+                turn.answer = record.text[: 2 * ANSWER]  # cut and redacted on the card
             for call in record.calls:
                 _call(turn, call)
         case records.Result():
             _result(turn, record)
         case records.Plan():
-            turn.plan = [PlanItem(text=redact(i.text), status=i.status) for i in record.items]
+            turn.plan = list(record.items)
         case records.Error():
-            turn.errors.append(one_line(redact(record.text), LINE))
+            turn.errors.append(one_line(record.text, LINE))
 
 
 def call_input(value) -> dict:
@@ -236,7 +254,7 @@ def command_of(value) -> str:
 def _call(turn: Turn, call: records.Call) -> None:
     if call.tool in SHELLS:
         turn.pending[call.id] = len(turn.commands)
-        turn.commands.append(Command(command=one_line(redact(command_of(call.input)), LINE)))
+        turn.commands.append(Command(command=one_line(command_of(call.input), LINE)))
     elif call.tool in WRITERS:
         path = call_input(call.input).get("file_path") or call_input(call.input).get("path")
         if isinstance(path, str) and path not in turn.files:
@@ -257,7 +275,7 @@ def _result(turn: Turn, record: records.Result) -> None:
         )
     if record.error:
         first = next((line for line in record.output.splitlines() if line.strip()), "")
-        turn.errors.append(one_line(redact(f"{record.tool}: {first}"), LINE))
+        turn.errors.append(one_line(f"{record.tool}: {first}", LINE))
 
 
 def finish(fold: Fold) -> list[Card]:

@@ -40,8 +40,9 @@ from . import cards as cardmod
 from . import mem as memfile
 from . import words
 
-FORMAT = 1
-HEAP = 64_000_000  # writer memory; peak RSS while building stays well under 500 MB
+FORMAT = 2  # 2: `words` cut by tantivy's simple tokenizer
+HEAP = 64_000_000  # writer memory, shared by its threads; keeps a build well under 500 MB
+WRITER_THREADS = 2  # tokenising runs beside the Python fold, on the second core
 BATCH = 200_000  # documents per commit during a long build
 CALL_TEXT = 80
 
@@ -136,8 +137,10 @@ def strings(value) -> list[str]:
     return []
 
 
-def text_of(record: records.Event, tool_output: bool = True) -> str:
-    """The words one event adds to the index (and that its snippets are cut from)."""
+def text_of(record: records.Event, tool_output: bool = True, clean: bool = True) -> str:
+    """The words one event adds to the index (and that its snippets are cut from); redacted
+    unless `clean` is False (the index: logs are redacted when written, and only tokens of
+    this text are kept, never the text, while what is shown is redacted again)."""
     match record:
         case records.Message():
             parts = [record.command, record.text]
@@ -161,7 +164,8 @@ def text_of(record: records.Event, tool_output: bool = True) -> str:
             parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
         case _:
             return ""
-    return redact("\n".join(part for part in parts if part))
+    text = "\n".join(part for part in parts if part)
+    return redact(text) if clean else text
 
 
 def describe(call: records.Call) -> str:
@@ -171,13 +175,22 @@ def describe(call: records.Call) -> str:
     for key in ("file_path", "path", "pattern", "query", "url", "description", "prompt"):
         if not gist and isinstance(data.get(key), str):
             gist = data[key]
-    gist = cardmod.one_line(redact(gist), CALL_TEXT) if gist else ""
+    gist = cardmod.one_line(gist, CALL_TEXT) if gist else ""  # redacted when shown
     return f"{call.tool}: {gist}" if gist else call.tool
+
+
+_TAGS = {cls: tag for tag, cls in records.KINDS.items()}
+
+
+def kind(record: records.Event) -> str:
+    """records.kind_of, without building a struct config per call (this runs per event)."""
+    tag = _TAGS.get(type(record))
+    return tag if tag is not None else records.kind_of(record)
 
 
 def heading(record: records.Event, calls: dict[str, str]) -> str:
     """kind, the sub-agent, and for a result the call it answers."""
-    parts = [records.kind_of(record)]
+    parts = [kind(record)]
     agent = getattr(record, "agent", None)
     if agent:
         parts.append(f"agent {agent}")
@@ -235,7 +248,8 @@ def take(writer, state: State, task: str, log: Path) -> tuple[memfile.Mem, int, 
     """Bring one log's .mem fold and its index documents up to date; (mem, problems, docs)."""
     mem = memfile.checked(log, memfile.load(log), state.id)
     fold, mark = mem.fold, mem.mark
-    _drop_after(writer, task, mark.seq)
+    if mark.seq or task in state.tasks:
+        _drop_after(writer, task, mark.seq)
     fold_from, mark_from = fold.end, mark.end
     problems: list[logfile.Problem] = []
     added = 0
@@ -245,7 +259,7 @@ def take(writer, state: State, task: str, log: Path) -> tuple[memfile.Mem, int, 
         if start < mark_from:
             continue
         _mark_event(mark, record)
-        text = text_of(record, state.tool_output)
+        text = text_of(record, state.tool_output, clean=False)
         if text:
             writer.add_document(_document(task, start, record, mark, text))
             added += 1
@@ -291,7 +305,7 @@ def refresh(store, progress: Callable[[int, int], None] | None = None) -> State:
         return state
     index = open_index(store.root, state)
     try:
-        writer = index.writer(HEAP, 1)
+        writer = index.writer(HEAP, WRITER_THREADS)
     except ValueError:
         return state  # another process is writing: search what is there
     try:

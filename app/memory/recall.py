@@ -10,7 +10,7 @@ from ..errors import BadInput, TaskNotFound
 from ..log import logfile, records
 from ..log.redact import redact
 from . import mem as memfile
-from .cards import Card, Episode, one_line
+from .cards import Card, Episode, one_line, redacted, redacted_episode
 from .index import describe, heading, text_of
 
 RECALL_TEXT = 8_000  # characters of one string field recall returns whole
@@ -47,12 +47,12 @@ def _log(store, task: str):
 
 def cards(store, task: str) -> list[Card]:
     """Every turn's card, oldest first (the turn under way last)."""
-    return memfile.cards_of(_log(store, task))[0]
+    return [redacted(card) for card in memfile.cards_of(_log(store, task))[0]]
 
 
 def episodes(store, task: str) -> list[Episode]:
     """Every compaction's note, oldest first."""
-    return memfile.cards_of(_log(store, task))[1]
+    return [redacted_episode(e) for e in memfile.cards_of(_log(store, task))[1]]
 
 
 def plain(record: records.Event, limit: int) -> dict:
@@ -103,9 +103,9 @@ def outline(log, card: Card) -> list[str]:
             break
         if isinstance(record, records.Reply):
             calls.update({call.id: describe(call) for call in record.calls})
-        text = one_line(text_of(record), LINE)
+        text = one_line(text_of(record, clean=False), LINE)
         line = f"{record.seq} {heading(record, calls)}"
-        lines.append(f"{line}: {text}" if text else line)
+        lines.append(redact(f"{line}: {text}" if text else line))
     return lines
 
 

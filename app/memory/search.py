@@ -25,9 +25,11 @@ from msgspec import Struct
 
 from ..errors import BadInput, TaskNotFound
 from ..log import logfile, records
+from ..log.redact import redact
 from . import index as wordindex
 from . import mem as memfile
 from . import words
+from .cards import redacted
 from .index import text_of
 
 SCOPES = ("task", "project", "all")
@@ -168,9 +170,9 @@ def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hi
         out.append(
             Hit(score, task, doc["seq"][0], doc["turn"][0], doc["offset"][0], doc["heading"][0])
         )
-        if len(out) == limit:
-            break
-    return out
+    # equal scores (the same words in two tasks) in a fixed order, whatever the segments
+    out.sort(key=lambda hit: (-hit.score, hit.task, hit.seq))
+    return out[:limit]
 
 
 def search(
@@ -231,6 +233,7 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> T
             head=f"event seq {seq}, outside any turn", asked="", score=best,
             at=events[0].at, events=events,
         )  # fmt: skip
+    card = redacted(card)
     return TurnHit(
         task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
         last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,
@@ -252,32 +255,53 @@ def record_at(handle, log: Path, offset: int, seq: int) -> records.Event:
 
 def event_hit(handle, log: Path, hit: Hit, terms: set[str], state) -> EventHit:
     record = record_at(handle, log, hit.offset, hit.seq)
-    text = text_of(record, state.tool_output)[:SCAN]
+    text = text_of(record, state.tool_output, clean=False)[:SCAN]
     return EventHit(
         seq=hit.seq,
         kind=records.kind_of(record),
         at=record.at,
-        heading=hit.heading,
+        heading=redact(hit.heading),
         lines=snippet(text, terms),
     )
 
 
 def snippet(text: str, terms: set[str]) -> list[str]:
-    """Up to three lines of `text`, those with the most distinct matched terms, in text order,
-    each cut around its matched words when it is long."""
+    """Up to three lines of `text`, those holding the most distinct query terms, in text order,
+    each redacted and then cut around its matched words when it is long. A term is looked for
+    as a lower-case substring (that is how a word or identifier part shows in a line)."""
+    low = text.lower()
+    if len(low) != len(text):  # a character whose lower case is longer: go line by line
+        return _snippet_by_line(text, terms)
+    found: dict[int, tuple[int, set[str]]] = {}  # line start -> (line end, terms in it)
+    for term in terms:
+        at, seen = low.find(term), 0
+        while at >= 0 and seen < 200:
+            start = low.rfind("\n", 0, at) + 1
+            end = low.find("\n", at)
+            end = len(low) if end < 0 else end
+            found.setdefault(start, (end, set()))[1].add(term)
+            at, seen = low.find(term, end + 1), seen + 1
+    if not found:
+        return _first_line(text)
+    best = sorted(found.items(), key=lambda item: (-len(item[1][1]), item[0]))[:SNIPPET_LINES]
+    return [cut(redact(text[start:end]), matched) for start, (end, matched) in sorted(best)]
+
+
+def _snippet_by_line(text: str, terms: set[str]) -> list[str]:
     chosen = []
     for number, line in enumerate(text.splitlines()):
-        low = line.lower()
-        if not any(term in low for term in terms):
-            continue
-        matched = (set(words.words(line)) | set(words.parts(line))) & terms
+        matched = {term for term in terms if term in line.lower()}
         if matched:
             chosen.append((-len(matched), number, line, matched))
     if not chosen:
-        first = next((line for line in text.splitlines() if line.strip()), "")
-        return [cut(first, set())] if first else []
+        return _first_line(text)
     best = sorted(sorted(chosen)[:SNIPPET_LINES], key=lambda item: item[1])
-    return [cut(line, matched) for _, _, line, matched in best]
+    return [cut(redact(line), matched) for _, _, line, matched in best]
+
+
+def _first_line(text: str) -> list[str]:
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return [cut(redact(first), set())] if first else []
 
 
 def cut(line: str, matched: set[str]) -> str:
