@@ -43,9 +43,8 @@ def refused(text: str) -> Answer:
 
 def leave_refusal(project: str) -> str:
     return (
-        f"Earlier tasks of {project} are not searched: the person has not allowed it. "
-        "Only the person can turn it on, in nodwyn's Settings (Earlier tasks) or with "
-        f"`nodwyn settings earlier-tasks {project} on`."
+        f"Earlier tasks of {project} are not searched: the person has not allowed it. Only the "
+        f"person can, on this computer: `nodwyn settings earlier-tasks {project} on`."
     )
 
 
