@@ -138,7 +138,8 @@ class Toolbox:
         project = self.store.get(own).project
         other = self.store.get(task).project
         if not same_project(project, other):
-            return f"task {task} belongs to another project ({other}): nodwyn does not show it here"
+            # the other project's folder is not named: it is not this conversation's to know
+            return f"task {task} belongs to another project: nodwyn does not show it here"
         if not allowed(self.store, project):
             return leave_refusal(project)
         return None
