@@ -10,6 +10,7 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile, records
 from nodwyn.memory import words
+from nodwyn.memory.search import search as word_search
 from nodwyn.store import Store
 
 
@@ -65,7 +66,7 @@ def test_a_distinctive_phrase_of_a_turn_finds_that_turn_first(imported, kind):
         if query is None:
             continue
         tried += 1
-        best = memory.search(imported, query).turns[0]
+        best = word_search(imported, query).turns[0]
         found += (best.task, best.first_seq) == (task, turn)
     assert tried >= 10
     assert found == tried

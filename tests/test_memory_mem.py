@@ -10,6 +10,7 @@ from memory_logs import turn, write
 from nodwyn import memory
 from nodwyn.log import records as r
 from nodwyn.memory import index, mem
+from nodwyn.memory.search import search as word_search
 from nodwyn.store import Store
 
 QUERIES = ["pager", "config order", "TestPagerOrder retry", "wombat"]
@@ -38,11 +39,15 @@ def fresh(store: Store, tmp_path, name: str) -> Store:
 
 
 def shape(found, scores: bool):
-    return [
+    """Results in order with their scores; or, where documents were deleted and added again
+    (tantivy counts deleted documents in BM25's statistics until their segment is merged, so
+    scores move a little), the same turns and events in any order."""
+    turns = [
         (hit.task, hit.first_seq, hit.last_seq, hit.head, [e.seq for e in hit.events])
         + ((round(hit.score, 4),) if scores else ())
         for hit in found.turns
     ]
+    return turns if scores else sorted(turns)
 
 
 def assert_same(store: Store, tmp_path, name: str, scores: bool = True) -> None:
@@ -52,9 +57,7 @@ def assert_same(store: Store, tmp_path, name: str, scores: bool = True) -> None:
         assert memory.cards(store, task) == in_memory[1]
         assert memory.episodes(store, task) == in_memory[2]
     for query in QUERIES:
-        assert shape(memory.search(store, query), scores) == shape(
-            memory.search(other, query), scores
-        )
+        assert shape(word_search(store, query), scores) == shape(word_search(other, query), scores)
     ours, theirs = (index.load_state(s.root) for s in (store, other))
     assert (
         index.open_index(store.root, ours).searcher().num_docs
@@ -130,6 +133,41 @@ def test_a_log_replaced_by_another_is_folded_again_from_its_start(store, tmp_pat
     grow(store, tmp_path)
     store.log_path("T").unlink()
     write(store, "T", turn("a different story about kangaroos"))
-    assert memory.search(store, "wombat", scope="task", task="T").turns == []
+    assert word_search(store, "wombat", scope="task", task="T").turns == []
     assert [c.asked for c in memory.cards(store, "T")] == ["a different story about kangaroos"]
     assert_same(store, tmp_path, "replaced", scores=False)
+
+
+def test_a_new_turn_appends_a_frame_and_leaves_the_bytes_before_it_alone(store):
+    write(store, "T", turn("one") + turn("two", t0=10))
+    memory.refresh(store)
+    before = mem.path_of(store.log_path("T")).read_bytes()
+    write(store, "T", turn("three", t0=20))
+    memory.refresh(store)
+    after = mem.path_of(store.log_path("T")).read_bytes()
+    assert after.startswith(before) and len(after) > len(before)
+    assert mem.load(store.log_path("T")).frames == 2
+
+
+def test_a_frame_cut_short_leaves_the_state_before_it(store):
+    write(store, "T", turn("one") + turn("two", t0=10))
+    memory.refresh(store)
+    log = store.log_path("T")
+    first = mem.load(log).fold.end
+    write(store, "T", turn("three", t0=20) + turn("four", t0=30))
+    memory.refresh(store)
+    file = mem.path_of(log)
+    file.write_bytes(file.read_bytes()[:-3])
+    assert mem.load(log).fold.end == first
+    assert memory.cards(store, "T") == mem.fold_log(log, mem.Mem())[1]
+
+
+def test_many_frames_are_compacted_into_one(store):
+    write(store, "T", turn("start"))
+    log = store.log_path("T")
+    for number in range(mem.COMPACT_AFTER + 5):
+        write(store, "T", turn(f"turn {number}", t0=number % 50))
+        memory.cards(store, "T")
+    assert mem.load(log).frames <= mem.COMPACT_AFTER
+    assert memory.cards(store, "T") == mem.fold_log(log, mem.Mem())[1]
+    assert len(memory.cards(store, "T")) == mem.COMPACT_AFTER + 6

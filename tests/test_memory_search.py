@@ -11,6 +11,7 @@ from nodwyn import memory, settings
 from nodwyn.errors import BadInput, TaskNotFound
 from nodwyn.log import records as r
 from nodwyn.memory import index, words
+from nodwyn.memory.search import search as word_search
 from nodwyn.memory.search import snippet
 from nodwyn.store import Store
 
@@ -68,7 +69,7 @@ def fill(store: Store) -> dict:
 def test_turn_scores_are_bm25_of_their_best_event_computed_independently(store, query):
     docs = fill(store)
     expected = bm25(docs, query)
-    found = memory.search(store, query)
+    found = word_search(store, query)
     got = {(hit.task, event.seq) for hit in found.turns for event in hit.events}
     assert got == set(expected)
     for hit in found.turns:
@@ -83,7 +84,7 @@ def test_turn_scores_are_bm25_of_their_best_event_computed_independently(store, 
 
 def test_results_group_by_task_then_turn_in_order_of_best_event_with_events_in_seq_order(store):
     fill(store)
-    found = memory.search(store, "pager pages order")
+    found = word_search(store, "pager pages order")
     tasks = list(dict.fromkeys(hit.task for hit in found.turns))
     best_of = {t: max(h.score for h in found.turns if h.task == t) for t in tasks}
     assert tasks == sorted(tasks, key=best_of.get, reverse=True)
@@ -98,19 +99,19 @@ def test_results_group_by_task_then_turn_in_order_of_best_event_with_events_in_s
 
 def test_at_most_limit_events_are_returned_and_the_best_are_kept(store):
     fill(store)
-    everything = memory.search(store, "pager pages order")
-    two = memory.search(store, "pager pages order", limit=2)
+    everything = word_search(store, "pager pages order")
+    two = word_search(store, "pager pages order", limit=2)
     assert sum(len(hit.events) for hit in two.turns) == 2
     assert two.turns[0].score == everything.turns[0].score
 
 
 def test_a_turn_carries_its_card_head_and_whole_prompt(store):
     fill(store)
-    hit = memory.search(store, "TestPagerOrder").turns[0]
+    hit = word_search(store, "TestPagerOrder").turns[0]
     assert hit.head == memory.cards(store, "A")[0].head
     assert hit.asked == "Fix the flaky TestPagerOrder"
     assert (hit.title, hit.project) == ("Fix the flaky TestPagerOrder", "/work/p")
-    assert memory.search(store, "TestPagerOrder").terms == [
+    assert word_search(store, "TestPagerOrder").terms == [
         "testpagerorder",
         "test",
         "pager",
@@ -121,7 +122,7 @@ def test_a_turn_carries_its_card_head_and_whole_prompt(store):
 def test_a_snippet_keeps_the_matched_words_of_a_very_long_line(store):
     line = "filler " * 2000 + "the needle_haystack is here " + "more " * 2000
     write(store, "T", [r.Message(text="look"), r.Reply(text=f"first\n{line}\nlast")])
-    [hit] = memory.search(store, "haystack").turns
+    [hit] = word_search(store, "haystack").turns
     [snip] = hit.events[0].lines
     assert "needle_haystack" in snip and len(snip) < 300
     assert snip.startswith("…") and snip.endswith("…")
@@ -139,7 +140,7 @@ def test_result_headings_name_the_call_they_answer(store):
         r.Reply(calls=[r.Call(id="c1", tool="Bash", input={"command": "make quokka"})]),
         r.Result(call="c1", tool="Bash", output="quokka built"),
     ])  # fmt: skip
-    events = memory.search(store, "quokka").turns[0].events
+    events = word_search(store, "quokka").turns[0].events
     assert [(e.kind, e.heading) for e in events] == [
         ("reply", "reply · calls Bash"),
         ("result", "result · Bash: make quokka"),
@@ -151,9 +152,9 @@ def test_tool_output_is_not_searched_when_the_person_turned_it_off(store):
         r.Message(text="run it"),
         r.Result(call="c1", tool="Bash", output="wombat output"),
     ])  # fmt: skip
-    assert memory.search(store, "wombat").turns
+    assert word_search(store, "wombat").turns
     settings.update(store.root, search_tool_output=False)
-    assert memory.search(store, "wombat").turns == []
+    assert word_search(store, "wombat").turns == []
 
 
 def test_a_tasks_title_is_not_indexed_but_unknown_kinds_are(store):
@@ -162,16 +163,16 @@ def test_a_tasks_title_is_not_indexed_but_unknown_kinds_are(store):
     with open(store.log_path("T"), "a") as log:
         log.write(json.dumps({"seq": 4, "at": at(0), "kind": "future.note", "body": "echidna"}))
         log.write("\n")
-    assert memory.search(store, "platypus").turns == []
-    [hit] = memory.search(store, "echidna").turns
+    assert word_search(store, "platypus").turns == []
+    [hit] = word_search(store, "echidna").turns
     assert hit.events[0].kind == "future.note"
 
 
 def test_a_deleted_task_never_shows_and_its_documents_leave_the_index(store):
     fill(store)
-    assert {hit.task for hit in memory.search(store, "pager").turns} == {"A", "B"}
+    assert {hit.task for hit in word_search(store, "pager").turns} == {"A", "B"}
     store.delete("B")
-    assert {hit.task for hit in memory.search(store, "pager").turns} == {"A"}
+    assert {hit.task for hit in word_search(store, "pager").turns} == {"A"}
     state = index.load_state(store.root)
     searcher = index.open_index(store.root, state).searcher()
     assert searcher.num_docs == 4  # A's two turns, a message and a reply each
@@ -195,40 +196,40 @@ def test_project_scope_is_the_other_tasks_of_the_repository_worktrees_and_archiv
     for task, folder in (("A", repo), ("B", tree), ("C", other), ("D", repo / "sub")):
         write(store, task, [r.Message(text="kiwi")], project=str(folder))
     store.archive("B")
-    by_task = memory.search(store, "kiwi", scope="project", task="A")
+    by_task = word_search(store, "kiwi", scope="project", task="A")
     assert {hit.task for hit in by_task.turns} == {"B", "D"}
-    by_folder = memory.search(store, "kiwi", scope="project", project=str(tree))
+    by_folder = word_search(store, "kiwi", scope="project", project=str(tree))
     assert {hit.task for hit in by_folder.turns} == {"A", "B", "D"}
-    only = memory.search(store, "kiwi", scope="task", task="C")
+    only = word_search(store, "kiwi", scope="task", task="C")
     assert {hit.task for hit in only.turns} == {"C"}
-    assert {hit.task for hit in memory.search(store, "kiwi").turns} == {"A", "B", "C", "D"}
+    assert {hit.task for hit in word_search(store, "kiwi").turns} == {"A", "B", "C", "D"}
 
 
 def test_a_folder_that_is_no_repository_is_its_own_project(store, tmp_path):
     write(store, "A", [r.Message(text="kiwi")], project="/gone/one")
     write(store, "B", [r.Message(text="kiwi")], project="/gone/one")
     write(store, "C", [r.Message(text="kiwi")], project="/gone/two")
-    found = memory.search(store, "kiwi", scope="project", task="A")
+    found = word_search(store, "kiwi", scope="project", task="A")
     assert {hit.task for hit in found.turns} == {"B"}
 
 
 def test_bad_arguments_are_refused_in_words(store):
     fill(store)
     with pytest.raises(BadInput):
-        memory.search(store, "pager", scope="everything")
+        word_search(store, "pager", scope="everything")
     with pytest.raises(BadInput):
-        memory.search(store, "pager", scope="task")
+        word_search(store, "pager", scope="task")
     with pytest.raises(BadInput):
-        memory.search(store, "pager", limit=0)
+        word_search(store, "pager", limit=0)
     with pytest.raises(BadInput):
-        memory.search(store, "   ")
+        word_search(store, "   ")
     with pytest.raises(TaskNotFound):
-        memory.search(store, "pager", scope="task", task="nope")
-    assert memory.search(store, "the of and").turns == []
+        word_search(store, "pager", scope="task", task="nope")
+    assert word_search(store, "the of and").turns == []
 
 
 def test_a_log_with_unreadable_lines_is_named_incomplete(store):
     fill(store)
     with open(store.log_path("A"), "ab") as log:
         log.write(b"not json at all\n")
-    assert memory.search(store, "pager").incomplete == ["A"]
+    assert word_search(store, "pager").incomplete == ["A"]

@@ -91,6 +91,7 @@ class Fold(Struct, kw_only=True):
     line_start: int = -1  # where the line ending at `end` starts (-1: nothing folded yet)
     line_crc: int = 0  # crc32 of that line, checked before folding on
     saved_episodes: int = 0  # episodes that lie before `end`
+    last_compact: int = 0  # seq of the last compaction before `end` (0: none)
     turn: Turn | None = None  # only while folding; None whenever saved
     last_line: tuple[int, int] = (-1, 0)  # only while folding: (start, end) of the last line
 
@@ -201,10 +202,12 @@ def _checkpoint(fold: Fold) -> None:
     fold.line_start, fold.end = fold.last_line
     fold.line_crc = -1  # to be filled from the file by whoever saves the fold
     fold.saved_episodes = len(fold.episodes)
+    if fold.episodes:
+        fold.last_compact = fold.episodes[-1].seq
 
 
 def _episode(fold: Fold, record: records.ContextCompact) -> None:
-    before = fold.episodes[-1].seq if fold.episodes else 0
+    before = fold.episodes[-1].seq if fold.episodes else fold.last_compact
     first = record.first_seq or before + 1
     last = record.last_seq or record.seq - 1
     fold.episodes.append(Episode(seq=record.seq, first_seq=first, last_seq=last, note=record.note))

@@ -244,9 +244,11 @@ def _drop_after(writer, task: str, seq: int) -> None:
     writer.delete_documents_by_query(query)
 
 
-def take(writer, state: State, task: str, log: Path) -> tuple[memfile.Mem, int, int]:
-    """Bring one log's .mem fold and its index documents up to date; (mem, problems, docs)."""
-    mem = memfile.checked(log, memfile.load(log), state.id)
+def take(writer, state: State, task: str, log: Path) -> tuple[tuple, int, int]:
+    """Bring one log's .mem fold and its index documents up to date: ((the .mem state it
+    started from, what it gained), lines that could not be read, documents added)."""
+    base = memfile.load_state(log)
+    mem = memfile.checked(log, base, state.id)
     fold, mark = mem.fold, mem.mark
     if mark.seq or task in state.tasks:
         _drop_after(writer, task, mark.seq)
@@ -267,8 +269,11 @@ def take(writer, state: State, task: str, log: Path) -> tuple[memfile.Mem, int, 
     if mark.end != mark_from:
         with open(log, "rb") as handle:
             mark.line_crc = memfile.crc_of(handle, mark.line_start, mark.end) or 0
-    problems = [p for p in problems if p.offset >= min(fold_from, mark_from)]
-    return memfile.Mem(fold=memfile.settle(log, fold), mark=mark), len(problems), added
+    problems = [p for p in problems if p.offset >= mark_from]
+    if mark_from and task in state.tasks:  # lines before the mark were counted before
+        problems += [None] * state.tasks[task].problems
+    gained = memfile.Mem(fold=memfile.settle(log, fold), mark=mark, restarted=mem.restarted)
+    return (base, gained), len(problems), added
 
 
 def current(root: Path) -> State:
@@ -351,8 +356,8 @@ def _write(store, state, writer, changed, gone, progress) -> None:
 def _commit(root: Path, state: State, writer, pending: list) -> None:
     """Commit, then write the marks and the state that describe what was committed."""
     writer.commit()
-    for log, mem in pending:
+    for log, (base, gained) in pending:
         if log.exists():
-            memfile.save(log, mem)
+            memfile.append(log, base, gained)
     pending.clear()
     save_state(root, state)

@@ -1,18 +1,29 @@
 """`sessions/<id>.mem`: the memory beside one log (cards, episodes, fold state, index mark).
 
-Layout: one msgpack `Mem` document. `fold` holds the cards and episodes up to the end of the
-log's last whole turn, with that line's offset and crc32; `mark` says how far the word index
-has taken this log (the index's id, the offset after the last indexed line, that line's crc32,
-the turn it was in and the calls of that turn, for result headings).
+Layout: the line `nodwyn-mem 2\n`, then frames. A frame is
+`[u32 length][u32 crc32][msgpack Frame][u32 length][b"MEMF"]` (little-endian): the cards and
+episodes the fold gained since the frame before (`base` is the fold's end it goes on from; -1
+starts from nothing), the fold's state after them (the end of the log's last whole turn, with
+that line's offset and crc32) and the index mark (how far the word index took this log). The
+trailer lets a reader that needs only the latest state (the word index, on every refresh)
+read the last frame alone.
+
+Why frames: a whole-file rewrite per turn costs work in proportion to every card of the log
+(ADR 0051 measured that), so a new turn appends one frame, in proportion to the turn. A fresh
+fold (a rebuild) and a compaction of many frames into one are written to a temporary file
+renamed into place. Appends are single O_APPEND writes; a frame cut short by a crash, or one
+whose crc does not match, ends the file for readers (the frames before it are a consistent,
+older state: the fold simply goes on from there). A frame whose base is not where the frames
+before it end was written by a process that raced another, and is skipped.
 
 Invariants: derived, revocable, never the only copy of anything. Before folding on, the line a
 fold or mark ends with is read back and checked against its crc: a match folds in only what
 the log gained; a mismatch (log replaced, truncated, edited) starts again from the log's start.
-A missing, damaged or other-format file counts as empty. Written to a temporary file that is
-renamed into place, so a reader never sees half a file.
+A missing, damaged or other-format file counts as empty.
 """
 
 import os
+import struct
 import zlib
 from pathlib import Path
 
@@ -24,7 +35,11 @@ from ..log import logfile
 from . import cards as cardmod
 from .cards import Fold
 
-FORMAT = 1
+MAGIC = b"nodwyn-mem 2\n"
+TRAILER = b"MEMF"
+COMPACT_AFTER = 64  # frames; then the file is rewritten as one (amortised: 1/64 per turn)
+_head = struct.Struct("<II")
+_tail = struct.Struct("<I4s")
 
 
 class Mark(Struct, kw_only=True):
@@ -39,37 +54,158 @@ class Mark(Struct, kw_only=True):
     calls: dict[str, str] = {}  # call id -> short description, for the turn under way
 
 
+class Frame(Struct, kw_only=True):
+    base: int  # the fold end this frame goes on from; -1: from nothing
+    number: int  # frames since the last one with base -1
+    fold: Fold  # cards and episodes gained, and the state after them
+    mark: Mark
+
+
 class Mem(Struct, kw_only=True):
-    format: int = FORMAT
+    """A fold (all its cards, or only those gained, as the caller knows) and a mark."""
+
     fold: Fold = msgspec.field(default_factory=Fold)
     mark: Mark = msgspec.field(default_factory=Mark)
+    frames: int = 0  # frames in the file this was read from (0: no file)
+    restarted: bool = False  # the fold started again from the log's start (see checked)
 
 
 _encoder = msgspec.msgpack.Encoder()
-_decoder = msgspec.msgpack.Decoder(Mem)
+_decoder = msgspec.msgpack.Decoder(Frame)
 
 
 def path_of(log: Path) -> Path:
     return log.with_suffix(".mem")
 
 
+def _frame_bytes(frame: Frame) -> bytes:
+    payload = _encoder.encode(frame)
+    return (
+        _head.pack(len(payload), zlib.crc32(payload)) + payload + _tail.pack(len(payload), TRAILER)
+    )
+
+
+def _frames(data: bytes):
+    """The whole, sound frames of a .mem's bytes, in order."""
+    if not data.startswith(MAGIC):
+        return
+    at = len(MAGIC)
+    while at + _head.size <= len(data):
+        length, crc = _head.unpack_from(data, at)
+        payload = data[at + _head.size : at + _head.size + length]
+        after = at + _head.size + length
+        if len(payload) != length or zlib.crc32(payload) != crc:
+            return
+        if data[after : after + _tail.size] != _tail.pack(length, TRAILER):
+            return
+        try:
+            yield _decoder.decode(payload)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return
+        at = after + _tail.size
+
+
+def _apply(mem: Mem, frame: Frame) -> None:
+    fold = mem.fold
+    if frame.base == -1:
+        fold.cards, fold.episodes = [], []
+    elif frame.base != fold.end or mem.frames == 0:
+        return  # a raced writer's frame: the fold it went on from is not this one
+    fold.cards += frame.fold.cards
+    fold.episodes += frame.fold.episodes
+    fold.end, fold.line_start = frame.fold.end, frame.fold.line_start
+    fold.line_crc, fold.last_compact = frame.fold.line_crc, frame.fold.last_compact
+    fold.saved_episodes = len(fold.episodes)
+    mem.mark = frame.mark
+    mem.frames = frame.number + 1
+
+
 def load(log: Path) -> Mem:
-    """The .mem beside a log, or an empty one when it is missing, damaged or of another format."""
+    """Every card and episode of the .mem beside a log, and its latest state (empty when the
+    file is missing, damaged or of another format)."""
+    mem = Mem()
     try:
-        mem = _decoder.decode(path_of(log).read_bytes())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        data = path_of(log).read_bytes()
+    except OSError:
+        return mem
+    for frame in _frames(data):
+        _apply(mem, frame)
+    return mem
+
+
+def load_state(log: Path) -> Mem:
+    """The latest state alone (no cards or episodes), read from the last frame when it is
+    sound; else from all frames."""
+    try:
+        with open(path_of(log), "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size >= len(MAGIC) + _head.size + _tail.size:
+                handle.seek(size - _tail.size)
+                length, trailer = _tail.unpack(handle.read(_tail.size))
+                start = size - _tail.size - length - _head.size
+                if trailer == TRAILER and start >= len(MAGIC):
+                    handle.seek(start)
+                    frame = next(_frames(MAGIC + handle.read(size - start)), None)
+                    if frame is not None:
+                        return _state_of(frame)
+    except OSError:
         return Mem()
-    return mem if mem.format == FORMAT else Mem()
+    mem = load(log)
+    mem.fold.cards, mem.fold.episodes = [], []
+    return mem
 
 
-def save(log: Path, mem: Mem) -> None:
+def _state_of(frame: Frame) -> Mem:
+    fold = frame.fold
+    state = Fold(end=fold.end, line_start=fold.line_start, line_crc=fold.line_crc,
+                 last_compact=fold.last_compact)  # fmt: skip
+    return Mem(fold=state, mark=frame.mark, frames=frame.number + 1)
+
+
+def write(log: Path, mem: Mem) -> None:
+    """A .mem of one frame holding all of `mem` (all its cards), renamed into place."""
     file = path_of(log)
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    frame = Frame(base=-1, number=0, fold=mem.fold, mark=mem.mark)
     try:
-        tmp.write_bytes(_encoder.encode(mem))
+        tmp.write_bytes(MAGIC + _frame_bytes(frame))
         os.replace(tmp, file)
     except FileNotFoundError:
         tmp.unlink(missing_ok=True)  # the task was deleted meanwhile: nothing to keep
+
+
+def append(log: Path, base: Mem, gained: Mem) -> None:
+    """Record what a fold gained on from `base` (a state read from this file): one frame
+    appended, or the file written anew when there is none yet, the fold started again, or
+    there are many frames."""
+    if base.frames == 0 or gained.restarted or base.frames >= COMPACT_AFTER:
+        if base.frames and not gained.restarted:
+            whole = load(log)  # compaction: every frame read back, written as one
+            if whole.fold.end == base.fold.end:
+                whole.fold.cards += gained.fold.cards
+                whole.fold.episodes += gained.fold.episodes
+                gained = Mem(fold=_merged(whole.fold, gained.fold), mark=gained.mark)
+            else:
+                gained = Mem(fold=Fold(), mark=Mark())  # raced: start over next time
+        write(log, gained)
+        return
+    frame = Frame(base=base.fold.end, number=base.frames, fold=gained.fold, mark=gained.mark)
+    try:
+        fd = os.open(path_of(log), os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return
+    try:
+        os.write(fd, _frame_bytes(frame))
+    finally:
+        os.close(fd)
+
+
+def _merged(whole: Fold, gained: Fold) -> Fold:
+    return Fold(
+        cards=whole.cards, episodes=whole.episodes, end=gained.end,
+        line_start=gained.line_start, line_crc=gained.line_crc,
+        saved_episodes=len(whole.episodes), last_compact=gained.last_compact,
+    )  # fmt: skip
 
 
 def crc_of(handle, start: int, end: int) -> int | None:
@@ -87,18 +223,23 @@ def holds(handle, start: int, end: int, crc: int) -> bool:
 
 
 def checked(log: Path, mem: Mem, index_id: str | None) -> Mem:
-    """`mem` with its fold and mark reset where the log no longer holds their last line."""
+    """A copy of `mem` to fold on from, with its fold (and, given an index id, its mark)
+    started again where the log no longer holds their last line."""
+    restarted = False
     with open(log, "rb") as handle:
         fold, mark = mem.fold, mem.mark
-        if not holds(handle, fold.line_start, fold.end, fold.line_crc):
-            fold = Fold()
-        fold.cards = fold.cards[:]  # the caller folds on in place
-        fold.episodes = fold.episodes[: fold.saved_episodes]
+        if holds(handle, fold.line_start, fold.end, fold.line_crc):
+            fold = msgspec.structs.replace(
+                fold, cards=list(fold.cards), episodes=fold.episodes[: fold.saved_episodes]
+            )
+        else:
+            fold, restarted = Fold(), True
         if index_id is not None and (
             mark.index != index_id or not holds(handle, mark.line_start, mark.end, mark.line_crc)
         ):
             mark = Mark(index=index_id)
-    return Mem(fold=fold, mark=mark)
+    mark = msgspec.structs.replace(mark, calls=dict(mark.calls))
+    return Mem(fold=fold, mark=mark, frames=mem.frames, restarted=restarted)
 
 
 def settle(log: Path, fold: Fold) -> Fold:
@@ -113,20 +254,23 @@ def settle(log: Path, fold: Fold) -> Fold:
         line_start=fold.line_start,
         line_crc=fold.line_crc,
         saved_episodes=fold.saved_episodes,
+        last_compact=fold.last_compact,
     )
 
 
 def fold_log(log: Path, mem: Mem | None = None) -> tuple[Mem, list, list]:
-    """Fold the log on from `mem`: the savable Mem, every card and every episode."""
-    mem = checked(log, mem or load(log), None)
+    """Fold the log on from `mem` (a whole .mem, or Mem() for the whole log in memory):
+    the savable Mem, every card and every episode."""
+    mem = checked(log, mem if mem is not None else load(log), None)
     fold = mem.fold
     for start, end, record in logfile.read(log, fold.end):
         cardmod.feed(fold, start, end, record)
     every, episodes = cardmod.finish(fold), list(fold.episodes)
-    return Mem(fold=settle(log, fold), mark=mem.mark), every, episodes
+    saved = Mem(fold=settle(log, fold), mark=mem.mark, frames=mem.frames, restarted=mem.restarted)
+    return saved, every, episodes
 
 
-_cards: dict[Path, tuple[int, int, list[cardmod.Card], list[cardmod.Episode]]] = {}
+_cards: dict[Path, tuple[tuple, list[cardmod.Card], list[cardmod.Episode]]] = {}
 
 
 def cards_of(log: Path) -> tuple[list[cardmod.Card], list[cardmod.Episode]]:
@@ -136,14 +280,21 @@ def cards_of(log: Path) -> tuple[list[cardmod.Card], list[cardmod.Episode]]:
     except FileNotFoundError:
         raise TaskNotFound(f"no task {log.stem}") from None
     known = _cards.get(log)
-    if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
-        return known[2], known[3]
+    if known is not None and known[0] == (stat.st_size, stat.st_mtime_ns):
+        return known[1], known[2]
     before = load(log)
-    was = (before.fold.end, before.fold.line_crc)
+    start = len(before.fold.cards), len(before.fold.episodes)
     after, every, episodes = fold_log(log, before)
-    if (after.fold.end, after.fold.line_crc) != was:
-        save(log, after)
+    if after.restarted or not before.frames:
+        write(log, after)
+    elif after.fold.end != before.fold.end:
+        gained = msgspec.structs.replace(
+            after.fold,
+            cards=after.fold.cards[start[0] :],
+            episodes=after.fold.episodes[start[1] :],
+        )
+        append(log, before, Mem(fold=gained, mark=before.mark))
     if len(_cards) > 256:
         _cards.clear()
-    _cards[log] = (stat.st_size, stat.st_mtime_ns, every, episodes)
+    _cards[log] = ((stat.st_size, stat.st_mtime_ns), every, episodes)
     return every, episodes
