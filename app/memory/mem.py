@@ -120,16 +120,51 @@ def _apply(mem: Mem, frame: Frame) -> None:
     mem.frames = frame.number + 1
 
 
+# .mem files this process read or wrote, by path: (size, mtime_ns) then, and their content,
+# so a warm process decodes a .mem once and then only the frames it appends itself.
+_seen: dict[Path, tuple[tuple[int, int], Mem]] = {}
+SEEN = 64
+
+
+def _stat(file: Path) -> tuple[int, int] | None:
+    try:
+        found = file.stat()
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+def _remember(file: Path, mem: Mem) -> None:
+    stat = _stat(file)
+    if stat is None:
+        _seen.pop(file, None)
+        return
+    if len(_seen) >= SEEN:
+        _seen.clear()
+    _seen[file] = (stat, mem)
+
+
+def _copy(mem: Mem) -> Mem:
+    fold = msgspec.structs.replace(mem.fold, cards=list(mem.fold.cards),
+                                   episodes=list(mem.fold.episodes))  # fmt: skip
+    return msgspec.structs.replace(mem, fold=fold)
+
+
 def load(log: Path) -> Mem:
     """Every card and episode of the .mem beside a log, and its latest state (empty when the
     file is missing, damaged or of another format)."""
+    file = path_of(log)
+    known = _seen.get(file)
+    if known is not None and known[0] == _stat(file):
+        return _copy(known[1])
     mem = Mem()
     try:
-        data = path_of(log).read_bytes()
+        data = file.read_bytes()
     except OSError:
         return mem
     for frame in _frames(data):
         _apply(mem, frame)
+    _remember(file, _copy(mem))
     return mem
 
 
@@ -172,6 +207,9 @@ def write(log: Path, mem: Mem) -> None:
         os.replace(tmp, file)
     except FileNotFoundError:
         tmp.unlink(missing_ok=True)  # the task was deleted meanwhile: nothing to keep
+        return
+    whole = Mem(fold=mem.fold, mark=mem.mark, frames=1)
+    _remember(file, _copy(whole))
 
 
 def append(log: Path, base: Mem, gained: Mem) -> None:
@@ -190,14 +228,19 @@ def append(log: Path, base: Mem, gained: Mem) -> None:
         write(log, gained)
         return
     frame = Frame(base=base.fold.end, number=base.frames, fold=gained.fold, mark=gained.mark)
+    file = path_of(log)
+    known, before = _seen.pop(file, None), _stat(file)
     try:
-        fd = os.open(path_of(log), os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+        fd = os.open(file, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         return
     try:
         os.write(fd, _frame_bytes(frame))
     finally:
         os.close(fd)
+    if known is not None and known[0] == before:  # what we knew plus this frame
+        _apply(known[1], frame)
+        _remember(file, known[1])
 
 
 def _merged(whole: Fold, gained: Fold) -> Fold:

@@ -1,0 +1,335 @@
+"""Benchmark of task memory: first build, search (warm and new process), peak memory, the cost
+of appending one turn to a huge log, and the same searches through SQLite FTS5 as a ratio.
+
+    python tests/bench/bench_memory.py [--size EVENTS] [--queries N] [--append-mb MB]
+
+--size 17616 is shaped like ADR 0051's corpus (78 logs, ~10 MB of words); --size 1000000 is
+the large one (~4,400 logs of ~226 events). Texts are cut from the real corpus
+(../shared/corpus, imported with nodwyn's own importers), so words are realistic. Figures are
+wall-clock on a shared machine: they are noisy. Not a test: CI runs it at a tiny size.
+"""
+
+import argparse
+import json
+import random
+import re
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+PER_LOG = 226  # events per log, as in ADR 0051's corpus (17,616 / 78)
+
+
+def pool_of_texts() -> dict[str, list[str]]:
+    """Texts of the real corpus by kind, taken from its import into a scratch data dir."""
+    from nodwyn.importers.sync import import_paths
+    from nodwyn.log import logfile
+    from nodwyn.memory.index import text_of
+    from nodwyn.store import Store
+
+    with tempfile.TemporaryDirectory() as scratch:
+        store = Store(Path(scratch) / "data")
+        import_paths(store, "claude", [CORPUS / "claude"])
+        import_paths(store, "codex", [CORPUS / "codex"])
+        pool: dict[str, list[str]] = {"message": [], "reply": [], "result": []}
+        for log in store.sessions.glob("*.jsonl"):
+            for _, _, record in logfile.read(log):
+                kind = type(record).__name__.lower()
+                text = text_of(record)
+                if kind in pool and len(text) > 20:
+                    pool[kind].append(text)
+    return pool
+
+
+def piece(rng: random.Random, texts: list[str], longest: int) -> str:
+    text = rng.choice(texts)
+    start = rng.randrange(max(1, len(text) - 40))
+    return text[start : start + rng.randint(40, longest)]
+
+
+def synthetic_turn(rng: random.Random, pool: dict, number: int) -> list:
+    """message, 1-5 (reply with a call, result) pairs, a final reply, turn.end."""
+    from nodwyn.log import records as r
+
+    items = [r.Message(text=piece(rng, pool["message"], 1200))]
+    for step in range(rng.randint(1, 5)):
+        call = f"c{number}-{step}"
+        command = " ".join(piece(rng, pool["reply"], 80).split()[:6])
+        items.append(
+            r.Reply(text=piece(rng, pool["reply"], 1000),
+                    calls=[r.Call(id=call, tool="Bash", input={"command": command})])
+        )  # fmt: skip
+        items.append(r.Result(call=call, tool="Bash", output=piece(rng, pool["result"], 3000)))
+    items.append(r.Reply(text=piece(rng, pool["reply"], 1500)))
+    items.append(r.TurnEnd(status="completed", duration_ms=rng.randint(500, 90_000)))
+    return items
+
+
+def make_corpus(data: Path, size: int, pool: dict, seed: int = 42) -> tuple[int, int, int]:
+    """Logs holding about `size` events in all; returns (logs, events, bytes)."""
+    from nodwyn.log import records as r
+    from nodwyn.store import Store
+
+    rng = random.Random(seed)
+    store = Store(data)
+    logs = max(1, round(size / PER_LOG))
+    events = 0
+    for number in range(logs):
+        want = size * (number + 1) // logs - events
+        start = r.SessionStart(
+            project=f"/work/project{number % 40}", origin=r.Origin(tool="nodwyn")
+        )
+        with store.create(start, f"L{number:05d}") as writer:
+            written = 1
+            turn = 0
+            while written < want:
+                items = synthetic_turn(rng, pool, turn)[: want - written]
+                writer.append(items)
+                written += len(items)
+                turn += 1
+        events += written
+    total = sum(log.stat().st_size for log in store.sessions.glob("*.jsonl"))
+    return logs, events, total
+
+
+def queries(pool: dict, count: int, seed: int = 7) -> list[str]:
+    """1 to 4 words of 4 letters or more, drawn from one text of the corpus each."""
+    rng = random.Random(seed)
+    texts = pool["message"] + pool["reply"] + pool["result"]
+    out = []
+    while len(out) < count:
+        found = re.findall(r"[A-Za-z]{4,}", rng.choice(texts))
+        if found:
+            out.append(" ".join(rng.sample(found, min(len(found), rng.randint(1, 4)))))
+    return out
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def word_search():
+    """Search by words (issue 4), whatever `nodwyn.memory.search` fuses it with."""
+    import nodwyn.memory.search  # noqa: F401
+
+    return sys.modules["nodwyn.memory.search"]
+
+
+def phase_build(data: Path) -> dict:
+    from nodwyn.memory import index as wordindex
+    from nodwyn.store import Store
+
+    began, cpu = time.perf_counter(), time.process_time()
+    wordindex.refresh(Store(data))
+    return {
+        "seconds": time.perf_counter() - began,
+        "cpu": time.process_time() - cpu,
+        "peak_mb": peak_mb(),
+    }
+
+
+def timed(run, items) -> list[float]:
+    out = []
+    for item in items:
+        began = time.perf_counter()
+        run(item)
+        out.append((time.perf_counter() - began) * 1000)
+    return out
+
+
+def phase_serve(data: Path, words: list[str]) -> dict:
+    """Warm process: 10 warm-up searches, then every query, whole search and index only."""
+    from nodwyn.memory import index as wordindex
+    from nodwyn.store import Store
+
+    module = word_search()
+    store = Store(data)
+    for query in words[:10]:
+        module.search(store, query)
+    full = timed(lambda q: module.search(store, q), words)
+    state = wordindex.refresh(store)
+    bare = timed(lambda q: module.hits(store, state, q, None, 20), words)
+    return {"full": full, "bare": bare, "peak_mb": peak_mb()}
+
+
+def phase_one(data: Path, query: str) -> dict:
+    began = time.perf_counter()
+    from nodwyn.store import Store
+
+    module = word_search()
+    loaded = time.perf_counter()
+    module.search(Store(data), query)
+    done = time.perf_counter()
+    return {"import_ms": (loaded - began) * 1000, "search_ms": (done - loaded) * 1000}
+
+
+def child(*args: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def fts5(data: Path, words: list[str]) -> dict:
+    """The same events and queries through SQLite FTS5: one row per event, bm25(), OR query."""
+    from nodwyn.log import logfile
+    from nodwyn.memory.index import text_of
+    from nodwyn.memory.words import STOP
+
+    began = time.perf_counter()
+    db = sqlite3.connect(data / "fts5.db")
+    db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, seq UNINDEXED)")
+    for log in sorted((data / "sessions").glob("*.jsonl")):
+        rows = [(text_of(rec), log.stem, rec.seq) for _, _, rec in logfile.read(log)]
+        db.executemany("INSERT INTO ev VALUES (?, ?, ?)", [row for row in rows if row[0]])
+    db.commit()
+    db.execute("INSERT INTO ev(ev) VALUES ('optimize')")
+    db.commit()
+    build = time.perf_counter() - began
+
+    def search(query: str):
+        terms = [w for w in re.findall(r"\w+", query.lower()) if w not in STOP]
+        if not terms:
+            return []
+        match = " OR ".join(f'"{term}"' for term in terms)
+        sql = "SELECT task, seq, bm25(ev) FROM ev WHERE ev MATCH ? ORDER BY bm25(ev) LIMIT 20"
+        return db.execute(sql, (match,)).fetchall()
+
+    for query in words[:10]:
+        search(query)
+    return {"build_s": build, "times": timed(search, words)}
+
+
+def append_cost(pool: dict, megabytes: int) -> list[str]:
+    """Time refresh + search after one more turn, on a small log and on a `megabytes` log."""
+    from nodwyn.memory import index as wordindex
+    from nodwyn.memory import mem
+    from nodwyn.store import Store
+
+    out = []
+    rng = random.Random(3)
+    for target in sorted({min(megabytes, 8), megabytes}):
+        with tempfile.TemporaryDirectory() as scratch:
+            store = Store(Path(scratch) / "data")
+            grow_log(store, pool, rng, target)
+            size = store.log_path("BIG").stat().st_size
+            began = time.perf_counter()
+            wordindex.refresh(store)
+            first = time.perf_counter() - began
+            mem.cards_of(store.log_path("BIG"))
+            refresh, cards = [], []
+            for number in range(7):
+                with store.writer("BIG") as writer:
+                    writer.append(synthetic_turn(rng, pool, 10**6 + number))
+                began = time.perf_counter()
+                wordindex.refresh(store)
+                middle = time.perf_counter()
+                mem.cards_of(store.log_path("BIG"))
+                refresh.append((middle - began) * 1000)
+                cards.append((time.perf_counter() - middle) * 1000)
+            out.append(
+                f"append one turn to a {size / 2**20:,.0f} MB log, median of 7: refresh (.mem "
+                f"frame + index segment) {statistics.median(refresh):.1f} ms, then all cards "
+                f"{statistics.median(cards):.1f} ms (warm process; first build of that log "
+                f"{first:.1f} s)"
+            )
+    return out
+
+
+def grow_log(store, pool: dict, rng: random.Random, megabytes: int) -> None:
+    from nodwyn.log import records as r
+
+    start = r.SessionStart(project="/work/big", origin=r.Origin(tool="nodwyn"))
+    with store.create(start, "BIG") as writer:
+        turn = 0
+        while writer.size < megabytes * 2**20:
+            writer.append(synthetic_turn(rng, pool, turn))
+            turn += 1
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def figures(label: str, values: list[float]) -> str:
+    return (
+        f"{label}: median {statistics.median(values):.2f} ms, p95 {percentile(values, 0.95):.2f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=17_616, help="events in the corpus")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--new-processes", type=int, default=None, help="default: --queries")
+    parser.add_argument("--append-mb", type=int, default=1024, help="size of the huge log")
+    parser.add_argument("--phase", help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--words", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        words = json.loads(args.words) if args.words else []
+        data = Path(args.data)
+        result = {
+            "build": lambda: phase_build(data),
+            "serve": lambda: phase_serve(data, words),
+            "one": lambda: phase_one(data, words[0]),
+        }[args.phase]()
+        print(json.dumps(result))
+        return
+    run(args)
+
+
+def run(args) -> None:
+    sys.path.insert(0, str(ROOT))
+    pool = pool_of_texts()
+    words = queries(pool, args.queries)
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(scratch) / "data"
+        began = time.perf_counter()
+        logs, events, size = make_corpus(data, args.size, pool)
+        print(f"corpus: {logs} logs, {events:,} events, {size / 2**20:.1f} MB of logs "
+              f"(written in {time.perf_counter() - began:.1f} s)")  # fmt: skip
+        build = child("--phase", "build", "--data", str(data))
+        rate = events / build["seconds"]
+        cpu, peak = build["cpu"], build["peak_mb"]
+        print(f"first build: {build['seconds']:.2f} s, {rate:,.0f} events/s (CPU time "
+              f"{cpu:.2f} s, all threads), peak RSS {peak:.0f} MB")  # fmt: skip
+        index_mb = sum(p.stat().st_size for p in (data / "index").iterdir()) / 2**20
+        mem_mb = sum(p.stat().st_size for p in (data / "sessions").glob("*.mem")) / 2**20
+        print(f"on disk: index {index_mb:.1f} MB, .mem files {mem_mb:.1f} MB")
+        serve = child("--phase", "serve", "--data", str(data), "--words", json.dumps(words))
+        print(figures(f"warm process, search() over {len(words)} queries", serve["full"]))
+        print(figures("warm process, index lookup only (no grouping, snippets)", serve["bare"]))
+        print(f"serving process peak RSS {serve['peak_mb']:.0f} MB")
+        fresh = [
+            child("--phase", "one", "--data", str(data), "--words", json.dumps([query]))
+            for query in words[: args.new_processes or len(words)]
+        ]
+        print(figures("new process, first search()", [f["search_ms"] for f in fresh]))
+        print(figures("new process, search() + imports", [f["search_ms"] + f["import_ms"]
+                                                           for f in fresh]))  # fmt: skip
+        lite = fts5(data, words)
+        lite_figures = figures("search", lite["times"]).split(": ", 1)[1]
+        print(f"SQLite FTS5 (bm25(), OR of terms, one row per event): build "
+              f"{lite['build_s']:.2f} s, {lite_figures}")  # fmt: skip
+        ratio = statistics.median(lite["times"]) / statistics.median(serve["full"])
+        ratio_bare = statistics.median(lite["times"]) / statistics.median(serve["bare"])
+        print(f"FTS5 / nodwyn median ratio: {ratio:.1f}x (whole search()), "
+              f"{ratio_bare:.1f}x (index lookup only); >1 means nodwyn is faster")  # fmt: skip
+    for line in append_cost(pool, args.append_mb):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
