@@ -27,7 +27,7 @@ def bm25(docs: dict, query: str) -> dict:
     """Okapi BM25 (Lucene's idf), summed over both fields: written here from the formula."""
     scores = dict.fromkeys(docs, 0.0)
     n_docs = len(docs)
-    for field, terms in (("words", words.words(query)), ("parts", words.parts(query))):
+    for field, terms in words.query_fields(query).items():
         avgdl = sum(len(tokens[field]) for tokens in docs.values()) / n_docs
         for term in set(terms):
             having = [key for key, tokens in docs.items() if term in tokens[field]]

@@ -7,8 +7,9 @@ from nodwyn.memory import index, words
 
 def test_identifiers_are_also_split_at_case_changes_digits_underscores_dots_and_slashes():
     assert words.parts("TestPagerOrder") == ["test", "pager", "order"]
-    assert words.parts("parse_config.py") == ["parse", "config", "py"]
-    assert words.parts("src/http2/Server.go") == ["src", "http", "2", "server", "go"]
+    assert words.words("parse_config.py") == ["parse", "config", "py"]
+    assert words.words("src/http2/Server.go") == ["src", "http2", "server", "go"]
+    assert words.parts("src/http2/Server.go get_userName") == ["http", "2", "user", "name"]
     assert words.words("parse_config.py TestPagerOrder") == [
         "parse",
         "config",
@@ -24,6 +25,9 @@ def test_the_commonest_english_words_count_for_nothing():
 
 def test_query_terms_are_the_words_then_the_parts_without_repeats():
     assert words.query_terms("TestPagerOrder pager") == ["testpagerorder", "pager", "test", "order"]
+    fields = words.query_fields("TestPagerOrder pager")
+    assert fields["words"] == ["testpagerorder", "pager"]
+    assert fields["parts"] == ["testpagerorder", "pager", "test", "order"]
 
 
 def test_very_long_tokens_are_dropped():
@@ -42,7 +46,7 @@ def test_tantivy_tokenises_exactly_like_the_python_twin(tmp_path):
     writer = built.writer(15_000_000, 1)
     doc = tantivy.Document()
     doc.add_text("words", text)
-    doc.add_text("parts", text)
+    doc.add_text("parts", words.compounds(text))
     writer.add_document(doc)
     writer.commit()
     writer.wait_merging_threads()

@@ -40,7 +40,7 @@ from . import cards as cardmod
 from . import mem as memfile
 from . import words
 
-FORMAT = 2  # 2: `words` cut by tantivy's simple tokenizer
+FORMAT = 3  # 2: `words` cut by tantivy's simple tokenizer; 3: `parts` of compounds only
 HEAP = 64_000_000  # writer memory, shared by its threads; keeps a build well under 500 MB
 WRITER_THREADS = 2  # tokenising runs beside the Python fold, on the second core
 BATCH = 200_000  # documents per commit during a long build
@@ -215,7 +215,7 @@ def _mark_event(mark: memfile.Mark, record: records.Event) -> None:
 def _document(task: str, start: int, record: records.Event, mark, text: str) -> tantivy.Document:
     doc = tantivy.Document()
     doc.add_text("words", text)
-    doc.add_text("parts", text)
+    doc.add_text("parts", words.compounds(text))
     doc.add_text("task", task)
     doc.add_unsigned("seq", record.seq)
     doc.add_unsigned("turn", mark.turn)

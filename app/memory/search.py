@@ -2,7 +2,8 @@
 
 Ranking is tantivy's BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25
 and Beyond", 2009, eq. 3.15, as Lucene computes it), summed over the query's terms in both
-fields (`words` and `parts`, see words.py):
+fields (`words` and `parts`, see words.py: a query's words are looked for in both, its
+compounds' parts in `parts`):
 
     score(D, Q) = sum over terms t of  idf(t) * tf(t,D) * (k1 + 1)
                                        / (tf(t,D) + k1 * (1 - b + b * |D| / avgdl))
@@ -16,20 +17,22 @@ grouped by task (tasks in the order of their best event), then by turn (same), e
 order; each with its heading and up to three snippet lines that keep the matched words.
 """
 
+import bisect
 import functools
 import os
 from pathlib import Path
 
+import msgspec
 import tantivy
 from msgspec import Struct
 
 from ..errors import BadInput, TaskNotFound
 from ..log import logfile, records
 from ..log.redact import redact
+from . import cards as cardmod
 from . import index as wordindex
 from . import mem as memfile
 from . import words
-from .cards import redacted
 from .index import text_of
 
 SCOPES = ("task", "project", "all")
@@ -136,11 +139,11 @@ def _check(store, scope: str, task: str | None, project: str | None, limit: int)
         raise TaskNotFound(f"no task {task}")
 
 
-def query(terms_words: list[str], terms_parts: list[str], tasks: set[str] | None):
+def query(fields: dict[str, list[str]], tasks: set[str] | None):
     should = [
         (tantivy.Occur.Should, tantivy.Query.term_query(wordindex.SCHEMA, field, term))
-        for field, found in (("words", terms_words), ("parts", terms_parts))
-        for term in dict.fromkeys(found)
+        for field, found in fields.items()
+        for term in found
     ]
     matched = tantivy.Query.boolean_query(should)
     if tasks is None:
@@ -156,11 +159,11 @@ def query(terms_words: list[str], terms_parts: list[str], tasks: set[str] | None
 
 def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hit]:
     """The best `limit` events for `text`, best first (events of deleted tasks left out)."""
-    found_words, found_parts = words.words(text), words.parts(text)
-    if not found_words and not found_parts:
+    fields = words.query_fields(text)
+    if not fields["parts"]:
         return []
     searcher = wordindex.open_index(store.root, state).searcher()
-    result = searcher.search(query(found_words, found_parts, tasks), limit + 20, count=False)
+    result = searcher.search(query(fields, tasks), limit + 20, count=False)
     out = []
     for score, address in result.hits:
         doc = searcher.doc(address)
@@ -212,15 +215,21 @@ def group(store, state, found: list[Hit], terms: set[str]) -> list[TurnHit]:
     for task, grouped in by_task.items():
         log = store.log_path(task)
         try:
-            cards = {card.first_seq: card for card in memfile.cards_of(log)[0]}
+            cards = memfile.cards_of(log)[0]
             with open(log, "rb") as handle:
                 for turn, members in grouped.items():
                     members.sort(key=lambda hit: hit.seq)
                     events = [event_hit(handle, log, hit, terms, state) for hit in members]
-                    turns.append(turn_hit(task, state, cards.get(turn), members, events))
+                    turns.append(turn_hit(task, state, card_at(cards, turn), members, events))
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
     return turns
+
+
+def card_at(cards: list, first_seq: int):
+    """The card of the turn starting at `first_seq` (cards are in seq order), or None."""
+    at = bisect.bisect_left(cards, first_seq, key=lambda card: card.first_seq)
+    return cards[at] if at < len(cards) and cards[at].first_seq == first_seq else None
 
 
 def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> TurnHit:
@@ -233,7 +242,12 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> T
             head=f"event seq {seq}, outside any turn", asked="", score=best,
             at=events[0].at, events=events,
         )  # fmt: skip
-    card = redacted(card)
+    asked = redact(card.asked)  # the head repeats the start of it
+    card = msgspec.structs.replace(
+        card,
+        asked=asked,
+        head=cardmod.head(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked),
+    )
     return TurnHit(
         task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
         last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,
