@@ -15,6 +15,7 @@ otherwise.
 
 import os
 import re
+import threading
 import zlib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -278,7 +279,8 @@ class Cache:
             return {}
 
     def _save_folds(self, folds: dict[str, Summary]) -> None:
-        tmp = self.folds_file.with_name(f"{self.folds_file.name}.{os.getpid()}.tmp")
+        tmp = f"{self.folds_file.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        tmp = self.folds_file.with_name(tmp)
         tmp.write_bytes(msgspec.msgpack.encode(folds))
         os.replace(tmp, self.folds_file)
 

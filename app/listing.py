@@ -16,6 +16,7 @@ on a current catalogue costs a read, a stat per log and a join, with no decoding
 """
 
 import os
+import threading
 from datetime import UTC, datetime, timedelta
 
 HEADER = "nodwyn-catalogue 4\n"
@@ -48,7 +49,8 @@ def read(file: str | os.PathLike) -> dict[str, list[str]] | None:
 def write(file: str | os.PathLike, entries: dict[str, list[str]]) -> None:
     """Write the catalogue atomically (a temporary file renamed into place)."""
     lines = [HEADER] + [task + "\t" + "\t".join(fields) + "\n" for task, fields in entries.items()]
-    tmp = f"{os.fspath(file)}.{os.getpid()}.tmp"
+    # one name per thread too: the API lists tasks from several request threads at once
+    tmp = f"{os.fspath(file)}.{os.getpid()}.{threading.get_ident()}.tmp"
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write("".join(lines))
     os.replace(tmp, file)

@@ -291,3 +291,23 @@ def test_only_the_api_module_imports_bottle():
         if re.search(r"^\s*(import bottle|from bottle)", path.read_text(), re.M)
     ]
     assert importers == ["api.py"]
+
+
+def test_concurrent_listings_while_logs_change_all_succeed(store, client):
+    failures = []
+
+    def list_tasks():
+        for _ in range(5):
+            response = client.get("/api/tasks")
+            if response.status != 200:
+                failures.append(response.body)
+
+    for round_ in range(3):
+        with store.writer("demo-pager-ci") as writer:  # each change makes listings rewrite
+            writer.append([records.Message(text=f"change {round_}")])
+        threads = [threading.Thread(target=list_tasks) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []
