@@ -5,6 +5,7 @@ import json
 import math
 import subprocess
 
+import msgspec
 import pytest
 from memory_logs import at, write
 from nodwyn import memory, settings
@@ -233,3 +234,18 @@ def test_a_log_with_unreadable_lines_is_named_incomplete(store):
     with open(store.log_path("A"), "ab") as log:
         log.write(b"not json at all\n")
     assert word_search(store, "pager").incomplete == ["A"]
+
+
+def test_snippets_headings_and_prompts_are_redacted_again_when_shown(store):
+    secret = "sk-ant-" + "b" * 30
+    write(store, "T", [r.Message(text="deploy it")])
+    with open(store.log_path("T"), "a") as log:  # lines no writer redacted
+        lines = [
+            {"seq": 3, "kind": "message", "text": f"deploy with {secret}"},
+            {"seq": 4, "kind": "reply", "text": f"used {secret} to deploy"},
+        ]
+        for line in lines:
+            log.write(json.dumps({"at": at(line["seq"]), **line}) + "\n")
+    found = word_search(store, "deploy")
+    shown = json.dumps([msgspec.to_builtins(hit) for hit in found.turns])
+    assert "deploy" in shown and secret not in shown and "[redacted]" in shown
