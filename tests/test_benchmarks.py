@@ -19,3 +19,10 @@ def test_the_sessions_benchmark_prints_cold_and_warm_figures():
     out = run("bench_sessions.py", "--tasks", "30", "--runs", "1")
     assert "sessions --json cold: median" in out
     assert "sessions --json warm: median" in out
+
+
+def test_the_api_benchmark_prints_its_figures():
+    out = run("bench_api.py", "--tasks", "20", "--runs", "2")
+    for figure in ("GET /api/tasks at 20 tasks: median", "change feed scan of 20 logs: median",
+                   "GET /api/search (all 20 tasks, warm): median"):  # fmt: skip
+        assert figure in out
