@@ -341,3 +341,18 @@ def test_the_list_says_cost_unknown_for_a_model_missing_from_the_price_table(sto
     age(write(src, session()))
     other = Store(src.parent / "other")
     assert other.get(only(other, src)).cost_usd > 0
+
+
+def test_a_whole_last_line_without_its_newline_is_imported_and_the_file_goes_on(
+    store, src, tmp_path
+):
+    lines = [json.dumps(x).encode() for x in session()]
+    src.parent.mkdir(parents=True)
+    src.write_bytes(b"\n".join(lines[:5]))  # the fifth line is whole JSON but not ended
+    task = only(store, age(src))
+    assert log_of(store, task)[-1].src.line == 5
+    src.write_bytes(b"\n".join(lines) + b"\n")
+    assert import_paths(store, "claude", [age(src)]).extended == [task]
+    once = Store(tmp_path / "once")
+    only(once, src)
+    assert plain(store, task) == plain(once, task)

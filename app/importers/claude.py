@@ -357,6 +357,7 @@ class Parser:
             tool = c.calls.pop(call, "")
             files = c.files.pop(call, [])
             prompt = c.asked.pop(call, "")
+            c.prompts.pop(prompt, None)  # its sub-agent, if inline, has been met by now
             if tool in AGENT_TOOLS and self.subagents is not None:
                 self._subagent(line, prompt, agent, out)
             self._emit(

@@ -199,9 +199,9 @@ def _parse(path: Path, state: State, parser) -> list[r.Known]:
     parser.finish(_is_live(path), out)
     if state.consumed:
         with open(path, "rb") as handle:
-            state.head = _hash(handle.read(min(HEAD, state.consumed)))
+            state.head = _hash(handle.read(min(HEAD, state.consumed - 1)))
             handle.seek(state.tail_start)
-            state.tail = _hash(handle.read(state.consumed - state.tail_start))
+            state.tail = _hash(handle.read(state.consumed - state.tail_start - 1))
     return out
 
 
@@ -221,6 +221,7 @@ def _lines(path: Path, start: int) -> Iterator[tuple[int, bytes]]:
 
 
 def _hash(data: bytes) -> str:
+    """Hashes are taken without the consumed part's last newline, which an unended line lacks."""
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
 
@@ -232,10 +233,10 @@ def _same_prefix(path: Path, state: State) -> bool:
             if size < state.consumed - 1:
                 return False
             handle.seek(0)
-            if _hash(handle.read(min(HEAD, state.consumed))) != state.head:
+            if _hash(handle.read(min(HEAD, state.consumed - 1))) != state.head:
                 return False
             handle.seek(state.tail_start)
-            return _hash(handle.read(state.consumed - state.tail_start)) == state.tail
+            return _hash(handle.read(state.consumed - state.tail_start - 1)) == state.tail
     except OSError:
         return False
 
