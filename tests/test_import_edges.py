@@ -7,7 +7,7 @@ import pytest
 from importing import age, log_of, plain
 from nodwyn import cli
 from nodwyn.importers import prices
-from nodwyn.importers.sync import import_paths
+from nodwyn.importers.sync import default_paths, import_paths
 from nodwyn.log import records
 from nodwyn.store import Store
 
@@ -356,3 +356,19 @@ def test_a_whole_last_line_without_its_newline_is_imported_and_the_file_goes_on(
     once = Store(tmp_path / "once")
     only(once, src)
     assert plain(store, task) == plain(once, task)
+
+
+def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monkeypatch, corpus):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    assert default_paths("claude") == [tmp_path / "claude-home" / "projects"]
+    assert default_paths("codex") == [
+        tmp_path / "codex-home" / "sessions", tmp_path / "codex-home" / "archived_sessions",
+    ]  # fmt: skip
+    age(write(tmp_path / "claude-home" / "projects" / "-home-ana" / f"{SESSION}.jsonl", session()))
+    rollout = tmp_path / "codex-home" / "archived_sessions" / "rollout-x.jsonl"
+    rollout.parent.mkdir(parents=True)
+    rollout.write_bytes((corpus / "codex" / "therealjhay__Soul__codex-session.jsonl").read_bytes())
+    assert import_paths(store, "claude").created == [f"cc-{SESSION}"]
+    assert len(import_paths(store, "codex").created) == 1
+    assert import_paths(store, "claude", []) == type(import_paths(store, "claude", []))()

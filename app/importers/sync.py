@@ -89,7 +89,8 @@ def import_paths(
     formats.check_tool(tool)
     report = Report()
     explicit = paths is not None
-    files, missing = _walk([Path(p) for p in (paths or default_paths(tool))], explicit)
+    chosen = default_paths(tool) if paths is None else paths
+    files, missing = _walk([Path(p) for p in chosen], explicit)
     report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
     for done, path in enumerate(files, 1):
         outcome, detail = import_file(store, tool, path)
