@@ -62,6 +62,8 @@ def test_query_and_scope_live_in_the_url_for_reload_and_back(page, served):
 
 
 def test_a_hit_opens_a_window_with_the_event_highlighted_and_its_folds_open(page, served):
+    log = served.root / "sessions" / "demo-pager-flaky.jsonl"
+    before = log.read_bytes()
     page.goto(served.at(task="demo-pager-flaky"))
     search(page, "want", "task")  # only the failing test's output says "want"
     hit = page.locator("a[data-hit]", has_text="pager_test.go:88")
@@ -71,6 +73,8 @@ def test_a_hit_opens_a_window_with_the_event_highlighted_and_its_folds_open(page
     expect(marked).to_be_visible()
     expect(marked).to_contain_text("order = [3 1 2], want [1 2 3]")
     assert marked.evaluate("n => n.closest('details').open") is True
+    expect(marked.locator("mark").first).to_have_text(re.compile("want", re.I))
+    assert log.read_bytes() == before  # a historical view never changes a task
     page.get_by_role("button", name="Back to results").click()
     expect(page.locator("[data-results-title]")).to_contain_text("“want”")
 
