@@ -2,8 +2,9 @@
 
 A document holds an event's words twice (field `words`: whole words; field `parts`: identifier
 parts, see words.py), neither stored, plus stored keys to find the event again: task id, seq,
-the first seq of its turn (0: outside any turn), the line's byte offset, and a heading. Snippets
-are read from the log at that offset, so the index holds no copy of any text.
+the first seq of its turn (0: outside any turn) and that turn's first line's offset (a hit's
+card is folded from there, in proportion to the turn), the line's byte offset, and a heading.
+Snippets are read from the log at that offset, so the index holds no copy of any text.
 
 What an event contributes: a message's text, command and attachments; a reply's text and its
 calls (tool name and the input's strings); a result's output (unless the person turned tool
@@ -40,7 +41,7 @@ from . import cards as cardmod
 from . import mem as memfile
 from . import words
 
-FORMAT = 3  # 2: `words` cut by tantivy's simple tokenizer; 3: `parts` of compounds only
+FORMAT = 4  # 2: simple tokenizer for `words`; 3: `parts` of compounds only; 4: turn_at
 HEAP = 64_000_000  # writer memory, shared by its threads; keeps a build well under 500 MB
 WRITER_THREADS = 2  # tokenising runs beside the Python fold, on the second core
 BATCH = 200_000  # documents per commit during a long build
@@ -74,6 +75,7 @@ def schema() -> tantivy.Schema:
     builder.add_text_field("task", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_unsigned_field("seq", stored=True, indexed=True, fast=True)
     builder.add_unsigned_field("turn", stored=True)
+    builder.add_unsigned_field("turn_at", stored=True)  # offset of the turn's first line
     builder.add_unsigned_field("offset", stored=True)
     builder.add_text_field("heading", stored=True, tokenizer_name="raw", index_option="basic")
     return builder.build()
@@ -86,12 +88,27 @@ def folder(root: Path) -> Path:
     return root / "index"
 
 
-def load_state(root: Path) -> State | None:
+_states: dict[Path, tuple[tuple[int, int], State]] = {}
+
+
+def load_state(root: Path, shared: bool = False) -> State | None:
+    """The index's state; `shared` gives this process's decoded copy when the file has not
+    changed since (a search reads it on every call; a refresh that changes it decodes anew)."""
+    file = folder(root) / "state.msgpack"
     try:
-        state = _state_decoder.decode((folder(root) / "state.msgpack").read_bytes())
+        found = file.stat()
+        stamp = (found.st_size, found.st_mtime_ns)
+        known = _states.get(root)
+        if shared and known is not None and known[0] == stamp:
+            return known[1]
+        state = _state_decoder.decode(file.read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return state if state.format == FORMAT else None
+    if state.format != FORMAT:
+        return None
+    if shared:
+        _states[root] = (stamp, state)
+    return state
 
 
 def save_state(root: Path, state: State) -> None:
@@ -201,12 +218,12 @@ def heading(record: records.Event, calls: dict[str, str]) -> str:
     return " · ".join(part for part in parts if part)
 
 
-def _mark_event(mark: memfile.Mark, record: records.Event) -> None:
+def _mark_event(mark: memfile.Mark, start: int, record: records.Event) -> None:
     """Keep the mark's turn and calls in step with the log, as cards.feed does for turns."""
     if isinstance(record, records.Message) and record.agent is None:
-        mark.turn, mark.calls = record.seq, {}
+        mark.turn, mark.turn_at, mark.calls = record.seq, start, {}
     elif isinstance(record, records.SessionResume):
-        mark.turn, mark.calls = 0, {}
+        mark.turn, mark.turn_at, mark.calls = 0, -1, {}
     elif isinstance(record, records.Reply):
         for call in record.calls:
             mark.calls[call.id] = describe(call)
@@ -219,6 +236,7 @@ def _document(task: str, start: int, record: records.Event, mark, text: str) -> 
     doc.add_text("task", task)
     doc.add_unsigned("seq", record.seq)
     doc.add_unsigned("turn", mark.turn)
+    doc.add_unsigned("turn_at", max(mark.turn_at, 0))
     doc.add_unsigned("offset", start)
     doc.add_text("heading", heading(record, mark.calls))
     return doc
@@ -260,7 +278,7 @@ def take(writer, state: State, task: str, log: Path) -> tuple[tuple, int, int]:
             cardmod.feed(fold, start, end, record)
         if start < mark_from:
             continue
-        _mark_event(mark, record)
+        _mark_event(mark, start, record)
         text = text_of(record, state.tool_output, clean=False)
         if text:
             writer.add_document(_document(task, start, record, mark, text))
@@ -269,17 +287,18 @@ def take(writer, state: State, task: str, log: Path) -> tuple[tuple, int, int]:
     if mark.end != mark_from:
         with open(log, "rb") as handle:
             mark.line_crc = memfile.crc_of(handle, mark.line_start, mark.end) or 0
-    problems = [p for p in problems if p.offset >= mark_from]
+    # a torn last line is a writer at work, not a damaged log: it is read once it is whole
+    problems = [p for p in problems if p.offset >= mark_from and p.reason != logfile.TORN]
     if mark_from and task in state.tasks:  # lines before the mark were counted before
         problems += [None] * state.tasks[task].problems
     gained = memfile.Mem(fold=memfile.settle(log, fold), mark=mark, restarted=mem.restarted)
     return (base, gained), len(problems), added
 
 
-def current(root: Path) -> State:
+def current(root: Path, shared: bool = False) -> State:
     """The index's state, a new empty index when it is missing, damaged or out of date."""
     tool_output = settings.load(root).search_tool_output
-    state = load_state(root)
+    state = load_state(root, shared)
     missing = not (folder(root) / "meta.json").exists()
     if state is None or state.tool_output != tool_output or missing:
         state = _fresh(root, tool_output)
@@ -304,10 +323,11 @@ def stale(sessions: Path, state: State) -> tuple[dict[str, os.stat_result], list
 
 def refresh(store, progress: Callable[[int, int], None] | None = None) -> State:
     """Bring every .mem and the index up to date with the logs; returns the index's state."""
-    state = current(store.root)
+    state = current(store.root, shared=True)
     changed, gone = stale(store.sessions, state)
     if not changed and not gone:
         return state
+    state = current(store.root)  # a copy of its own to change
     index = open_index(store.root, state)
     try:
         writer = index.writer(HEAP, WRITER_THREADS)

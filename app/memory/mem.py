@@ -51,6 +51,7 @@ class Mark(Struct, kw_only=True):
     line_crc: int = 0
     seq: int = 0  # the last seq indexed
     turn: int = 0  # first seq of the turn that line was in (0: none)
+    turn_at: int = -1  # offset of that turn's first line
     calls: dict[str, str] = {}  # call id -> short description, for the turn under way
 
 

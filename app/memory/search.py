@@ -77,6 +77,7 @@ class Hit(Struct, frozen=True):
     turn: int
     offset: int
     heading: str
+    turn_at: int
 
 
 @functools.lru_cache(maxsize=4096)
@@ -170,9 +171,9 @@ def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hi
         task = doc["task"][0]
         if task not in state.tasks or (tasks is not None and task not in tasks):
             continue  # a task deleted since the index last saw it
-        out.append(
-            Hit(score, task, doc["seq"][0], doc["turn"][0], doc["offset"][0], doc["heading"][0])
-        )
+        keys = doc.to_dict()
+        out.append(Hit(score, task, keys["seq"][0], keys["turn"][0], keys["offset"][0],
+                       keys["heading"][0], keys["turn_at"][0]))  # fmt: skip
     # equal scores (the same words in two tasks) in a fixed order, whatever the segments
     out.sort(key=lambda hit: (-hit.score, hit.task, hit.seq))
     return out[:limit]
@@ -215,19 +216,36 @@ def group(store, state, found: list[Hit], terms: set[str]) -> list[TurnHit]:
     for task, grouped in by_task.items():
         log = store.log_path(task)
         try:
-            cards = memfile.cards_of(log)[0]
             with open(log, "rb") as handle:
                 for turn, members in grouped.items():
                     members.sort(key=lambda hit: hit.seq)
                     events = [event_hit(handle, log, hit, terms, state) for hit in members]
-                    turns.append(turn_hit(task, state, card_at(cards, turn), members, events))
+                    card = turn_card(log, members[0].turn_at, turn) if turn > 0 else None
+                    turns.append(turn_hit(task, state, card, members, events))
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
     return turns
 
 
-def card_at(cards: list, first_seq: int):
-    """The card of the turn starting at `first_seq` (cards are in seq order), or None."""
+def turn_card(log: Path, offset: int, first_seq: int) -> cardmod.Card | None:
+    """The card of the turn whose first line is at `offset`, folded from the log (work in
+    proportion to the turn; the whole .mem is not needed), or None if it is not there."""
+    fold = cardmod.Fold()
+    for start, end, record in logfile.read(log, offset):
+        if fold.turn is None and fold.cards:
+            break  # a resume closed it
+        if fold.turn is None and record.seq != first_seq:
+            return memfile_card(log, first_seq)  # the log moved under us
+        if fold.turn is not None and isinstance(record, records.Message) and record.agent is None:
+            cardmod.feed(fold, start, end, record)  # closes the turn: unfinished
+            break
+        cardmod.feed(fold, start, end, record)
+    found = cardmod.finish(fold)
+    return found[0] if found and found[0].first_seq == first_seq else None
+
+
+def memfile_card(log: Path, first_seq: int) -> cardmod.Card | None:
+    cards = memfile.cards_of(log)[0]
     at = bisect.bisect_left(cards, first_seq, key=lambda card: card.first_seq)
     return cards[at] if at < len(cards) and cards[at].first_seq == first_seq else None
 
