@@ -14,6 +14,7 @@ import json
 import random
 import re
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -181,20 +182,14 @@ def child(*args: str) -> dict:
 
 def fts5(data: Path, words: list[str]) -> dict:
     """The same events and queries through SQLite FTS5: one row per event, bm25(), OR query."""
-    from nodwyn.log import logfile
-    from nodwyn.memory.index import text_of
     from nodwyn.memory.words import STOP
 
     began = time.perf_counter()
+    reused = (data / "fts5.db").exists()
     db = sqlite3.connect(data / "fts5.db")
-    db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, seq UNINDEXED)")
-    for log in sorted((data / "sessions").glob("*.jsonl")):
-        rows = [(text_of(rec), log.stem, rec.seq) for _, _, rec in logfile.read(log)]
-        db.executemany("INSERT INTO ev VALUES (?, ?, ?)", [row for row in rows if row[0]])
-    db.commit()
-    db.execute("INSERT INTO ev(ev) VALUES ('optimize')")
-    db.commit()
-    build = time.perf_counter() - began
+    if not reused:
+        _fill_fts5(db, data)
+    build = None if reused else time.perf_counter() - began
 
     def search(query: str):
         terms = [w for w in re.findall(r"\w+", query.lower()) if w not in STOP]
@@ -207,6 +202,19 @@ def fts5(data: Path, words: list[str]) -> dict:
     for query in words[:10]:
         search(query)
     return {"build_s": build, "times": timed(search, words)}
+
+
+def _fill_fts5(db, data: Path) -> None:
+    from nodwyn.log import logfile
+    from nodwyn.memory.index import text_of
+
+    db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, seq UNINDEXED)")
+    for log in sorted((data / "sessions").glob("*.jsonl")):
+        rows = [(text_of(rec), log.stem, rec.seq) for _, _, rec in logfile.read(log)]
+        db.executemany("INSERT INTO ev VALUES (?, ?, ?)", [row for row in rows if row[0]])
+    db.commit()
+    db.execute("INSERT INTO ev(ev) VALUES ('optimize')")
+    db.commit()
 
 
 def append_cost(pool: dict, megabytes: int) -> list[str]:
@@ -273,6 +281,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--new-processes", type=int, default=None, help="default: --queries")
     parser.add_argument("--append-mb", type=int, default=1024, help="size of the huge log")
+    parser.add_argument("--skip-append", action="store_true", help="no huge-log figures")
+    parser.add_argument("--keep", help="keep the corpus (and FTS5 table) in this folder and "
+                        "use them again next time; the index is always built anew")  # fmt: skip
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--words", help=argparse.SUPPRESS)
@@ -295,11 +306,18 @@ def run(args) -> None:
     pool = pool_of_texts()
     words = queries(pool, args.queries)
     with tempfile.TemporaryDirectory() as scratch:
-        data = Path(scratch) / "data"
+        data = Path(args.keep or scratch) / "data"
         began = time.perf_counter()
-        logs, events, size = make_corpus(data, args.size, pool)
+        if args.keep and (data / "corpus.json").exists():
+            logs, events, size = json.loads((data / "corpus.json").read_text())
+        else:
+            logs, events, size = make_corpus(data, args.size, pool)
+            (data / "corpus.json").write_text(json.dumps([logs, events, size]))
+        shutil.rmtree(data / "index", ignore_errors=True)
+        for derived in (data / "sessions").glob("*.mem"):
+            derived.unlink()
         print(f"corpus: {logs} logs, {events:,} events, {size / 2**20:.1f} MB of logs "
-              f"(written in {time.perf_counter() - began:.1f} s)")  # fmt: skip
+              f"(ready in {time.perf_counter() - began:.1f} s)")  # fmt: skip
         build = child("--phase", "build", "--data", str(data))
         rate = events / build["seconds"]
         cpu, peak = build["cpu"], build["peak_mb"]
@@ -321,14 +339,16 @@ def run(args) -> None:
                                                            for f in fresh]))  # fmt: skip
         lite = fts5(data, words)
         lite_figures = figures("search", lite["times"]).split(": ", 1)[1]
-        print(f"SQLite FTS5 (bm25(), OR of terms, one row per event): build "
-              f"{lite['build_s']:.2f} s, {lite_figures}")  # fmt: skip
+        built = "reused" if lite["build_s"] is None else f"{lite['build_s']:.2f} s"
+        print(f"SQLite FTS5 (bm25(), OR of terms, one row per event): build {built}, "
+              f"{lite_figures}")  # fmt: skip
         ratio = statistics.median(lite["times"]) / statistics.median(serve["full"])
         ratio_bare = statistics.median(lite["times"]) / statistics.median(serve["bare"])
         print(f"FTS5 / nodwyn median ratio: {ratio:.1f}x (whole search()), "
               f"{ratio_bare:.1f}x (index lookup only); >1 means nodwyn is faster")  # fmt: skip
-    for line in append_cost(pool, args.append_mb):
-        print(line)
+    if not args.skip_append:
+        for line in append_cost(pool, args.append_mb):
+            print(line)
 
 
 if __name__ == "__main__":
