@@ -269,6 +269,10 @@ def add_memory_commands(sub) -> None:
     cmd.add_argument("--project", help="the tasks of this folder's project (git worktrees too)")
     cmd.add_argument("--all", action="store_true", help="every task (the default)")
     cmd.add_argument("-n", type=int, default=20, help="at most N matching events (default 20)")
+    cmd.add_argument(
+        "--mode", choices=("words", "meaning", "both"),
+        help="rank by words, by meaning, or both fused (default: the search_mode setting)",
+    )  # fmt: skip
     cmd.add_argument("--json", action="store_true", help="print JSON")
     cmd.set_defaults(run=cmd_memory_search)
     cmd = inner.add_parser("recall", help="one event back whole; a turn's first message: its card")
@@ -294,8 +298,10 @@ def cmd_memory_search(args) -> int:
         scope, project = ("task" if args.task else "all"), None
     found = memory.search(
         store(args), " ".join(args.words), scope=scope, task=args.task, project=project,
-        limit=args.n,
+        limit=args.n, mode=args.mode,
     )  # fmt: skip
+    if args.mode in ("meaning", "both") and found.mode == "words":
+        print("(search by meaning is unavailable now: words alone)", file=sys.stderr)
     if args.json:
         sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
         return 0

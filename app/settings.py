@@ -8,6 +8,7 @@ Read at every use, so a change takes effect at once in every process.
 
 import os
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
@@ -21,6 +22,12 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     show_machine_runs: bool = False  # list sessions no person typed into
     close_to_tray: bool = True  # closing the window hides it; False quits
     earlier_tasks: dict[str, bool] = {}  # project folder -> agents may search its earlier tasks
+    # search by words (BM25), meaning (vectors) or both fused (docs/decisions: search by meaning)
+    search_mode: Literal["words", "meaning", "both"] = "both"
+    # vectors from the built-in model, or from a provider (sends text to embeddings_url)
+    embeddings: Literal["builtin", "ollama", "openai"] = "builtin"
+    embeddings_url: str = ""  # e.g. http://127.0.0.1:11434 (Ollama), http://127.0.0.1:8080
+    embeddings_model: str = ""  # the provider's model name, e.g. nomic-embed-text
 
 
 def path(root: Path) -> Path:
@@ -52,6 +59,9 @@ def update(root: Path, **changes) -> Settings:
     if unknown:
         raise BadInput(f"no setting named {', '.join(sorted(unknown))}")
     current.update(changes)
-    settings = msgspec.convert(current, Settings)
+    try:
+        settings = msgspec.convert(current, Settings)
+    except msgspec.ValidationError as exc:
+        raise BadInput(f"not a valid setting: {exc}") from None
     save(root, settings)
     return settings

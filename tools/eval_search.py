@@ -114,8 +114,9 @@ def main() -> None:
     if args.json:
         print(json.dumps({"table": table, "ranks": ranks, "k": args.k}, indent=1))
         return
+    model = encoder.builtin().id
     print(f"{len(asked)} questions ({kinds.count('words')} words, "
-          f"{kinds.count('paraphrase')} paraphrase), model {encoder.builtin().id}, k={args.k}")  # fmt: skip
+          f"{kinds.count('paraphrase')} paraphrase), model {model}, k={args.k}")  # fmt: skip
     print(f"{'mode':8} {'all hit@5':>10} {'all MRR':>8} {'words h@5':>10} {'words MRR':>10} "
           f"{'para h@5':>9} {'para MRR':>9}")  # fmt: skip
     for mode, row in table.items():

@@ -1,20 +1,25 @@
 """Task memory: turn cards (L1), episodes (L2), the word index of all logs, search and recall.
 
-Dependencies inside the package point one way: words <- cards <- mem <- index <- search, recall.
+Dependencies inside the package point one way: words <- cards <- mem <- index <- search, recall;
+wordpiece <- encoder <- providers, vectors <- fusion (search by words, meaning or both).
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
 """
 
 from collections.abc import Callable
 
 from . import index as _index
+from . import vectors as _vectors
 from .cards import Card, Command, Episode
+from .fusion import MODES, FusedResults, search
 from .recall import Recall, Window, cards, context, episodes, recall
-from .search import EventHit, Results, TurnHit, search
+from .search import EventHit, Results, TurnHit
 
 
 def refresh(store, progress: Callable[[int, int], None] | None = None) -> None:
-    """Bring every .mem and the word index up to date with the logs (deleted tasks removed)."""
+    """Bring every .mem, the word index and the vectors up to date with the logs (deleted
+    tasks removed)."""
     _index.refresh(store, progress)
+    _vectors.refresh(store, progress)
 
 
 __all__ = [
@@ -22,6 +27,8 @@ __all__ = [
     "Command",
     "Episode",
     "EventHit",
+    "FusedResults",
+    "MODES",
     "Recall",
     "Results",
     "TurnHit",

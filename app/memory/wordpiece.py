@@ -17,6 +17,8 @@ import unicodedata
 MAX_WORD = 100
 UNKNOWN = "[UNK]"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# In ASCII, letters and digits make words and every other printable character is punctuation.
+_ASCII_WORDS = re.compile(r"[a-z0-9]+|[!-/:-@\[-`{-~]")
 
 
 def _is_punctuation(char: str) -> bool:
@@ -66,24 +68,31 @@ def _strip_accents(word: str) -> str:
 def basic_words(text: str) -> list[str]:
     """The words BERT's basic tokenizer makes: cleaned, lower-cased, unaccented, punctuation
     split off as words of their own."""
-    if not text.isascii() or _CONTROL.search(text):
-        text = _clean(text)
-    words = []
-    for chunk in text.lower().split():
-        chunk = _strip_accents(chunk)
-        if chunk.isalnum():
-            words.append(chunk)
+    if text.isascii() and not _CONTROL.search(text):
+        return _ASCII_WORDS.findall(text.lower())  # the same rules, as one regular expression
+    words: list[str] = []
+    for chunk in text.split():
+        if chunk.isascii() and not _CONTROL.search(chunk):
+            words.extend(_ASCII_WORDS.findall(chunk.lower()))
             continue
-        start = 0
-        for at, char in enumerate(chunk):
-            if _is_punctuation(char):
-                if at > start:
-                    words.append(chunk[start:at])
-                words.append(char)
-                start = at + 1
-        if start < len(chunk):
-            words.append(chunk[start:])
+        for part in _clean(chunk).lower().split():
+            _split_punctuation(_strip_accents(part), words)
     return words
+
+
+def _split_punctuation(chunk: str, words: list[str]) -> None:
+    if chunk.isalnum():
+        words.append(chunk)
+        return
+    start = 0
+    for at, char in enumerate(chunk):
+        if _is_punctuation(char):
+            if at > start:
+                words.append(chunk[start:at])
+            words.append(char)
+            start = at + 1
+    if start < len(chunk):
+        words.append(chunk[start:])
 
 
 class WordPiece:
@@ -93,6 +102,10 @@ class WordPiece:
         self.tokens = tokens
         self.ids_of = {token: row for row, token in enumerate(tokens)}
         self.unknown = self.ids_of.get(UNKNOWN, -1)
+        # no piece is longer than this, so longer matches need not be tried
+        self.longest = max(
+            (len(t) - 2 if t.startswith("##") else len(t) for t in tokens), default=1
+        )
         self._cache: dict[str, tuple[int, ...]] = {}
 
     def pieces(self, word: str) -> list[str]:
@@ -101,7 +114,7 @@ class WordPiece:
             return [UNKNOWN]
         out, start = [], 0
         while start < len(word):
-            end = len(word)
+            end = min(len(word), start + self.longest)
             while end > start:
                 piece = word[start:end] if start == 0 else "##" + word[start:end]
                 if piece in self.ids_of:

@@ -1,0 +1,182 @@
+"""Search by words, by meaning, or both fused: the `search` that nodwyn.memory exports.
+
+- words: the word ranking of search.py (BM25 over events, turns grouped by task), unchanged.
+- meaning: turns ranked by the cosine of the query's vector with their cards' and compaction
+  notes' vectors (vectors.py; a turn counts its best text).
+- both: reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009) of the two rankings
+  per turn: score(turn) = sum over rankings r holding it of 1 / (K + rank_r(turn)), K = 60;
+  the word ranking orders turns by their best event among the top DEPTH events, the meaning
+  ranking is its top DEPTH turns. Ties go to the turn ranked higher in any list.
+
+The mode is the argument, else the setting `search_mode`. Meaning needs vectors: they are
+brought up to date for the tasks searched within BUDGET seconds (the rest use what they have);
+with no encoder (model missing, provider failing) the search fails open to words alone, and
+`mode` in the answer says which ranking was used. Fused answers list turns best first, at most
+`limit` of them, each with its matched events (or, found by meaning alone, its prompt).
+"""
+
+import time
+
+import msgspec
+import numpy as np
+
+from .. import settings as settingsmod
+from ..errors import BadInput, NodwynError, TaskNotFound
+from ..log import logfile
+from . import encoder as encodermod
+from . import index as wordindex
+from . import mem as memfile
+from . import vectors, words
+from .search import Hit, Results, _check, event_hit, hits, scoped, turn_hit
+from .search import search as word_search
+
+MODES = ("words", "meaning", "both")
+K = 60
+DEPTH = 100  # events of the word ranking, turns of the meaning ranking, that take part
+BUDGET = 3.0  # seconds a search may spend encoding cards before using what is there
+# Cosine below which a text is not taken as related at all: the built-in model's nearest
+# card for words unlike anything in the logs ("quokka", "sourdough bread") scores 0.10-0.20,
+# a question's answer turn 0.47 (median) on the question set (docs/decisions/0008).
+FLOOR = 0.25
+
+
+class FusedResults(Results, frozen=True, kw_only=True):
+    mode: str = "words"  # the ranking used: words when meaning was asked for but unavailable
+
+
+def rrf(rankings: list[list], k: int = K) -> list[tuple[object, float]]:
+    """Keys of all rankings with their fused scores, best first."""
+    scores: dict = {}
+    best: dict = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, 1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+            best[key] = min(best.get(key, rank), rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], best[item[0]], item[0]))
+
+
+def word_ranking(found: list[Hit]) -> list[tuple[str, int]]:
+    """(task, turn) in the order of their best event (an event outside turns stands alone)."""
+    return list(dict.fromkeys((hit.task, hit.turn or -hit.seq) for hit in found))
+
+
+def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=FLOOR):
+    """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
+    vectors to search."""
+    query = encoder.encode([text])[0]
+    deadline = time.monotonic() + BUDGET
+    names, parts, without = [], [], []
+    for task in sorted(state.tasks if tasks is None else tasks & state.tasks.keys()):
+        try:
+            found = vectors.searchable(store.log_path(task), encoder, deadline)
+        except TaskNotFound:
+            continue
+        if found is None:
+            without.append(task)
+        elif len(found[0]):
+            names.append(task)
+            parts.append((found[0], found[1] @ query))
+    if not parts or not query.any():
+        return [], without
+    owner = np.concatenate([np.full(len(t), at) for at, (t, _) in enumerate(parts)])
+    turns = np.concatenate([t for t, _ in parts])
+    scores = np.concatenate([s for _, s in parts])
+    top = min(len(scores), depth * 4)  # a turn may have several texts
+    best = np.argpartition(-scores, top - 1)[:top]
+    order = best[np.argsort(-scores[best], kind="stable")]
+    ranked: dict = {}
+    for at in order:
+        key = (names[owner[at]], int(turns[at]))
+        if scores[at] < floor:
+            break
+        if key not in ranked:
+            ranked[key] = float(scores[at])
+            if len(ranked) == depth:
+                break
+    return list(ranked.items()), without
+
+
+def mode_of(store, mode: str | None) -> str:
+    mode = mode or settingsmod.load(store.root).search_mode
+    if mode not in MODES:
+        raise BadInput(f"mode is one of {', '.join(MODES)}, not {mode!r}")
+    return mode
+
+
+def search(
+    store,
+    words_text: str,
+    *,
+    scope: str = "all",
+    task: str | None = None,
+    project: str | None = None,
+    limit: int = 20,
+    mode: str | None = None,
+) -> FusedResults:
+    """Turns matching the words (see the module docstring for the modes)."""
+    mode = mode_of(store, mode)
+    if mode != "words":
+        try:
+            return _by_meaning(store, words_text, scope, task, project, limit, mode)
+        except encodermod.Unavailable:
+            pass  # fail open: words alone
+    found = word_search(store, words_text, scope=scope, task=task, project=project, limit=limit)
+    return FusedResults(**msgspec.structs.asdict(found), mode="words")
+
+
+def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
+    _check(store, scope, task, project, limit)
+    if not text.strip():
+        raise BadInput("nothing to search for: give some words")
+    encoder = encodermod.current(store.root)
+    state = wordindex.refresh(store)
+    if task and task not in state.tasks:
+        raise TaskNotFound(f"no task {task}")
+    tasks = scoped(state, scope, task, project)
+    terms = words.query_terms(text)
+    found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
+    try:
+        floor = FLOOR if encoder.id.startswith("builtin:") else 0.0  # others' scales differ
+        meant, _ = meaning_ranking(store, state, text, tasks, encoder, floor=floor)
+    except encodermod.Unavailable:
+        raise
+    except NodwynError as exc:  # a provider failing
+        raise encodermod.Unavailable(str(exc)) from exc
+    if not meant and not found:
+        return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode)
+    fused = rrf([word_ranking(found), [key for key, _ in meant]])
+    order = meant if mode == "meaning" else fused
+    damaged = {name for name, seen in state.tasks.items() if seen.problems}
+    incomplete = sorted(damaged if tasks is None else damaged & tasks)
+    turns = assemble(store, state, order[:limit], found, set(terms))
+    return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode)
+
+
+def assemble(store, state, order, found: list[Hit], terms: set[str]):
+    """TurnHits for ((task, turn), score) pairs, in that order."""
+    members: dict = {}
+    for hit in found:
+        members.setdefault((hit.task, hit.turn or -hit.seq), []).append(hit)
+    out, cards = [], {}
+    for (task, turn), score in order:
+        log = store.log_path(task)
+        try:
+            if task not in cards:
+                cards[task] = {card.first_seq: card for card in memfile.cards_of(log)[0]}
+            hits = sorted(members.get((task, turn), []), key=lambda hit: hit.seq)[:3]
+            if not hits:
+                hits = [_prompt_hit(log, task, abs(turn))]
+            with open(log, "rb") as handle:
+                events = [event_hit(handle, log, hit, terms, state) for hit in hits]
+        except (FileNotFoundError, TaskNotFound):
+            continue  # deleted while we read
+        found_turn = turn_hit(task, state, cards[task].get(turn), hits, events)
+        out.append(msgspec.structs.replace(found_turn, score=round(score, 6)))
+    return out
+
+
+def _prompt_hit(log, task: str, seq: int) -> Hit:
+    """The event that stands for a turn found by meaning alone: its first record."""
+    record = logfile.by_seq(log, seq)
+    heading = wordindex.heading(record, {})
+    return Hit(score=0.0, task=task, seq=seq, turn=seq, offset=0, heading=heading, turn_at=0)

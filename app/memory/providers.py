@@ -1,0 +1,89 @@
+"""A provider's embeddings, when the person chooses one in Settings (off by default).
+
+Two wire formats, over plain HTTP(S) with urllib:
+- "ollama": POST <url>/api/embed {"model", "input": [texts]} -> {"embeddings": [[floats]]}
+- "openai": POST <url>/v1/embeddings {"model", "input": [texts]} -> {"data": [{"index",
+  "embedding"}]} (OpenAI, llama.cpp's server, LM Studio, vLLM); an API key, if the server needs
+  one, comes from the environment variable NODWYN_EMBEDDINGS_KEY, never from a file.
+
+What leaves the machine: the text of every card (the prompt, the start of the answer, the files
+and commands of each turn) and every compaction note, and each search's words, are sent to the
+address chosen. With a local server (Ollama on 127.0.0.1) nothing leaves the computer; with a
+remote one, all of it does. The built-in model sends nothing anywhere.
+
+Failures raise ProviderFailed (a NodwynError); search then falls back to words alone.
+"""
+
+import json
+import os
+import urllib.error
+import urllib.request
+
+import numpy as np
+
+from ..errors import NodwynError
+from .encoder import normalised
+
+KINDS = ("ollama", "openai")
+PATHS = {"ollama": "/api/embed", "openai": "/v1/embeddings"}
+BATCH = 64  # texts per request
+TIMEOUT = 30  # seconds per request
+KEY_VARIABLE = "NODWYN_EMBEDDINGS_KEY"
+
+
+class ProviderFailed(NodwynError):
+    """The embeddings provider could not be reached or answered nonsense."""
+
+
+class Provider:
+    def __init__(self, kind: str, url: str, model: str):
+        if kind not in KINDS:
+            raise ProviderFailed(f"embeddings are builtin, {' or '.join(KINDS)}; not {kind!r}")
+        if not url.startswith(("http://", "https://")) or not model:
+            raise ProviderFailed(f"{kind} embeddings need an http(s) address and a model name")
+        self.kind, self.model = kind, model
+        self.address = url.rstrip("/") + PATHS[kind]
+        self.id = f"{kind}:{model}@{url.rstrip('/')}"
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dims) float32 rows of length 1."""
+        rows: list[list[float]] = []
+        for at in range(0, len(texts), BATCH):
+            rows.extend(self._request(texts[at : at + BATCH]))
+        try:
+            matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
+        except ValueError:
+            raise ProviderFailed(f"{self.address} answered vectors of unequal sizes") from None
+        return normalised(matrix)
+
+    def _request(self, texts: list[str]) -> list[list[float]]:
+        body = json.dumps({"model": self.model, "input": texts}).encode()
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(KEY_VARIABLE)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        request = urllib.request.Request(self.address, data=body, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+                data = json.loads(answer.read())
+        except urllib.error.HTTPError as exc:
+            raise ProviderFailed(f"{self.address} answered {exc.code} {exc.reason}") from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            raise ProviderFailed(f"cannot get embeddings from {self.address}: {exc}") from None
+        return self._vectors(data, len(texts))
+
+    def _vectors(self, data, count: int) -> list[list[float]]:
+        try:
+            if self.kind == "ollama":
+                vectors = data["embeddings"]
+            else:
+                vectors = [item["embedding"] for item in sorted(data["data"], key=_index)]
+        except (KeyError, TypeError):
+            raise ProviderFailed(f"{self.address} answered in another format") from None
+        if not isinstance(vectors, list) or len(vectors) != count:
+            raise ProviderFailed(f"{self.address} answered the wrong number of vectors")
+        return vectors
+
+
+def _index(item) -> int:
+    return item.get("index", 0)

@@ -1,0 +1,196 @@
+"""`sessions/<id>.vec`: a vector for each turn's card and each compaction note of one log.
+
+Layout: one msgpack `Vec` document: the encoder's id, the log length it has seen (`end`) with
+the crc32 of the 64 bytes before it, and one `Entry` per text (kind "card" or "note", its seq,
+the turn it belongs to, the crc32 of the text encoded) with the vectors as float16 rows.
+
+A card's text is what the turn came to: the prompt (first ASKED characters), the start of the
+answer, the names of the files written and the commands run. A note's turn is the turn the
+compaction happened in (0 - seq when it happened outside any turn, as the word index does).
+
+Invariants: derived and revocable like `.mem` (deleted with the task, since the store removes
+`<id>.*`); folded on incrementally: only texts whose crc changed (new turns, the turn under way)
+are encoded again, so a fold and a full rebuild give the same vectors; a change of encoder or
+format, or a damaged file, starts again. Written to a temporary file that is renamed into place.
+"""
+
+import bisect
+import os
+import threading
+import time
+import zlib
+from pathlib import Path
+
+import msgspec
+import numpy as np
+from msgspec import Struct
+
+from ..errors import NodwynError
+from . import encoder as encodermod
+from . import mem as memfile
+
+FORMAT = 1
+ASKED = 600  # characters of the prompt encoded (pasted logs add noise, not meaning)
+COMMANDS = 5
+COMMAND = 80
+TAIL = 64  # bytes before `end` whose crc says the log is still the one seen
+
+
+class Entry(Struct, array_like=True, frozen=True):
+    kind: str
+    seq: int
+    turn: int
+    crc: int
+
+
+class Vec(Struct, kw_only=True):
+    format: int = FORMAT
+    model: str = ""
+    dims: int = 0
+    end: int = 0
+    tail_crc: int = 0
+    entries: list[Entry] = []
+    vectors: bytes = b""
+
+    def matrix(self) -> np.ndarray:
+        if not self.entries:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return np.frombuffer(self.vectors, dtype=np.float16).reshape(len(self.entries), -1)
+
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Vec)
+
+
+def path_of(log: Path) -> Path:
+    return log.with_suffix(".vec")
+
+
+def load(log: Path) -> Vec:
+    """The .vec beside a log, or an empty one when missing, damaged or of another format."""
+    try:
+        vec = _decoder.decode(path_of(log).read_bytes())
+        if vec.format == FORMAT and len(vec.vectors) == 2 * vec.dims * len(vec.entries):
+            return vec
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        pass
+    return Vec()
+
+
+def save(log: Path, vec: Vec) -> None:
+    file = path_of(log)
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_bytes(_encoder.encode(vec))
+        os.replace(tmp, file)
+    except FileNotFoundError:
+        tmp.unlink(missing_ok=True)  # the task was deleted meanwhile
+
+
+def card_text(card) -> str:
+    files = " ".join("/".join(Path(name).parts[-2:]) for name in card.files)
+    commands = "\n".join(c.command[:COMMAND] for c in card.commands[:COMMANDS])
+    return "\n".join(part for part in (card.asked[:ASKED], card.answer, files, commands) if part)
+
+
+def texts_of(cards, episodes) -> list[tuple[str, int, int, str]]:
+    """(kind, seq, turn, text) of every card and note, in log order."""
+    out = [("card", card.first_seq, card.first_seq, card_text(card)) for card in cards]
+    firsts = [card.first_seq for card in cards]
+    for episode in episodes:
+        at = bisect.bisect_right(firsts, episode.seq) - 1
+        inside = at >= 0 and (cards[at].last_seq is None or cards[at].last_seq >= episode.seq)
+        out.append(("note", episode.seq, firsts[at] if inside else -episode.seq, episode.note))
+    return out
+
+
+def _tail_crc(log: Path, end: int) -> int:
+    with open(log, "rb") as handle:
+        handle.seek(max(0, end - TAIL))
+        return zlib.crc32(handle.read(min(end, TAIL)))
+
+
+def fresh(log: Path, vec: Vec, model: str) -> bool:
+    """Whether the .vec already holds everything the log says, for this encoder."""
+    if vec.model != model:
+        return False
+    try:
+        return log.stat().st_size == vec.end and _tail_crc(log, vec.end) == vec.tail_crc
+    except OSError:
+        return False
+
+
+def update(log: Path, encoder, vec: Vec | None = None) -> Vec:
+    """The log's vectors, folded on from its .vec (saved when anything changed)."""
+    vec = vec or load(log)
+    if fresh(log, vec, encoder.id):
+        return vec
+    end = log.stat().st_size
+    cards, episodes = memfile.cards_of(log)
+    texts = texts_of(cards, episodes)
+    keep = vec.model == encoder.id
+    known = {(e.kind, e.seq, e.crc): row for row, e in enumerate(vec.entries)} if keep else {}
+    old = vec.matrix() if keep else None
+    entries, rows, missing = [], [], []
+    for kind, seq, turn, text in texts:
+        crc = zlib.crc32(text.encode())
+        entries.append(Entry(kind, seq, turn, crc))
+        row = known.get((kind, seq, crc))
+        rows.append(None if row is None else old[row])
+        if row is None:
+            missing.append(len(rows) - 1)
+    if missing:
+        made = encoder.encode([texts[at][3] for at in missing]).astype(np.float16)
+        for at, vector in zip(missing, made, strict=True):
+            rows[at] = vector
+    dims = len(rows[0]) if rows else (vec.dims if keep else 0)
+    matrix = np.stack(rows).astype(np.float16) if rows else np.zeros((0, dims), np.float16)
+    out = Vec(model=encoder.id, dims=dims, end=end, tail_crc=_tail_crc(log, end),
+              entries=entries, vectors=matrix.tobytes())  # fmt: skip
+    save(log, out)
+    return out
+
+
+_cache: dict[Path, tuple[tuple, np.ndarray, np.ndarray]] = {}
+
+
+def searchable(log: Path, encoder, deadline: float | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """(turn of each row, float32 rows) of a log for this encoder, brought up to date unless
+    `deadline` (time.monotonic) has passed, when what is there serves; None: no vectors yet."""
+    try:
+        stat = log.stat()
+    except OSError:
+        return None
+    key = (encoder.id, stat.st_size, stat.st_mtime_ns)
+    known = _cache.get(log)
+    late = deadline is not None and time.monotonic() > deadline
+    if known is not None and (known[0] == key or (late and known[0][0] == encoder.id)):
+        return known[1], known[2]
+    vec = load(log) if late else update(log, encoder)
+    if vec.model != encoder.id:
+        return None
+    turns = np.array([entry.turn for entry in vec.entries], dtype=np.int64)
+    matrix = vec.matrix().astype(np.float32)
+    if len(_cache) > 4096:
+        _cache.clear()
+    _cache[log] = (key if vec.end == stat.st_size else (encoder.id, -1, 0), turns, matrix)
+    return turns, matrix
+
+
+def refresh(store, progress=None) -> None:
+    """Bring every task's .vec up to date; nothing when no encoder can be had or it fails.
+    `progress(done, total)` is called after each task (it may raise to stop the work)."""
+    try:
+        encoder = encodermod.current(store.root)
+    except encodermod.Unavailable:
+        return
+    logs = sorted(store.sessions.glob("*.jsonl"))
+    for done, log in enumerate(logs, 1):
+        if progress is not None:
+            progress(done, len(logs))
+        try:
+            update(log, encoder)
+        except (FileNotFoundError, encodermod.Unavailable):
+            continue
+        except NodwynError:
+            return  # a provider failing: search falls back to words until it answers

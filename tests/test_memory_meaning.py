@@ -1,0 +1,267 @@
+"""Search by meaning: the WordPiece tokenizer, the built-in model, .vec files, RRF, fail-open."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from nodwyn import cli, memory, settings
+from nodwyn.errors import BadInput
+from nodwyn.importers.sync import import_paths
+from nodwyn.log import records as r
+from nodwyn.memory import encoder, fusion, vectors
+from nodwyn.memory import index as wordindex
+from nodwyn.memory.search import hits
+from nodwyn.memory.wordpiece import WordPiece, basic_words
+from nodwyn.store import Store
+
+VOCAB = (encoder.MODEL / "vocab.txt").read_text(encoding="utf-8").split("\n")
+
+
+@pytest.fixture
+def store(data_dir) -> Store:
+    return Store(data_dir)
+
+
+def at(second: int) -> str:
+    return f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}.000Z"
+
+
+def turn(text: str, reply: str, t0: int) -> list:
+    return [
+        r.Message(text=text, at=at(t0)),
+        r.Reply(text=reply, at=at(t0 + 1)),
+        r.TurnEnd(status="completed", duration_ms=2000, at=at(t0 + 2)),
+    ]
+
+
+def write(store: Store, task: str, items: list) -> None:
+    if store.exists(task):
+        with store.writer(task) as writer:
+            writer.append(items)
+    else:
+        start = r.SessionStart(project="/work/p", origin=r.Origin(tool="claude-code"))
+        with store.create(start, task) as writer:
+            writer.append(items)
+
+
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [  # written down by hand from BERT's rules (and checked against `tokenizers` 0.22.2)
+        ("unaffable", ["una", "##ffa", "##ble"]),
+        ("Héllo, World!", ["hello", ",", "world", "!"]),
+        ("don't", ["don", "'", "t"]),
+        ("東京 tokyo", ["東", "京", "tokyo"]),
+        ("naïve café", ["naive", "cafe"]),
+        ("tokenization", ["token", "##ization"]),
+        ("vsla_tensor_t", ["vs", "##la", "_", "tensor", "_", "t"]),
+        ("a\x00b\tc", ["ab", "c"]),
+    ],
+)
+def test_wordpiece_splits_words_as_bert_uncased_does(text, pieces):
+    assert WordPiece(VOCAB).tokenize(text) == pieces
+
+
+def test_a_word_that_cannot_be_split_is_unknown_and_left_out_of_ids():
+    pieces = WordPiece(["[UNK]", "ab", "##c"])
+    assert pieces.tokenize("abc abd") == ["ab", "##c", "[UNK]"]
+    assert pieces.ids("abc abd") == [1, 2]
+    assert basic_words("x" * 101) == ["x" * 101]
+    assert pieces.tokenize("x" * 101) == ["[UNK]"]
+
+
+def test_wordpiece_agrees_with_the_tokenizers_package_on_corpus_text(corpus):
+    tokenizers = pytest.importorskip("tokenizers")  # in the build venv, not the runtime
+    tok = tokenizers.Tokenizer(tokenizers.models.WordPiece({t: i for i, t in enumerate(VOCAB)}))
+    tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    mine = WordPiece(VOCAB)
+    lines = (corpus / "codex" / "uzaxirr__raze__codex-session.jsonl").read_text().splitlines()
+    for line in lines[:60]:
+        assert mine.tokenize(line) == tok.encode(line, add_special_tokens=False).tokens
+
+
+def test_the_model_loads_and_makes_unit_vectors_that_put_like_texts_together():
+    model = encoder.builtin()
+    assert model is not None and model.dims == 256 and model.table.dtype == np.int8
+    found = model.encode(
+        ["install the cuda toolkit", "set up nvidia gpu drivers", "bake bread", ""]
+    )
+    assert found.shape == (4, 256) and found.dtype == np.float32
+    assert np.allclose(np.linalg.norm(found[:3], axis=1), 1, atol=1e-5)
+    assert not found[3].any()  # no token, no direction
+    assert found[0] @ found[1] > found[0] @ found[2]
+
+
+def test_rrf_orders_turns_as_computed_by_hand():
+    words, meaning = ["a", "b", "c"], ["c", "a", "d"]
+    fused = fusion.rrf([words, meaning], k=60)
+    # a: 1/61 + 1/62 = 0.032516; c: 1/63 + 1/61 = 0.032266; b: 1/62 = 0.016129; d: 1/63
+    assert [key for key, _ in fused] == ["a", "c", "b", "d"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[1][1] == pytest.approx(1 / 63 + 1 / 61)
+    # equal scores: the one ranked higher somewhere first, then by key
+    assert [key for key, _ in fusion.rrf([["x", "y"], ["y", "x"]])] == ["x", "y"]
+    assert [key for key, _ in fusion.rrf([["q"], ["p", "q"]], k=1)] == ["q", "p"]
+
+
+def test_vectors_folded_turn_by_turn_equal_a_full_rebuild(store):
+    log = store.log_path("t1")
+    write(store, "t1", turn("install the cuda toolkit please", "ran apt install cuda", 0))
+    model = encoder.builtin()
+    first = vectors.update(log, model)
+    assert [e.kind for e in first.entries] == ["card"]
+    write(store, "t1", turn("the paper has broken references", "fixed bibtex", 10))
+    write(store, "t1", [r.ContextCompact(note="we fixed the paper and cuda", at=at(20))])
+    write(store, "t1", turn("push the branch", "pushed", 30))
+    folded = vectors.update(log, model)
+    assert folded.matrix()[:1].tobytes() == first.matrix().tobytes()
+    vectors.path_of(log).unlink()
+    rebuilt = vectors.update(log, model)
+    assert folded.entries == rebuilt.entries
+    assert folded.vectors == rebuilt.vectors
+    kinds = [(e.kind, e.turn) for e in rebuilt.entries]
+    assert kinds == [("card", 2), ("card", 5), ("card", 9), ("note", 5)]  # noted in turn 5
+
+
+def test_a_fold_encodes_only_the_texts_that_changed(store):
+    class Counting:
+        def __init__(self):
+            self.model, self.texts = encoder.builtin(), []
+            self.id = self.model.id
+
+        def encode(self, texts):
+            self.texts.extend(texts)
+            return self.model.encode(texts)
+
+    log = store.log_path("t1")
+    write(store, "t1", turn("first prompt about wallets", "ok", 0))
+    counting = Counting()
+    vectors.update(log, counting)
+    write(store, "t1", turn("second prompt about vaults", "ok", 10))
+    vectors.update(log, counting)
+    vectors.update(log, counting)  # unchanged log: nothing encoded
+    assert [text.split("\n")[0] for text in counting.texts] == [
+        "first prompt about wallets",
+        "second prompt about vaults",
+    ]
+
+
+def test_a_damaged_or_foreign_vec_file_is_rebuilt(store):
+    log = store.log_path("t1")
+    write(store, "t1", turn("a prompt", "a reply", 0))
+    vectors.path_of(log).write_bytes(b"not msgpack")
+    assert vectors.load(log).entries == []
+    assert len(vectors.update(log, encoder.builtin()).entries) == 1
+
+
+def test_deleting_a_task_deletes_its_vectors(store):
+    write(store, "t1", turn("a prompt", "a reply", 0))
+    memory.refresh(store)
+    assert vectors.path_of(store.log_path("t1")).exists()
+    store.delete("t1")
+    assert not vectors.path_of(store.log_path("t1")).exists()
+
+
+def paraphrase_store(store: Store) -> None:
+    write(store, "gpu", turn("install the cuda toolkit on the laptop", "installed nvcc", 0))
+    write(store, "paper", turn("the latex bibliography shows question marks", "fixed refs", 0))
+    write(store, "git", turn("rewrite commit author emails", "rebased with new author", 0))
+
+
+def test_meaning_finds_a_turn_that_shares_no_word_with_the_query(store):
+    paraphrase_store(store)
+    query = "set up nvidia graphics drivers"
+    assert memory.search(store, query, mode="words").turns == []
+    found = memory.search(store, query, mode="both")
+    assert found.mode == "both"
+    assert found.turns[0].task == "gpu"
+    assert found.turns[0].events[0].lines == ["install the cuda toolkit on the laptop"]
+
+
+def test_search_fails_open_to_words_when_the_model_is_missing(store, tmp_path, monkeypatch):
+    paraphrase_store(store)
+    monkeypatch.setattr(encoder, "MODEL", tmp_path / "nothing")
+    monkeypatch.setattr(encoder, "_builtin", None)
+    found = memory.search(store, "cuda toolkit", mode="both")
+    assert found.mode == "words"
+    assert [turn.task for turn in found.turns] == ["gpu"]
+
+
+def test_turns_without_vectors_yet_are_ranked_by_words_alone(store, monkeypatch):
+    paraphrase_store(store)
+    monkeypatch.setattr(fusion, "BUDGET", -1.0)  # no time to build any vectors
+    found = memory.search(store, "commit author emails", mode="both")
+    assert found.mode == "both"
+    assert [turn.task for turn in found.turns] == ["git"]
+    assert not list(store.sessions.glob("*.vec"))
+
+
+def test_the_mode_comes_from_settings_unless_given(store):
+    paraphrase_store(store)
+    assert settings.load(store.root).search_mode == "both"
+    settings.update(store.root, search_mode="words")
+    assert memory.search(store, "set up nvidia graphics drivers").turns == []
+    assert memory.search(store, "set up nvidia graphics drivers", mode="meaning").turns
+    with pytest.raises(BadInput):
+        memory.search(store, "cuda", mode="vibes")
+    with pytest.raises(BadInput):
+        settings.update(store.root, search_mode="vibes")
+
+
+def test_the_cli_takes_a_mode(store, capsys):
+    paraphrase_store(store)
+
+    def run(*argv) -> tuple[int, str]:
+        code = cli.main(["memory", "search", *argv])
+        return code, capsys.readouterr().out
+
+    code, out = run("--mode", "meaning", "--json", "nvidia", "drivers")
+    assert code == 0
+    assert json.loads(out)["mode"] == "meaning"
+    code, out = run("--mode", "words", "nvidia", "drivers")
+    assert code == 0 and "Nothing found." in out
+    code, out = run("--mode", "both", "nvidia", "drivers")
+    assert code == 0 and "install the cuda toolkit on the laptop" in out
+    with pytest.raises(SystemExit) as stopped:
+        run("--mode", "vibes", "x")
+    assert stopped.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("query", "asked"),
+    [  # two paraphrases of tests/data/search_questions.tsv (tools/eval_search.py scores all)
+        (
+            "reword the code remarks that misled the person checking the pull request",
+            "fix the comments that confused the reviewer?",
+        ),
+        ("strange quote marks showing up at the top of the document", "Page one has"),
+    ],
+)
+def test_both_finds_corpus_paraphrases_that_words_alone_miss(store, corpus, query, asked):
+    for tool in ("claude", "codex"):
+        import_paths(store, tool, [corpus / tool])
+    state = wordindex.refresh(store)
+    by_words = fusion.word_ranking(hits(store, state, query, None, fusion.DEPTH))
+    target = [
+        (task, turn.first_seq)
+        for task in state.tasks
+        for turn in memory.cards(store, task)
+        if turn.asked.startswith(asked)
+    ]
+    assert len(target) == 1
+    assert target[0] not in by_words[:5]
+    found = memory.search(store, query, mode="both", limit=5).turns
+    assert target[0] in [(turn.task, turn.first_seq) for turn in found[:3]]
+
+
+def test_tools_are_importable_without_the_build_venv():
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "tools"))
+    try:
+        import eval_search
+
+        assert len(eval_search.questions()) >= 50
+    finally:
+        sys.path.remove(str(root / "tools"))
