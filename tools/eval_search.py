@@ -63,7 +63,7 @@ def answers(store, made, asked: list[dict]) -> list[tuple[str, int]]:
     return out
 
 
-def rankings(store, text: str, k: int) -> dict[str, list]:
+def rankings(store, text: str, k: int, floor: float) -> dict[str, list]:
     from nodwyn.memory import encoder, fusion
     from nodwyn.memory import index as wordindex
     from nodwyn.memory.search import hits
@@ -71,7 +71,8 @@ def rankings(store, text: str, k: int) -> dict[str, list]:
     state = wordindex.refresh(store)
     words = fusion.word_ranking(hits(store, state, text, None, fusion.DEPTH))
     model = encoder.current(store.root)
-    meant = [key for key, _ in fusion.meaning_ranking(store, state, text, None, model)[0]]
+    meant = fusion.meaning_ranking(store, state, text, None, model, floor=floor)[0]
+    meant = [key for key, _ in meant]
     both = [key for key, _ in fusion.rrf([words, meant], k)]
     return {"words": words[:100], "meaning": meant[:100], "both": both[:100]}
 
@@ -87,10 +88,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, help="a model folder other than the shipped one")
     parser.add_argument("--k", type=int, default=60, help="the RRF constant")
+    parser.add_argument("--floor", type=float, help="the cosine floor (default: search's)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from nodwyn.memory import encoder
+    from nodwyn.memory import encoder, fusion
     from nodwyn.store import Store
+
+    floor = fusion.FLOOR if args.floor is None else args.floor
 
     if args.model:
         encoder._builtin = encoder.Builtin(args.model)
@@ -101,7 +105,7 @@ def main() -> None:
         targets = answers(store, made, asked)
         ranks: dict[str, list[int | None]] = {"words": [], "meaning": [], "both": []}
         for question, target in zip(asked, targets, strict=True):
-            for mode, ranking in rankings(store, question["question"], args.k).items():
+            for mode, ranking in rankings(store, question["question"], args.k, floor).items():
                 ranks[mode].append(ranking.index(target) + 1 if target in ranking else None)
     kinds = [q["kind"] for q in asked]
     table = {
@@ -116,7 +120,8 @@ def main() -> None:
         return
     model = encoder.builtin().id
     print(f"{len(asked)} questions ({kinds.count('words')} words, "
-          f"{kinds.count('paraphrase')} paraphrase), model {model}, k={args.k}")  # fmt: skip
+          f"{kinds.count('paraphrase')} paraphrase), model {model}, "
+          f"k={args.k}, floor={floor}")  # fmt: skip
     print(f"{'mode':8} {'all hit@5':>10} {'all MRR':>8} {'words h@5':>10} {'words MRR':>10} "
           f"{'para h@5':>9} {'para MRR':>9}")  # fmt: skip
     for mode, row in table.items():

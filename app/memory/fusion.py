@@ -35,9 +35,10 @@ K = 60
 DEPTH = 100  # events of the word ranking, turns of the meaning ranking, that take part
 BUDGET = 3.0  # seconds a search may spend encoding cards before using what is there
 # Cosine below which a text is not taken as related at all: the built-in model's nearest
-# card for words unlike anything in the logs ("quokka", "sourdough bread") scores 0.10-0.20,
-# a question's answer turn 0.47 (median) on the question set (docs/decisions/0008).
-FLOOR = 0.25
+# card for words unlike anything in the logs ("quokka", "sourdough bread") scores 0.10-0.19,
+# a question's answer turn 0.47 (median); 0.15-0.2 did best on the question set
+# (docs/decisions/0008-search-by-meaning.md).
+FLOOR = 0.2
 
 
 class FusedResults(Results, frozen=True, kw_only=True):

@@ -110,14 +110,14 @@ def main() -> None:
         print(f"disk: {total / cards * 1000 / 1e3:.0f} kB of .vec per 1,000 turns")
         before = rss_mb()
         started = time.perf_counter()
-        fusion.meaning_ranking(store, state, texts[0], None, model)
+        fusion.meaning_ranking(store, state, texts[0], None, model, floor=-1.0)
         print(f"search {cards} cards in {args.tasks} tasks: first "
               f"{(time.perf_counter() - started) * 1000:.0f} ms (reads every .vec), "
               f"+{rss_mb() - before:.1f} MB resident for the cached vectors")  # fmt: skip
         times = []
         for text in texts[1 : 1 + args.searches]:
             started = time.perf_counter()
-            ranked, _ = fusion.meaning_ranking(store, state, text, None, model)
+            ranked, _ = fusion.meaning_ranking(store, state, text, None, model, floor=-1.0)
             times.append((time.perf_counter() - started) * 1000)
         assert len(ranked) == min(fusion.DEPTH, cards)
         median, worst = statistics.median(times), max(times)
