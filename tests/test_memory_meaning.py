@@ -156,6 +156,16 @@ def test_a_damaged_or_foreign_vec_file_is_rebuilt(store):
     assert len(vectors.update(log, encoder.builtin()).entries) == 1
 
 
+def test_refresh_encodes_nothing_while_the_mode_is_words(store):
+    write(store, "t1", turn("a prompt", "a reply", 0))
+    settings.update(store.root, search_mode="words")
+    memory.refresh(store)
+    assert not vectors.path_of(store.log_path("t1")).exists()
+    settings.update(store.root, search_mode="both")
+    memory.refresh(store)
+    assert vectors.path_of(store.log_path("t1")).exists()
+
+
 def test_deleting_a_task_deletes_its_vectors(store):
     write(store, "t1", turn("a prompt", "a reply", 0))
     memory.refresh(store)

@@ -25,6 +25,7 @@ import msgspec
 import numpy as np
 from msgspec import Struct
 
+from .. import settings as settingsmod
 from ..errors import NodwynError
 from . import encoder as encodermod
 from . import mem as memfile
@@ -178,8 +179,11 @@ def searchable(log: Path, encoder, deadline: float | None) -> tuple[np.ndarray, 
 
 
 def refresh(store, progress=None) -> None:
-    """Bring every task's .vec up to date; nothing when no encoder can be had or it fails.
+    """Bring every task's .vec up to date; nothing while search_mode is "words" (so nothing
+    is sent to a provider then), or when no encoder can be had or it fails.
     `progress(done, total)` is called after each task (it may raise to stop the work)."""
+    if settingsmod.load(store.root).search_mode == "words":
+        return
     try:
         encoder = encodermod.current(store.root)
     except encodermod.Unavailable:
