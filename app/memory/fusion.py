@@ -164,14 +164,14 @@ def assemble(store, state, order, found: list[Hit], terms: set[str]):
         try:
             if task not in cards:
                 cards[task] = {card.first_seq: card for card in memfile.cards_of(log)[0]}
-            hits = sorted(members.get((task, turn), []), key=lambda hit: hit.seq)[:3]
-            if not hits:
-                hits = [_prompt_hit(log, task, abs(turn))]
+            chosen = sorted(members.get((task, turn), []), key=lambda hit: hit.seq)[:3]
+            if not chosen:
+                chosen = [_prompt_hit(log, task, abs(turn))]
             with open(log, "rb") as handle:
-                events = [event_hit(handle, log, hit, terms, state) for hit in hits]
+                events = [event_hit(handle, log, hit, terms, state) for hit in chosen]
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
-        found_turn = turn_hit(task, state, cards[task].get(turn), hits, events)
+        found_turn = turn_hit(task, state, cards[task].get(turn), chosen, events)
         out.append(msgspec.structs.replace(found_turn, score=round(score, 6)))
     return out
 
