@@ -3,15 +3,18 @@ finds that turn first."""
 
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile, records
 from nodwyn.memory import words
 from nodwyn.memory.search import search as word_search
 from nodwyn.store import Store
+
+# Module-scoped, so it cannot use the function-scoped `corpus` fixture of conftest.py.
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 @pytest.fixture(scope="module")
