@@ -26,7 +26,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import bottle
 import msgspec
 
-from . import memory
+from . import agents, memory, settings
 from .errors import BadInput, NodwynError
 from .feed import Changes, Feed, Progress, Status
 from .store import Store, TaskInfo
@@ -78,6 +78,21 @@ class Title(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     title: str
 
 
+class ImportFolder(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    tool: str
+    path: str
+
+
+class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The settings the page changes (Settings > Search); a field left out is kept."""
+
+    follow_claude: bool | None = None
+    follow_codex: bool | None = None
+    search_tool_output: bool | None = None
+    show_machine_runs: bool | None = None
+    close_to_tray: bool | None = None
+
+
 class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     archived: bool
 
@@ -102,8 +117,9 @@ def _query_int(name: str, default: int | None = None) -> int | None:
 def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
     """Every route: (method, path, handler). One table, so one test can walk it."""
     # Memory builds and saves its derived files (.mem, the word index) on first use; two
-    # request threads doing that at once saw a half-built index, so they take turns here.
-    memory_lock = threading.Lock()
+    # threads doing that at once saw a half-built index, so they take turns (with the
+    # desktop worker too).
+    memory_lock = memory.BUILDING
 
     def page():
         given = bottle.request.query.get("token", "")
@@ -160,6 +176,15 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
     def changes():
         return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))
 
+    def import_folder():
+        given = _body(ImportFolder)
+        return changed(agents.import_folder(store, given.tool, given.path, feed.status.set))
+
+    def change_settings():
+        given = msgspec.structs.asdict(_body(SettingsChange))
+        chosen = settings.update(store.root, **{k: v for k, v in given.items() if v is not None})
+        return changed(msgspec.structs.asdict(chosen))
+
     return [
         ("GET", "/", page),
         ("GET", "/static/<path:path>", asset),
@@ -173,6 +198,10 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/search", search),
         ("GET", "/api/status", feed.status.snapshot),
         ("GET", "/api/changes", changes),
+        ("GET", "/api/places", lambda: agents.places(store.root)),
+        ("POST", "/api/import", import_folder),
+        ("GET", "/api/settings", lambda: msgspec.structs.asdict(settings.load(store.root))),
+        ("POST", "/api/settings", change_settings),
     ]
 
 

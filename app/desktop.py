@@ -48,7 +48,7 @@ import pystray  # noqa: E402
 import webview  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
-from . import instance, settings  # noqa: E402
+from . import agents, instance, settings  # noqa: E402
 from .api import Server, Status  # noqa: E402
 from .store import Store  # noqa: E402
 from .worker import Worker  # noqa: E402
@@ -110,6 +110,7 @@ class App:
         self.tray_shown = False
         self.quitting = False
         self.quit_done = threading.Event()
+        agents.QUITTING.clear()  # one app per process; tests make several in turn
 
     def show(self) -> None:
         """Open nodwyn: show the window and bring it in front of the others."""
@@ -165,7 +166,8 @@ class App:
             return
         self.quitting = True
         self.keep_geometry()
-        self.worker.stop()
+        self.worker.stop(timeout=120)
+        agents.stop_imports(timeout=120)  # one the page started finishes its file, no more
         self.server.stop()
         self.quit_done.set()
 

@@ -23,59 +23,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-import msgspec
-
-from . import memory, settings
+from . import agents, memory
+from .agents import session_files
 from .errors import NodwynError
-from .importers.sync import default_paths, import_paths
+from .importers.sync import default_paths
 from .store import Store
 
 log = logging.getLogger("nodwyn.worker")
-
-TOOLS = ("claude", "codex")
 
 
 class Progress(Protocol):
     def set(self, phase: str, done: int, total: int) -> None: ...
 
 
-class Place(msgspec.Struct, kw_only=True, frozen=True):
-    """One folder the worker looks in, as the first-run page shows it."""
-
-    tool: str
-    path: str
-    exists: bool
-    followed: bool
-
-
 class Stopped(Exception):
     """Raised inside a pass when the worker is asked to stop or pause; never leaves the thread."""
-
-
-def places(root: Path) -> list[Place]:
-    """Every default folder of every agent, whether it exists and whether it is followed."""
-    chosen = settings.load(root)
-    followed = {"claude": chosen.follow_claude, "codex": chosen.follow_codex}
-    return [
-        Place(tool=tool, path=str(path), exists=path.is_dir(), followed=followed[tool])
-        for tool in TOOLS
-        for path in default_paths(tool)
-    ]
-
-
-def session_files(folders: list[Path]) -> dict[Path, tuple[int, int]]:
-    """Each `.jsonl` below the folders with its (size, modification time in ns)."""
-    found = {}
-    for folder in folders:
-        if not folder.is_dir():
-            continue
-        for file in folder.rglob("*.jsonl"):
-            try:
-                stat = file.stat()
-            except OSError:  # removed between listing and stat
-                continue
-            found[file] = (stat.st_size, stat.st_mtime_ns)
-    return found
 
 
 class Worker:
@@ -86,7 +48,7 @@ class Worker:
         self.status = status
         self.interval = interval
         self.passes = 0  # completed passes, for tests and the self-check
-        self._seen: dict[str, dict[Path, tuple[int, int]]] = {tool: {} for tool in TOOLS}
+        self._seen: dict[str, dict[Path, tuple[int, int]]] = {tool: {} for tool in agents.TOOLS}
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._paused = threading.Event()
@@ -142,9 +104,7 @@ class Worker:
 
     def run_pass(self) -> bool:
         """One pass: import what changed, fold memory if anything did. True if anything did."""
-        chosen = settings.load(self.store.root)
-        followed = [t for t in TOOLS if getattr(chosen, f"follow_{t}")]
-        changed = {tool: self._changed(tool) for tool in followed}
+        changed = {tool: self._changed(tool) for tool in agents.followed(self.store.root)}
         total = sum(len(files) for files in changed.values())
         done = 0
         for tool, files in changed.items():
@@ -157,7 +117,7 @@ class Worker:
         if total or self.passes == 0:
             self._check()
             self._fold()
-        self._report("idle", 0, 0)
+        self._report("", 0, 0)  # nothing under way: the page hides its progress
         with self._idle:
             self.passes += 1
             self._idle.notify_all()
@@ -175,7 +135,7 @@ class Worker:
 
     def _import(self, tool: str, file: Path) -> None:
         try:
-            report = import_paths(self.store, tool, [file])
+            report = agents.import_file(self.store, tool, file)
         except NodwynError as exc:  # a bad file is reported and skipped, never fatal
             log.warning("could not import %s: %s", file, exc)
             return
@@ -183,7 +143,8 @@ class Worker:
             log.info("skipped %s: %s", skipped.path, skipped.reason)
 
     def _fold(self) -> None:
-        memory.refresh(self.store, self._progress("indexing"))
+        with memory.BUILDING:
+            memory.refresh(self.store, self._progress("indexing"))
 
     def _progress(self, phase: str) -> Callable[[int, int], None]:
         return lambda done, total: self._report(phase, done, total)
@@ -194,6 +155,6 @@ class Worker:
 
     def _report(self, phase: str, done: int, total: int) -> None:
         if self.status is not None:
-            if phase == "idle" and self._paused.is_set():
+            if not phase and self._paused.is_set():
                 phase = "paused"
             self.status.set(phase, done, total)

@@ -107,6 +107,10 @@ BROKEN = {
     ("GET", "/api/search"): ("/api/search?q=pager&scope=nowhere", None, 400),
     ("GET", "/api/status"): ("/api/status", None, 405),
     ("GET", "/api/changes"): ("/api/changes?since=soon", None, 400),
+    ("GET", "/api/places"): ("/api/places", None, 405),
+    ("POST", "/api/import"): ("/api/import", b'{"tool": "claude", "path": "relative/path"}', 400),
+    ("GET", "/api/settings"): ("/api/settings", None, 405),
+    ("POST", "/api/settings"): ("/api/settings", b'{"follow_claude": "yes"}', 400),
 }  # fmt: skip
 
 

@@ -5,6 +5,7 @@ wordpiece <- encoder <- providers, vectors <- fusion (search by words, meaning o
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
 """
 
+import threading
 from collections.abc import Callable
 
 from . import index as _index
@@ -13,6 +14,10 @@ from .cards import Card, Command, Episode
 from .fusion import MODES, FusedResults, search
 from .recall import Recall, Window, cards, context, episodes, recall
 from .search import EventHit, Results, TurnHit
+
+# Building memory writes derived files under per-process names; two threads of one process
+# (API requests, the desktop worker) building at once collide, so they take turns on this.
+BUILDING = threading.Lock()
 
 
 def refresh(store, progress: Callable[[int, int], None] | None = None) -> None:
@@ -23,6 +28,7 @@ def refresh(store, progress: Callable[[int, int], None] | None = None) -> None:
 
 
 __all__ = [
+    "BUILDING",
     "Card",
     "Command",
     "Episode",

@@ -73,6 +73,12 @@ export const api = {
   search: (query, signal) => call("GET", "/api/search", query, undefined, signal),
   /** @param {number} since @param {number} wait seconds @param {AbortSignal} [signal] */
   changes: (since, wait, signal) => call("GET", "/api/changes", { since, wait }, undefined, signal),
+  places: () => call("GET", "/api/places"),
+  /** @param {string} tool @param {string} path */
+  importFolder: (tool, path) => call("POST", "/api/import", {}, { tool, path }),
+  settings: () => call("GET", "/api/settings"),
+  /** @param {Record<string, boolean>} changes */
+  saveSettings: (changes) => call("POST", "/api/settings", {}, changes),
 };
 
 /** The URL of the page with some state, keeping the token so a reload still works. */

@@ -9,6 +9,7 @@ import { createHeader } from "./header.js";
 import { createResults, SCOPES } from "./search.js";
 import { createSidebar, moveFocus } from "./sidebar.js";
 import { createTranscript } from "./transcript.js";
+import { firstRun, openSettings } from "./settings.js";
 
 /** @typedef {{task: string, q: string, scope: string, seq: number|null, view: string}} State */
 
@@ -95,10 +96,19 @@ const transcript = createTranscript({
   failure,
 });
 
+/** @type {Record<string, any>} */
+let preferences = await api.settings().catch(() => ({}));
+$("[data-settings-button]").addEventListener("click", () =>
+  openSettings(/** @type {HTMLDialogElement} */ ($("[data-settings]")), (saved) => {
+    preferences = saved;
+    reloadTasks();
+  }));
+
 async function reloadTasks() {
   try {
     const { tasks } = await api.tasks();
-    sidebar.setTasks(tasks);
+    // Settings > Search: machine runs listed with the others, or folded at the end.
+    sidebar.setTasks(preferences.show_machine_runs ? tasks.map((t) => ({ ...t, machine: false })) : tasks);
     sidebar.select(state.task);
     return true;
   } catch (err) {
@@ -110,11 +120,7 @@ async function reloadTasks() {
 function emptyPane() {
   clear(pane);
   if (!sidebar.all().length) {
-    pane.append(el("div", { class: "empty", "data-empty": "start" },
-      el("h2", {}, "Nothing here yet"),
-      el("p", {}, "nodwyn keeps the history of your coding-agent sessions on this computer. It reads Claude Code's logs in ~/.claude/projects and Codex's in ~/.codex/sessions."),
-      el("p", {}, "Import them: ", el("code", {}, "nodwyn import claude"), " and ", el("code", {}, "nodwyn import codex"), ". Import another folder: ", el("code", {}, "nodwyn import claude /path/to/folder"), "."),
-      el("p", { class: "muted" }, "To look around first, run ", el("code", {}, "nodwyn serve --demo"), ".")));
+    firstRun(pane); // where nodwyn looked for the agents' sessions, and "Import a folder…"
     return;
   }
   pane.append(el("div", { class: "empty", "data-empty": "pick" },

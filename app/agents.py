@@ -1,0 +1,147 @@
+"""The coding agents' session folders on this computer, and importing from them.
+
+Used by the background worker (which follows the default folders) and by the page (which
+shows where nodwyn looked and imports a folder the person names). Both import one file at a
+time under one lock, so they never race for the same log (a second writer would be refused
+and its file forgotten until it changes again), and a stop request is honoured between files.
+"""
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+from . import memory, settings
+from .errors import BadInput
+from .importers.sync import Report, default_paths, import_paths
+from .store import Store
+
+log = logging.getLogger("nodwyn.agents")
+
+TOOLS = ("claude", "codex")
+# One file at a time in this process, whoever asks.
+IMPORTING = threading.Lock()
+# Set when the app quits: an import the page started stops before its next file.
+QUITTING = threading.Event()
+
+
+class Place(msgspec.Struct, kw_only=True, frozen=True):
+    """One folder nodwyn looks in, as the first-run page shows it."""
+
+    tool: str
+    path: str
+    exists: bool
+    followed: bool
+    shown: str  # the path as a person reads it: ~ for the home folder
+
+
+class Places(msgspec.Struct, frozen=True):
+    places: list[Place]
+
+
+class Started(msgspec.Struct, frozen=True):
+    """The answer to "import this folder": how many files it found; progress follows."""
+
+    files: int
+    ok: bool = True
+
+
+def followed(root: Path) -> list[str]:
+    """The agents whose default folders the person follows (settings)."""
+    chosen = settings.load(root)
+    return [tool for tool in TOOLS if getattr(chosen, f"follow_{tool}")]
+
+
+def places(root: Path) -> Places:
+    """Every default folder of every agent, whether it exists and whether it is followed."""
+    following = followed(root)
+    return Places(
+        [
+            Place(
+                tool=tool,
+                path=str(path),
+                exists=path.is_dir(),
+                followed=tool in following,
+                shown=shown(path),
+            )
+            for tool in TOOLS
+            for path in default_paths(tool)
+        ]
+    )
+
+
+def shown(path: Path) -> str:
+    """A path with the home folder written as ~, as people write it."""
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def session_files(folders: list[Path]) -> dict[Path, tuple[int, int]]:
+    """Each `.jsonl` below the folders (or a file named itself) with its (size, mtime in ns)."""
+    found = {}
+    for folder in folders:
+        if folder.is_file():
+            files = [folder]
+        elif folder.is_dir():
+            files = folder.rglob("*.jsonl")
+        else:
+            continue
+        for file in files:
+            try:
+                stat = file.stat()
+            except OSError:  # removed between listing and stat
+                continue
+            found[file] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def import_file(store: Store, tool: str, file: Path) -> Report:
+    """Import one file, waiting for any other import of this process to finish its file."""
+    with IMPORTING:
+        return import_paths(store, tool, [file])
+
+
+def stop_imports(timeout: float) -> bool:
+    """Let no import start another file, and wait for the file in hand (app quitting)."""
+    QUITTING.set()
+    if IMPORTING.acquire(timeout=timeout):
+        IMPORTING.release()
+        return True
+    return False
+
+
+def import_folder(
+    store: Store, tool: str, folder: str, progress: Callable[[str, int, int], None]
+) -> Started:
+    """Import a folder (or one file) the person named, in a daemon thread; then fold memory."""
+    if tool not in TOOLS:
+        raise BadInput(f"nodwyn imports {' or '.join(TOOLS)} sessions, not {tool!r}")
+    path = Path(folder.strip()).expanduser()
+    if not folder.strip() or not path.is_absolute():
+        raise BadInput("give the folder's full path (for example /home/ana/.claude/projects)")
+    if not path.exists():
+        raise BadInput(f"there is no file or folder {path}")
+    files = sorted(session_files([path]), key=str)
+    if not files:
+        raise BadInput(f"no .jsonl session files in {path}")
+
+    def run() -> None:
+        try:
+            for done, file in enumerate(files):
+                if QUITTING.is_set():
+                    return
+                progress("importing", done, len(files))
+                import_file(store, tool, file)
+            with memory.BUILDING:
+                memory.refresh(store, lambda done, total: progress("indexing", done, total))
+        except Exception:  # the page hears the progress end; the log says why
+            log.exception("importing %s failed", path)
+        finally:
+            progress("", 0, 0)
+
+    threading.Thread(target=run, name="nodwyn-import", daemon=True).start()
+    return Started(files=len(files))

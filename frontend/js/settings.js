@@ -1,0 +1,100 @@
+// @ts-check
+// First run and Settings > Search: where nodwyn looks for the agents' sessions, "Import a
+// folder…", and the person's settings (which agents to follow, whether tool output is
+// searched, whether machine runs are listed). Each change is saved at once.
+
+import { api } from "./api.js";
+import { clear, el } from "./dom.js";
+
+const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
+
+/** The form that imports a folder the person names, and says how it went. */
+function importForm() {
+  const tool = /** @type {HTMLSelectElement} */ (el("select", { name: "tool", "aria-label": "Agent" },
+    el("option", { value: "claude" }, "Claude Code"), el("option", { value: "codex" }, "Codex")));
+  const path = /** @type {HTMLInputElement} */ (el("input", {
+    type: "text", name: "path", "data-import-path": "", "aria-label": "Folder to import",
+    placeholder: "/home/you/.claude/projects", spellcheck: "false", autocomplete: "off",
+  }));
+  const said = el("p", { class: "muted", "data-import-said": "", role: "status" });
+  const form = el("form", { class: "import-form", "data-import-form": "" },
+    el("label", {}, "Import a folder… ", tool), path, el("button", { type: "submit" }, "Import"), said);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    said.textContent = "Starting…";
+    try {
+      const started = await api.importFolder(tool.value, path.value);
+      said.textContent = `Importing ${started.files} session files; progress shows at the bottom of the task list.`;
+    } catch (err) {
+      said.textContent = `Could not import: ${err.message}`;
+    }
+  });
+  return form;
+}
+
+/** The empty pane of a data directory with no task yet: where nodwyn looked, and an import. */
+export async function firstRun(/** @type {HTMLElement} */ pane) {
+  const box = el("div", { class: "empty", "data-empty": "start" }, el("h2", {}, "Nothing here yet"),
+    el("p", {}, "nodwyn keeps the history of your coding-agent sessions on this computer."));
+  clear(pane).append(box);
+  let places = [];
+  try {
+    places = (await api.places()).places;
+  } catch (err) {
+    box.append(el("p", { class: "muted" }, `Could not ask where to look: ${err.message}`));
+  }
+  const found = places.filter((p) => p.exists && p.followed);
+  box.append(el("p", {}, found.length
+    ? "It found your agents' sessions and is importing them; they appear on the left as they arrive."
+    : "It looked for your agents' sessions and found none:"));
+  box.append(el("ul", { class: "places", "data-places": "" }, ...places.map((p) =>
+    el("li", { "data-place": p.tool },
+      `${TOOL_NAMES[p.tool] || p.tool}: `, el("code", { title: p.path }, p.shown), " — ",
+      !p.followed ? "not followed (Settings)" : p.exists ? "found" : "not there"))));
+  box.append(importForm());
+  box.append(el("p", { class: "muted" }, "From a terminal: ", el("code", {}, "nodwyn import claude"), " or ",
+    el("code", {}, "nodwyn import codex"), ", with a folder after it to import that folder."),
+    el("p", { class: "muted" }, "To look around first: ", el("code", {}, "nodwyn app --demo"), "."));
+}
+
+const SWITCHES = [
+  ["follow_claude", "Follow Claude Code's sessions"],
+  ["follow_codex", "Follow Codex's sessions"],
+  ["search_tool_output", "Search tool output (commands' output, files read)"],
+  ["show_machine_runs", "List machine runs (sessions no person typed into)"],
+  ["close_to_tray", "Closing the app's window keeps nodwyn in the tray"],
+];
+
+/**
+ * The Settings dialog; `onChange(settings)` hears every saved change.
+ * @param {HTMLDialogElement} dialog
+ * @param {(settings: Record<string, any>) => void} onChange
+ */
+export async function openSettings(dialog, onChange) {
+  const said = el("p", { class: "muted", role: "status" });
+  const list = el("div", { class: "switches" });
+  clear(dialog).append(el("h2", {}, "Settings"), el("h3", {}, "Search"), list, said,
+    el("form", { method: "dialog", class: "dialog-buttons" }, el("button", { value: "close" }, "Close")));
+  dialog.showModal();
+  let current;
+  try {
+    current = await api.settings();
+  } catch (err) {
+    said.textContent = `Could not read the settings: ${err.message}`;
+    return;
+  }
+  for (const [name, label] of SWITCHES) {
+    const box = /** @type {HTMLInputElement} */ (el("input", { type: "checkbox", name, "data-setting": name }));
+    box.checked = Boolean(current[name]);
+    box.addEventListener("change", async () => {
+      try {
+        onChange(await api.saveSettings({ [name]: box.checked }));
+        said.textContent = "Saved.";
+      } catch (err) {
+        box.checked = !box.checked;
+        said.textContent = `Not saved: ${err.message}`;
+      }
+    });
+    list.append(el("label", { class: "switch" }, box, ` ${label}`));
+  }
+}

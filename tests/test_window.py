@@ -1,0 +1,130 @@
+"""The real app: `nodwyn app --demo` in a subprocess under Xvfb, with a system tray (trayer).
+
+pywebview opens its window once per process, so the app runs as a subprocess. It checks
+itself through its page (`--self-check REPORT`, app/selfcheck.py): the sidebar's demo tasks,
+what each tray item did to the window and the worker, where the window was; it photographs
+the screen with PIL.ImageGrab into test-artifacts/, then quits through the tray's Quit.
+The second launch checks that the window opens where the first one was left.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nodwyn import selfcheck
+from PIL import Image
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+ACCENT = (37, 99, 235)  # the tray icon's colour (desktop.icon_image)
+SCREEN = "1280x800x24"
+TRAY = "trayer --edge top --align right --widthtype pixel --width 64 --heighttype pixel --height 32"
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="Xvfb and trayer exist on Linux only"
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tools():
+    for tool in ("xvfb-run", "trayer"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is missing: .ci/run installs it (apt-get install xvfb trayer)")
+
+
+def run_app(report: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """The app under a fresh Xvfb with a tray, until its self-check quits it."""
+    env = {
+        **os.environ,
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "CODEX_HOME": str(tmp_path / "codex"),
+        "QTWEBENGINE_CHROMIUM_FLAGS": "--disable-gpu",
+        "PYSTRAY_BACKEND": "xorg",
+    }
+    script = (
+        f"{TRAY} 2>/dev/null & tray=$!; sleep 1; "
+        f"{sys.executable} -m nodwyn.cli app --demo --self-check {report}; code=$?; "
+        "kill $tray; exit $code"
+    )
+    return subprocess.run(
+        ["xvfb-run", "-a", "-s", f"-screen 0 {SCREEN}", "bash", "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def has_colour(image: Image.Image, box: tuple[int, int, int, int], colour, slack=12) -> bool:
+    colours = image.convert("RGB").crop(box).getcolors(1 << 20)
+    return any(
+        all(abs(a - b) <= slack for a, b in zip(pixel, colour, strict=True)) for _, pixel in colours
+    )
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("window")
+    os.environ["NODWYN_DATA_DIR"] = str(tmp / "data")  # module scope: set by hand, put back
+    try:
+        ARTIFACTS.mkdir(exist_ok=True)
+        report = ARTIFACTS / "app-window.json"
+        report.unlink(missing_ok=True)
+        done = run_app(report, tmp)
+        again = ARTIFACTS / "app-window-again.json"
+        again.unlink(missing_ok=True)
+        done_again = run_app(again, tmp)
+    finally:
+        del os.environ["NODWYN_DATA_DIR"]
+    return done, report, done_again, again
+
+
+def seen(report: Path, done: subprocess.CompletedProcess) -> dict:
+    assert report.exists(), f"no self-check report; the app said:\n{done.stderr[-3000:]}"
+    found = json.loads(report.read_text())
+    assert found["errors"] == {}, found["errors"]
+    return found
+
+
+def test_the_app_quits_through_its_tray_and_ends_the_process(first_run):
+    done, report, *_ = first_run
+    seen(report, done)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_the_window_shows_the_demo_tasks_in_its_sidebar(first_run):
+    done, report, *_ = first_run
+    tasks = dict(seen(report, done)["tasks"])
+    assert "demo-pager-limit" in tasks
+    assert "--limit flag" in tasks["demo-pager-limit"]
+    assert len(tasks) >= 8
+
+
+def test_the_screen_shows_the_window_and_the_tray_icon(first_run):
+    done, report, *_ = first_run
+    picture = Path(seen(report, done)["screenshot"])
+    image = Image.open(picture)
+    assert image.size == (1280, 800)
+    width, height = image.size
+    assert has_colour(image, (width - 64, 0, width, 32), ACCENT), "no tray icon at the top right"
+    assert len(image.convert("RGB").crop((200, 150, 900, 600)).getcolors(1 << 20)) > 20, "blank"
+
+
+def test_each_tray_item_does_what_it_says_to_the_real_window(first_run):
+    done, report, *_ = first_run
+    found = seen(report, done)
+    assert found["tray_shown"] is True
+    assert found["close_hides"] is True  # the close button hid the window, the app ran on
+    assert found["open_shows"] is True
+    assert found["search_focuses"] is True
+    assert found["pause"] is True and found["resume"] is True
+    assert found["progress"] >= 1  # the worker made a pass
+
+
+def test_the_window_opens_where_it_was_left(first_run):
+    done, report, done_again, again = first_run
+    assert seen(report, done)["moved"] == selfcheck.MOVED
+    assert seen(again, done_again)["geometry_at_start"] == selfcheck.MOVED
