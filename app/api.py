@@ -29,6 +29,7 @@ import msgspec
 from . import agents, memory, settings
 from .errors import BadInput, NodwynError
 from .feed import Changes, Feed, Progress, Status
+from .memory.search import search as words_only
 from .store import Store, TaskInfo
 
 __all__ = ["Changes", "Progress", "Server", "Status", "make_app", "routes"]
@@ -170,6 +171,13 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         words, scope = query.get("q", ""), query.get("scope", "all")
         task, project = query.get("task") or None, query.get("project") or None
         limit = _query_int("limit", 50)
+        if feed.status.snapshot().phase in ("importing", "indexing"):
+            # The desktop worker is importing and folds memory after: search what is indexed
+            # now rather than wait seconds for that work (decision 0006).
+            found = words_only(
+                store, words, scope=scope, task=task, project=project, limit=limit, fresh=False
+            )
+            return memory.FusedResults(**msgspec.structs.asdict(found), mode="words")
         with memory_lock:
             return memory.search(store, words, scope=scope, task=task, project=project, limit=limit)
 

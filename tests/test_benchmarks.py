@@ -26,3 +26,9 @@ def test_the_api_benchmark_prints_its_figures():
     for figure in ("GET /api/tasks at 20 tasks: median", "change feed scan of 20 logs: median",
                    "GET /api/search (all 20 tasks, warm): median"):  # fmt: skip
         assert figure in out
+
+
+def test_the_app_latency_benchmark_prints_its_figures():
+    out = run("bench_app_latency.py", "--sessions", "5", "--turns", "3")
+    assert "first pass (import + index):" in out
+    assert "GET /api/tasks while" in out and "within 100 ms" in out

@@ -187,12 +187,19 @@ def search(
     task: str | None = None,
     project: str | None = None,
     limit: int = 20,
+    fresh: bool = True,
 ) -> Results:
-    """Turns whose events match the words; see the module docstring for ranking and grouping."""
+    """Turns whose events match the words; see the module docstring for ranking and grouping.
+
+    `fresh=False` searches what is indexed now without bringing the index up to date first
+    (the desktop app while its worker imports and folds: that fold follows anyway).
+    """
     _check(store, scope, task, project, limit)
     if not words_text.strip():
         raise BadInput("nothing to search for: give some words")
-    state = wordindex.refresh(store)
+    state = wordindex.refresh(store) if fresh else wordindex.load_state(store.root, shared=True)
+    if state is None:  # nothing indexed yet, and not ours to build now
+        return Results(turns=[], incomplete=[], terms=words.query_terms(words_text))
     if task and task not in state.tasks:
         raise TaskNotFound(f"no task {task}")
     tasks = scoped(state, scope, task, project)
