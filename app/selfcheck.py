@@ -19,6 +19,7 @@ SIDEBAR = (
     "Array.from(document.querySelectorAll('[data-task-list] [data-task]'))"
     ".map(e => [e.dataset.task, e.textContent.trim()])"
 )
+START = "document.querySelector('[data-empty=\"start\"]')?.textContent || null"
 ACTIVE = "document.activeElement ? document.activeElement.getAttribute('aria-label') : null"
 VISIBLE = "document.visibilityState"
 # Where the check moves the window before it quits; the next launch should open there.
@@ -56,6 +57,7 @@ def check(app, report: Path) -> None:
     step("geometry_at_start", lambda: geometry(window))
     step("tray_shown", lambda: app.tray_shown)
     step("tasks", lambda: wait_for(lambda: js(window, SIDEBAR)))
+    step("start", lambda: js(window, START))  # the first-run pane, when there is no task
     step("progress", lambda: wait_for(lambda: app.worker.passes > 0, 30) and app.worker.passes)
     time.sleep(0.5)  # let the page finish painting before the photograph
     step("screenshot", lambda: photograph(report.with_suffix(".png")))

@@ -167,3 +167,30 @@ def test_the_tray_icon_is_drawn():
     image = desktop.icon_image(64)
     assert image.size == (64, 64)
     assert image.getpixel((32, 6))[3] == 255 and image.getpixel((0, 0))[3] == 0
+
+
+def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
+    from nodwyn.log import logfile
+    from test_worker import ClaudeSession
+
+    app.worker.pause()  # write the sessions first, then let the worker at them
+    for n in range(30):
+        session = ClaudeSession(tmp_path)
+        for turn in range(150):
+            session.turn(f"Step {turn} of job {n}: " + "words " * 40, "ok " * 60)
+    app.worker.resume()
+    status = app.server.status
+    deadline = time.monotonic() + 30
+    while not (status.snapshot().phase == "importing" and status.snapshot().done >= 2):
+        assert time.monotonic() < deadline, "the import never got going"
+        time.sleep(0.01)
+    click(app, "Quit")
+    assert not app.worker._thread.is_alive()
+    logs = sorted(app.store.sessions.glob("*.jsonl"))
+    assert 0 < len(logs) < 30, "Quit came after the import had ended: make the job bigger"
+    for log in logs:
+        problems: list = []
+        records = [record for _, _, record in logfile.read(log, problems=problems)]
+        assert problems == [] and log.read_bytes().endswith(b"\n"), log.name
+        assert [record.seq for record in records] == list(range(1, len(records) + 1))
+        assert not logfile.is_locked(log)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from nodwyn import selfcheck
 from PIL import Image
+from test_worker import ClaudeSession
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 ACCENT = (37, 99, 235)  # the tray icon's colour (desktop.icon_image)
@@ -35,10 +36,11 @@ def tools():
             pytest.fail(f"{tool} is missing: .ci/run installs it (apt-get install xvfb trayer)")
 
 
-def run_app(report: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+def run_app(report: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     """The app under a fresh Xvfb with a tray, until its self-check quits it."""
     env = {
         **os.environ,
+        "NODWYN_DATA_DIR": str(tmp_path / "data"),
         "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
         "CODEX_HOME": str(tmp_path / "codex"),
         "QTWEBENGINE_CHROMIUM_FLAGS": "--disable-gpu",
@@ -46,7 +48,7 @@ def run_app(report: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     }
     script = (
         f"{TRAY} 2>/dev/null & tray=$!; sleep 1; "
-        f"{sys.executable} -m nodwyn.cli app --demo --self-check {report}; code=$?; "
+        f"{sys.executable} -m nodwyn.cli app {' '.join(args)} --self-check {report}; code=$?; "
         "kill $tray; exit $code"
     )
     return subprocess.run(
@@ -67,19 +69,35 @@ def has_colour(image: Image.Image, box: tuple[int, int, int, int], colour, slack
 
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory):
+    """The demo twice in one data directory: the second opens where the first was left."""
     tmp = tmp_path_factory.mktemp("window")
-    os.environ["NODWYN_DATA_DIR"] = str(tmp / "data")  # module scope: set by hand, put back
-    try:
-        ARTIFACTS.mkdir(exist_ok=True)
-        report = ARTIFACTS / "app-window.json"
-        report.unlink(missing_ok=True)
-        done = run_app(report, tmp)
-        again = ARTIFACTS / "app-window-again.json"
-        again.unlink(missing_ok=True)
-        done_again = run_app(again, tmp)
-    finally:
-        del os.environ["NODWYN_DATA_DIR"]
-    return done, report, done_again, again
+    ARTIFACTS.mkdir(exist_ok=True)
+    report, again = ARTIFACTS / "app-window.json", ARTIFACTS / "app-window-again.json"
+    report.unlink(missing_ok=True)
+    again.unlink(missing_ok=True)
+    return run_app(report, tmp, "--demo"), report, run_app(again, tmp, "--demo"), again
+
+
+def test_a_first_run_imports_the_agents_sessions_it_finds(tmp_path):
+    ClaudeSession(tmp_path).turn("Make the kestrel feed idempotent", "Made it so.")
+    report = ARTIFACTS / "app-first-run.json"
+    report.unlink(missing_ok=True)
+    done = run_app(report, tmp_path)
+    tasks = dict(seen(report, done)["tasks"])
+    assert list(tasks) == [f"cc-{ClaudeSession.last_id}"]
+    assert "kestrel" in next(iter(tasks.values()))
+
+
+def test_a_first_run_without_agents_says_where_it_looked_and_offers_an_import(tmp_path):
+    report = ARTIFACTS / "app-first-run-empty.json"
+    report.unlink(missing_ok=True)
+    done = run_app(report, tmp_path)
+    found = seen(report, done)
+    assert found["tasks"] == []
+    assert "found none" in found["start"]
+    assert str(tmp_path / "claude" / "projects") in found["start"]
+    assert str(tmp_path / "codex" / "sessions") in found["start"]
+    assert "Import a folder…" in found["start"]
 
 
 def seen(report: Path, done: subprocess.CompletedProcess) -> dict:

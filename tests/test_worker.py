@@ -32,8 +32,10 @@ def agents(tmp_path, monkeypatch) -> Path:
 class ClaudeSession:
     """One Claude Code session file, written turn by turn."""
 
+    last_id = ""  # the id of the session made last (the window test reads it)
+
     def __init__(self, agents: Path, at: str = "2025-03-01T10:00:00.000Z"):
-        self.id = str(uuid.uuid4())
+        self.id = ClaudeSession.last_id = str(uuid.uuid4())
         folder = agents / "claude" / "projects" / PROJECT.replace("/", "-")
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{self.id}.jsonl"
