@@ -1,0 +1,264 @@
+"""The Linux package, checked on this machine: `python packaging/check.py` (.ci/run calls it).
+
+1. builds the one-folder bundle and the .deb (packaging/build.py --fast);
+2. installs the .deb with `dpkg -i` and validates its desktop file with `desktop-file-validate`;
+3. starts the installed app (/usr/bin/nodwyn-app, i.e. the bundle, not the source tree) under
+   a fresh Xvfb with a system tray (trayer), with `--demo --self-check REPORT`: the app waits
+   for its page to list the demo tasks, works every tray item, writes what it saw and quits
+   through the tray; the check wants exit status 0, no failed step and the demo tasks listed;
+4. removes the package again with `dpkg -r`, so the machine stays as it was.
+It prints the bundle's size and its time to first paint: from starting the process to the
+first frame of the screen that shows the page (its sidebar colour, --bg-side in
+frontend/style.css), read by polling the X screen every 50 ms from outside the app.
+
+Needs root (dpkg) and: xvfb, trayer, desktop-file-utils (apt), PyInstaller (pip); .ci/run
+installs them. The app's log, report and screenshot are left in test-artifacts/package-check/.
+Options: --no-build reuses build/dist/; --keep leaves the package installed.
+Figures are noisy on a shared 2-core machine.
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from PIL import ImageGrab
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+import linux  # noqa: E402
+
+import build  # noqa: E402
+
+ARTIFACTS = ROOT / "test-artifacts" / "package-check"  # the report, screenshot and app log
+INSTALLED = Path("/usr/bin/nodwyn-app")
+DESKTOP_FILE = Path("/usr/share/applications/nodwyn.desktop")
+SIDEBAR = (245, 246, 248)  # --bg-side, light scheme
+SCREEN = "1280x800x24"
+TRAYER = ["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel"] + [
+    "--width", "64", "--heighttype", "pixel", "--height", "32",
+]  # fmt: skip
+START_LIMIT = 90  # seconds to first paint before a start counts as hung (it takes ~2-10 s)
+QUIT_LIMIT = 180  # seconds for the self-check's steps after the first paint
+ATTEMPTS = 3
+TOOLS = {"Xvfb": "xvfb", "trayer": "trayer", "desktop-file-validate": "desktop-file-utils"}
+
+
+class Failed(Exception):
+    """A step of the check did not do what it should."""
+
+
+def start_display() -> tuple[subprocess.Popen, str]:
+    """A fresh Xvfb on a free display number (Xvfb picks it and writes it to a pipe)."""
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", SCREEN, "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        number = pipe.readline().strip()
+    if not number:
+        raise Failed("Xvfb did not start")
+    return server, f":{number}"
+
+
+def painted(display: str) -> bool:
+    colours = ImageGrab.grab(xdisplay=display).convert("RGB").getcolors(1 << 24) or []
+    return any(count > 10_000 and colour == SIDEBAR for count, colour in colours)
+
+
+def watch_paint(display: str) -> None:
+    """`check.py --watch-paint DISPLAY`: print the monotonic time the page first shows.
+
+    A process of its own, not a thread: while an X client holds a server grab, a screen grab
+    waits inside Pillow without letting go of the GIL, and the check must still time out.
+    CLOCK_MONOTONIC is one clock for every process of the machine.
+    """
+    while not painted(display):
+        time.sleep(0.05)
+    print(time.monotonic(), flush=True)
+
+
+def app_env(display: str, work: Path) -> dict:
+    env = {
+        **os.environ,
+        "DISPLAY": display,
+        "NODWYN_DATA_DIR": str(work / "data"),
+        "CLAUDE_CONFIG_DIR": str(work / "claude"),
+        "CODEX_HOME": str(work / "codex"),
+        "QTWEBENGINE_CHROMIUM_FLAGS": "--disable-gpu",
+        "PYSTRAY_BACKEND": "xorg",
+    }
+    for name in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "LD_LIBRARY_PATH"):
+        env.pop(name, None)  # the bundle must stand on its own
+    return env
+
+
+def attempt(app: Path, work: Path) -> dict:
+    """One start of the app with --demo --self-check under a fresh Xvfb and tray.
+
+    Returns {"report", "first_paint", "total", "hung", "log"}; "hung" when the page did not
+    show within START_LIMIT seconds (then the app is killed).
+    """
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    server, display = start_display()
+    env = app_env(display, work)
+    helpers = [server]
+    try:
+        helpers.append(subprocess.Popen(TRAYER, env=env, stderr=subprocess.DEVNULL))
+        time.sleep(1)  # trayer takes the tray selection before the app looks for one
+        watcher = subprocess.Popen(
+            [sys.executable, __file__, "--watch-paint", display], stdout=subprocess.PIPE, text=True
+        )
+        helpers.append(watcher)
+        with (work / "app.log").open("w") as log:
+            started = time.monotonic()
+            app_process = subprocess.Popen(
+                [str(app), "--demo", "--self-check", str(work / "report.json")],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+            line = wait_line(watcher, app_process, START_LIMIT)
+            first_paint = float(line) - started if line else None
+            hung = first_paint is None and app_process.poll() is None
+            if not hung:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    app_process.wait(QUIT_LIMIT)
+            if app_process.poll() is None:
+                app_process.kill()
+                app_process.wait()
+            total = time.monotonic() - started
+    finally:
+        for process in reversed(helpers):
+            process.kill()
+            process.wait()
+    report = work / "report.json"
+    return {
+        "report": json.loads(report.read_text()) if report.exists() else None,
+        "code": app_process.returncode,
+        "first_paint": first_paint,
+        "total": total,
+        "hung": hung,
+        "log": (work / "app.log").read_text(errors="replace")[-3000:],
+    }
+
+
+def wait_line(process: subprocess.Popen, app: subprocess.Popen, limit: float) -> str | None:
+    """The first line `process` prints within `limit` seconds while `app` runs, else None."""
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(process.stdout.readline()))
+    reader.daemon = True
+    reader.start()
+    deadline = time.monotonic() + limit
+    while reader.is_alive() and app.poll() is None and time.monotonic() < deadline:
+        reader.join(0.1)
+    return found[0].strip() if found and found[0].strip() else None
+
+
+def smoke_start(app: Path, work: Path) -> dict:
+    """Start the app until one start gets past its first paint (at most ATTEMPTS starts).
+
+    A start that hangs before its page shows is the desktop app's own start-up race (the
+    tray's X connection and Qt's, both waiting on the X server; reproduced from the source
+    tree too, see the report of issue 7): it is printed, never hidden, and the app is
+    started again. Anything else that goes wrong fails the check at once.
+    """
+    for number in range(1, ATTEMPTS + 1):
+        result = attempt(app, work)
+        if not result["hung"]:
+            break
+        print(f"start {number}: the page did not show within {START_LIMIT} s (a hang); its log:")
+        print(result["log"][-800:] or "(empty)")
+    else:
+        raise Failed(f"every one of {ATTEMPTS} starts hung before its page showed")
+    if result["code"] != 0 or result["report"] is None:
+        raise Failed(
+            f"the app ended with {result['code']} (report: {result['report'] is not None})"
+            f", it said:\n{result['log']}"
+        )
+    return result
+
+
+def judge(result: dict) -> None:
+    seen = result["report"]
+    if seen.get("errors"):
+        raise Failed(f"self-check steps failed: {json.dumps(seen['errors'], indent=1)}")
+    tasks = dict(seen.get("tasks") or [])
+    if "demo-pager-limit" not in tasks:
+        raise Failed(f"the sidebar did not list the demo tasks: {sorted(tasks)}")
+    if result["first_paint"] is None:
+        raise Failed("the page never showed on the screen")
+    print(f"the window listed {len(tasks)} demo tasks; every tray item did its work")
+
+
+def install(deb: Path) -> None:
+    subprocess.run(["dpkg", "-i", str(deb)], check=True, stdout=subprocess.DEVNULL)
+    if not INSTALLED.exists() or not DESKTOP_FILE.exists():
+        raise Failed(f"dpkg -i left no {INSTALLED} or {DESKTOP_FILE}")
+    done = subprocess.run(["desktop-file-validate", str(DESKTOP_FILE)], capture_output=True)
+    if done.returncode != 0 or done.stdout.strip():
+        raise Failed(f"desktop-file-validate: {done.stdout.decode()}{done.stderr.decode()}")
+    print(f"dpkg -i {deb.name}: installed; {DESKTOP_FILE} validates")
+
+
+def installed() -> bool:
+    done = subprocess.run(["dpkg-query", "-W", "-f=${Status}", "nodwyn"], capture_output=True)
+    return done.returncode == 0 and b"not-installed" not in done.stdout
+
+
+def remove() -> None:
+    subprocess.run(["dpkg", "-r", "nodwyn"], check=True, stdout=subprocess.DEVNULL)
+    if Path("/opt/nodwyn").exists() or INSTALLED.exists():
+        raise Failed("dpkg -r nodwyn left files behind")
+    print("dpkg -r nodwyn: removed, nothing left behind")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-build", action="store_true", help="reuse build/dist/")
+    parser.add_argument("--keep", action="store_true", help="leave the package installed")
+    parser.add_argument("--watch-paint", metavar="DISPLAY", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.watch_paint:
+        watch_paint(args.watch_paint)
+        return 0
+    missing = [f"{tool} (apt {pkg})" for tool, pkg in TOOLS.items() if not shutil.which(tool)]
+    if not sys.platform.startswith("linux") or os.geteuid() != 0 or missing:
+        print(f"packaging/check.py needs Linux, root and {', '.join(missing) or 'its tools'}")
+        return 1
+    if build.main(["--fast", *(["--no-bundle"] if args.no_build else [])]) != 0:
+        return 1
+    deb = build.DIST / f"nodwyn_{build.version()}_{linux.architecture()}.deb"
+    try:
+        install(deb)
+        shutil.rmtree(ARTIFACTS, ignore_errors=True)
+        ARTIFACTS.mkdir(parents=True)
+        result = smoke_start(INSTALLED, ARTIFACTS)
+        judge(result)
+    except (Failed, subprocess.CalledProcessError) as failure:
+        print(f"FAILED: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        if not args.keep and installed():
+            remove()
+    size = build.size_mb(build.bundle_path())
+    print(
+        f"bundle size {size:.0f} MB; time to first paint {result['first_paint']:.1f} s; "
+        f"self-check done and quit after {result['total']:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
