@@ -6,6 +6,7 @@ a test can change a setting between two calls of one connection.
 
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import anyio
@@ -37,7 +38,10 @@ def talk(params: StdioServerParameters, script, client: str = "nodwyn-tests") ->
                 await session.initialize()
                 return await script(session)
 
-    return anyio.run(main)
+    # A thread of its own: Playwright's sync API (the browser tests) keeps an asyncio loop
+    # running in the main thread for the whole session, and anyio refuses to nest in it.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, main).result()
 
 
 async def call(session: ClientSession, name: str, meta: dict | None = None, **arguments):
