@@ -173,6 +173,8 @@ class Parser:
         c.pending = []
 
     def _title(self, n: int, line: Line, at: str, out: list) -> None:
+        if self.agent is not None:
+            return  # a sub-agent's file does not name the task
         if line.type == "summary":
             title, actor = line.summary, "agent"
         elif line.type == "ai-title":
