@@ -135,6 +135,8 @@ def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
         return _create(store, tool, path, found)
     except TaskBusy:
         return "skipped", f"task {task} is open in another process; try again later"
+    except FileNotFoundError:  # the agent removed its file while we read it: the task stays
+        return "skipped", "the file went away while it was read"
 
 
 def _is_live(path: Path) -> bool:
