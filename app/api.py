@@ -20,6 +20,7 @@ import socketserver
 import threading
 from html import escape
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlencode
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -92,6 +93,7 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     search_tool_output: bool | None = None
     show_machine_runs: bool | None = None
     close_to_tray: bool | None = None
+    search_mode: Literal["words", "meaning", "both"] | None = None  # issue 8
 
 
 class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -275,3 +275,34 @@ def test_tools_are_importable_without_the_build_venv():
         assert len(eval_search.questions()) >= 50
     finally:
         sys.path.remove(str(root / "tools"))
+
+
+def test_the_page_sets_the_search_mode_through_the_api(store):
+    import urllib.error
+    import urllib.request
+
+    from nodwyn.api import Server
+
+    paraphrase_store(store)
+    server = Server(store, port=0, token="t0ken").start()
+    try:
+
+        def call(path, body=None):
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{server.port}{path}",
+                data=None if body is None else json.dumps(body).encode(),
+                headers={"X-Nodwyn-Token": "t0ken", "Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return json.loads(answer.read())
+
+        assert call("/api/search?q=nvidia+graphics+drivers")["mode"] == "both"
+        assert call("/api/settings", {"search_mode": "words"})["search_mode"] == "words"
+        found = call("/api/search?q=nvidia+graphics+drivers")
+        assert (found["mode"], found["turns"]) == ("words", [])
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            call("/api/settings", {"search_mode": "vibes"})
+        assert refused.value.code == 400
+        refused.value.close()
+    finally:
+        server.stop()

@@ -97,4 +97,30 @@ export async function openSettings(dialog, onChange) {
     });
     list.append(el("label", { class: "switch" }, box, ` ${label}`));
   }
+  list.append(modeChoice(current, said, onChange));
+}
+
+const MODES = [
+  ["both", "Words and meaning (finds turns said in other words)"],
+  ["words", "Words only"],
+  ["meaning", "Meaning only"],
+];
+
+/** Settings > Search: how search ranks turns (the `search_mode` setting). */
+function modeChoice(current, said, onChange) {
+  const pick = /** @type {HTMLSelectElement} */ (el("select", { name: "search_mode", "data-setting": "search_mode" },
+    ...MODES.map(([value, label]) => el("option", { value }, label))));
+  pick.value = current.search_mode || "both";
+  let shown = pick.value;
+  pick.addEventListener("change", async () => {
+    try {
+      onChange(await api.saveSettings({ search_mode: pick.value }));
+      shown = pick.value;
+      said.textContent = "Saved.";
+    } catch (err) {
+      pick.value = shown;
+      said.textContent = `Not saved: ${err.message}`;
+    }
+  });
+  return el("label", { class: "switch" }, "Find turns by ", pick);
 }
