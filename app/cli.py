@@ -185,6 +185,38 @@ def add_agent_commands(sub) -> None:
     each.add_argument("project", help="the project's folder")
     each.add_argument("switch", choices=("on", "off"))
     each.set_defaults(run=cmd_earlier_tasks)
+    each = change.add_parser("search-mode", help="rank search by words, meaning or both (#8)")
+    each.add_argument("mode", choices=("words", "meaning", "both"))
+    each.set_defaults(run=cmd_search_mode)
+    each = change.add_parser("embeddings", help="vectors from the built-in model or a provider")
+    each.add_argument("kind", choices=("builtin", "ollama", "openai"))
+    each.add_argument("url", nargs="?", default="", help="the provider's address")
+    each.add_argument("model", nargs="?", default="", help="the provider's model name")
+    each.set_defaults(run=cmd_embeddings)
+
+
+def cmd_search_mode(args) -> int:
+    from . import settings
+
+    settings.update(store(args).root, search_mode=args.mode)
+    print(f"Search now ranks by {'words and meaning' if args.mode == 'both' else args.mode}.")
+    return 0
+
+
+def cmd_embeddings(args) -> int:
+    from . import settings
+    from .memory.providers import Provider
+
+    if args.kind != "builtin":
+        Provider(args.kind, args.url, args.model)  # refuses a bad address or no model
+    chosen = {"embeddings_url": args.url, "embeddings_model": args.model}
+    settings.update(store(args).root, embeddings=args.kind, **chosen)
+    if args.kind == "builtin":
+        print("Vectors come from the built-in model; nothing is sent anywhere.")
+    else:
+        print(f"Vectors now come from {args.url} ({args.model}): the text of every turn's card "
+              "and compaction note, and every search, will be sent there.")  # fmt: skip
+    return 0
 
 
 def settings_shown(args) -> dict:

@@ -306,3 +306,18 @@ def test_the_page_sets_the_search_mode_through_the_api(store):
         refused.value.close()
     finally:
         server.stop()
+
+
+def test_the_cli_chooses_the_mode_and_the_embeddings(store, capsys):
+    assert cli.main(["settings", "search-mode", "meaning"]) == 0
+    assert settings.load(store.root).search_mode == "meaning"
+    assert cli.main(["settings", "embeddings", "ollama", "http://127.0.0.1:11434", "nomic"]) == 0
+    assert "will be sent there" in capsys.readouterr().out
+    chosen = settings.load(store.root)
+    assert (chosen.embeddings, chosen.embeddings_url, chosen.embeddings_model) == (
+        "ollama", "http://127.0.0.1:11434", "nomic",
+    )  # fmt: skip
+    assert cli.main(["settings", "embeddings", "openai", "no-address", "m"]) != 0
+    assert settings.load(store.root).embeddings == "ollama"
+    assert cli.main(["settings", "embeddings", "builtin"]) == 0
+    assert settings.load(store.root).embeddings == "builtin"
