@@ -27,9 +27,13 @@ ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
-    """One Chromium for the whole run (Playwright's own browser download is never used)."""
+    """One Chromium for the browser tests (Playwright's own browser download is never used).
+
+    Package scope: Playwright's sync API runs an event loop in this thread while it lives,
+    which other tests' asyncio code (the MCP tests) would trip over.
+    """
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"Debian's Chromium is missing at {CHROMIUM} (apt-get install chromium)")
     with sync_playwright() as playwright:
