@@ -372,3 +372,29 @@ def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monk
     assert import_paths(store, "claude").created == [f"cc-{SESSION}"]
     assert len(import_paths(store, "codex").created) == 1
     assert import_paths(store, "claude", []) == type(import_paths(store, "claude", []))()
+
+
+@pytest.mark.parametrize(
+    ("model", "input_price"),
+    [
+        ("claude-sonnet-4-20250514", 3.0),
+        ("claude-opus-4-1-20250805", 15.0),
+        ("claude-opus-4-5-20251101", 5.0),
+        ("claude-opus-4-6[1m]", 5.0),
+        ("gpt-5.4", 2.5),
+        ("gpt-5-codex", 1.25),
+        ("claude-opus-4-6-thinking", None),  # a gateway's name: not a published model
+        ("gpt-5.4-pro", None),  # priced far above gpt-5.4: never taken for it
+        ("<synthetic>", None),
+        ("", None),
+    ],
+)
+def test_the_price_table_matches_models_by_name_and_knows_what_it_does_not_know(model, input_price):
+    usage = records.Usage(input=1_000_000)
+    assert prices.cost(model, usage) == input_price
+    if input_price is not None:
+        both = records.Usage(input=1_000_000, output=1_000_000, cache_read=10, cache_write=10)
+        table = prices.price_of(model)
+        expected = (table["input"] * 1e6 + table["output"] * 1e6 + 10 * table["cache_read"]
+                    + 10 * table["cache_write"]) / 1e6  # fmt: skip
+        assert prices.cost(model, both) == pytest.approx(expected)
