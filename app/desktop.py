@@ -271,11 +271,14 @@ def run(
         min_size=(480, 360),
     )
     app.window.events.closing += app.closing
-    start_tray(app)
 
     def started() -> None:
         claim.serve(app.handle)
         app.worker.start()
+        # The icon docks once the window is up: docking while Qt maps its window deadlocked
+        # both against the tray manager's server grab (seen under Xvfb with trayer).
+        app.window.events.shown.wait(60)
+        start_tray(app)
         if search and app.window.events.loaded.wait(60):
             app.search()
         if self_check is not None:

@@ -55,11 +55,13 @@ def check(app, report: Path) -> None:
 
     window.events.loaded.wait(60)
     step("geometry_at_start", lambda: geometry(window))
-    step("tray_shown", lambda: app.tray_shown)
+    step("tray_shown", lambda: wait_for(lambda: app.tray_shown, 10))
     step("tasks", lambda: wait_for(lambda: js(window, SIDEBAR)))
     step("start", lambda: js(window, START))  # the first-run pane, when there is no task
     step("progress", lambda: wait_for(lambda: app.worker.passes > 0, 30) and app.worker.passes)
-    time.sleep(0.5)  # let the page finish painting before the photograph
+    if app.tray_shown:  # paint the icon again at the size its tray gave it by now
+        app.icon.icon = app.icon.icon
+    time.sleep(1.5)  # let the page and the tray manager finish painting before the photograph
     step("screenshot", lambda: photograph(report.with_suffix(".png")))
     step("close_hides", lambda: close_and_look(app))
     step("open_shows", lambda: tray(app, "Open nodwyn") or wait_for(lambda: look(window, True)))
