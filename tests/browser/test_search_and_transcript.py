@@ -43,8 +43,14 @@ def test_search_in_each_scope_groups_by_task_then_turn(page, served):
 
 
 def test_query_and_scope_live_in_the_url_for_reload_and_back(page, served):
+    asked = []
+    page.on("request", lambda request: "/api/search?" in request.url and asked.append(request.url))
     page.goto(served.at(task="demo-pager-flaky"))
     search(page, "TestPagerOrder", "task")
+    entries = page.evaluate("history.length")
+    page.get_by_label("Search", exact=True).press("Enter")  # submitting again asks again
+    page.wait_for_timeout(300)
+    assert len(asked) == 2 and page.evaluate("history.length") == entries
     expect(page).to_have_url(
         re.compile(r"q=TestPagerOrder.*scope=task|scope=task.*q=TestPagerOrder")
     )
