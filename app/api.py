@@ -306,7 +306,10 @@ class Server:
         self.token = token or secrets.token_urlsafe(24)
         self.status = status or Status()
         self.app = make_app(store, self.token, self.status)
-        self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
+        try:
+            self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
+        except OSError as exc:
+            raise BadInput(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
         self.port = self._server.server_port
         self._thread: threading.Thread | None = None
 

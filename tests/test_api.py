@@ -13,6 +13,7 @@ from wsgiref.util import setup_testing_defaults
 
 import pytest
 from nodwyn import api, demo
+from nodwyn.errors import BadInput
 from nodwyn.log import records
 
 TOKEN = "secret-token-for-tests"
@@ -315,3 +316,12 @@ def test_concurrent_listings_while_logs_change_all_succeed(store, client):
         for thread in threads:
             thread.join()
     assert failures == []
+
+
+def test_a_port_in_use_is_a_one_line_error(store):
+    first = api.Server(store).start()
+    try:
+        with pytest.raises(BadInput, match=f"cannot listen on 127.0.0.1:{first.port}"):
+            api.Server(store, port=first.port)
+    finally:
+        first.stop()
