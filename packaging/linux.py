@@ -2,7 +2,9 @@
 
 Layout inside the .deb:
   /opt/nodwyn/                       the bundle (the `nodwyn` executable and _internal/)
-  /usr/bin/nodwyn-app                a link to it, the same name as the pip gui-script
+  /usr/bin/nodwyn-app                a link to it, the same name as the pip gui-script (Qt
+                                     names the window's WM_CLASS after it: the .desktop
+                                     file's StartupWMClass, so docks show the menu's icon)
   /usr/share/applications/nodwyn.desktop
   /usr/share/icons/hicolor/<N>x<N>/apps/nodwyn.png and scalable/apps/nodwyn.svg
 No maintainer scripts: the hicolor and desktop-file triggers of Debian and Ubuntu refresh the

@@ -11,7 +11,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -99,12 +98,6 @@ def test_the_committed_icons_are_what_the_script_makes_of_the_svg(tmp_path):
     done = subprocess.run([sys.executable, copy / "build.py"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "", f"icons/build.py changed files; run it and commit:\n{done.stdout}"
-
-
-def test_the_spec_builds_the_version_pyproject_names():
-    spec = (ROOT / "packaging" / "nodwyn.spec").read_text()
-    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    assert re.search(r'^VERSION = "([^"]+)"', spec, re.M).group(1) == version
 
 
 @pytest.mark.skipif(shutil.which("desktop-file-validate") is None, reason="desktop-file-utils")
