@@ -1,0 +1,58 @@
+"""First run ("Import a folder…") and Settings > Search, in Chromium against `nodwyn serve`."""
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+from test_worker import ClaudeSession
+
+
+@pytest.fixture
+def no_agents(tmp_path, monkeypatch):
+    """Agent folders that do not exist (set before the server starts, so it sees them)."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    return tmp_path
+
+
+def test_a_first_run_says_where_it_looked_and_imports_a_named_folder(no_agents, page, served_empty):
+    session = ClaudeSession(no_agents / "elsewhere").turn("Teach the plover cache", "Taught.")
+    page.goto(served_empty.url)
+    places = page.locator("[data-places]")
+    expect(places).to_contain_text(str(no_agents / "claude" / "projects"))
+    expect(places.locator('[data-place="claude"]')).to_contain_text("not there")
+    page.get_by_role("textbox", name="Folder to import").fill(str(session.path.parent))
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator("[data-import-said]")).to_contain_text("Importing 1 session files")
+    expect(page.locator(f'[data-task="cc-{session.id}"]')).to_contain_text("plover")
+
+
+def test_import_a_folder_says_what_is_wrong_with_it(no_agents, page, served_empty):
+    page.goto(served_empty.url)
+    page.get_by_role("textbox", name="Folder to import").fill(str(no_agents / "nowhere"))
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator("[data-import-said]")).to_contain_text("there is no file or folder")
+
+
+def test_settings_change_from_the_page_and_stay_in_the_data_directory(page, served):
+    page.goto(served.url)
+    page.get_by_role("button", name="Settings").click()
+    follow = page.get_by_role("checkbox", name="Follow Codex's sessions")
+    expect(follow).to_be_checked()  # the default
+    follow.uncheck()
+    expect(page.get_by_role("dialog", name="Settings")).to_contain_text("Saved.")
+    kept = json.loads((served.root / "settings.json").read_text())
+    assert kept["follow_codex"] is False
+    page.reload()
+    page.get_by_role("button", name="Settings").click()
+    expect(page.get_by_role("checkbox", name="Follow Codex's sessions")).not_to_be_checked()
+
+
+def test_machine_runs_are_listed_with_the_others_when_the_setting_says_so(page, served):
+    page.goto(served.url)
+    expect(page.get_by_role("button", name="Machine runs (1)")).to_be_visible()
+    page.get_by_role("button", name="Settings").click()
+    page.get_by_role("checkbox", name="List machine runs").check()
+    page.get_by_role("button", name="Close").click()
+    expect(page.get_by_role("button", name="Machine runs (1)")).to_have_count(0)
+    expect(page.locator('[data-task="demo-machine-changelog"]')).to_be_visible()
