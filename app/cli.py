@@ -6,6 +6,7 @@ errors (NodwynError) print one line on stderr and exit 1, never a traceback.
 
 import argparse
 import json
+import os
 import sys
 import threading
 from datetime import UTC, datetime
@@ -282,9 +283,16 @@ def cmd_app(args) -> int:
         instance.ask(data.root, "search" if args.search else "show")
         print(f"nodwyn is already running for {data.root}; its window was brought forward.")
         return 0
-    from . import desktop
-
     try:
+        if sys.platform.startswith("linux") and not any(
+            os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+        ):
+            raise NodwynError(
+                "no display to open a window on: `nodwyn serve --open` shows the console "
+                "in a browser"
+            )
+        from . import desktop
+
         check = Path(args.self_check) if args.self_check else None
         return desktop.run(data, claim, self_check=check, search=args.search)
     finally:

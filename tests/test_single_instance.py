@@ -101,3 +101,16 @@ def test_asking_when_nobody_answers_says_so(data_dir):
     data_dir.mkdir(parents=True, exist_ok=True)
     with pytest.raises(instance.NotAnswered, match="does not answer"):
         instance.ask(data_dir, "show", wait=0.5)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display check is Linux's")
+def test_a_first_launch_without_a_display_says_so_and_leaves_no_claim(data_dir, monkeypatch):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    done = launch()
+    assert done.returncode == 1
+    assert "no display to open a window on" in done.stderr and "nodwyn serve" in done.stderr
+    assert not instance.handoff_path(data_dir).exists()
+    claim = instance.claim(data_dir)
+    assert claim is not None
+    claim.close()
