@@ -194,3 +194,16 @@ def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
         assert problems == [] and log.read_bytes().endswith(b"\n"), log.name
         assert [record.seq for record in records] == list(range(1, len(records) + 1))
         assert not logfile.is_locked(log)
+
+
+def test_only_the_desktop_module_imports_webview_and_pystray():
+    import re
+    from pathlib import Path
+
+    app_dir = Path(desktop.__file__).parent
+    importers = sorted(
+        path.relative_to(app_dir).as_posix()
+        for path in app_dir.rglob("*.py")
+        if re.search(r"^\s*(import|from) (webview|pystray)\b", path.read_text(), re.M)
+    )
+    assert importers == ["desktop.py"]
