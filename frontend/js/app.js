@@ -254,7 +254,8 @@ async function follow() {
       await reloadTasks();
       if (state.task && changes.tasks.includes(state.task)) {
         const info = sidebar.find(state.task);
-        if (info) header.show(info, state.view === "history" && state.seq === null);
+        if (!info) await apply(); // deleted elsewhere: the pane says so
+        else header.show(info, state.view === "history" && state.seq === null);
         if (info && !state.q && state.seq === null && state.view !== "history") transcript.refresh(state.task);
       }
     } catch {

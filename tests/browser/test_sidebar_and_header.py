@@ -173,3 +173,11 @@ def test_a_new_person_is_told_where_nodwyn_looks_and_how_to_import(page, served_
     expect(page.locator('[data-empty="start"]')).to_contain_text("~/.claude/projects")
     expect(page.locator('[data-empty="start"]')).to_contain_text("nodwyn import claude")
     expect(page.locator('[data-empty="tasks"]')).to_contain_text("No tasks yet")
+
+
+def test_a_task_deleted_elsewhere_leaves_the_page_saying_so(page, served):
+    page.goto(served.at(task="demo-pager-readme"))
+    expect(page.locator("[data-events]")).to_be_visible()
+    Store(served.root).delete("demo-pager-readme")
+    expect(page.get_by_text("This task no longer exists.")).to_be_visible(timeout=15000)
+    expect(page.locator('[data-task="demo-pager-readme"]')).to_have_count(0)
