@@ -110,6 +110,7 @@ class App:
         self.tray_shown = False
         self.quitting = False
         self.quit_done = threading.Event()
+        self.requests: list[str] = []  # what later launches asked, oldest first
         agents.QUITTING.clear()  # one app per process; tests make several in turn
 
     def show(self) -> None:
@@ -135,6 +136,7 @@ class App:
 
     def handle(self, request: str) -> None:
         """A request from a second launch (instance.REQUESTS)."""
+        self.requests.append(request)
         if request == "search":
             self.search()
         else:

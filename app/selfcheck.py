@@ -9,6 +9,8 @@ test. Nothing here imports webview or pystray: it drives the app through `deskto
 """
 
 import json
+import subprocess
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -64,6 +66,7 @@ def check(app, report: Path) -> None:
     time.sleep(1.5)  # let the page and the tray manager finish painting before the photograph
     step("screenshot", lambda: photograph(report.with_suffix(".png")))
     step("close_hides", lambda: close_and_look(app))
+    step("second_launch", lambda: second_launch(app))
     step("open_shows", lambda: tray(app, "Open nodwyn") or wait_for(lambda: look(window, True)))
     step("search_focuses", lambda: tray(app, "Search…") or wait_for(lambda: searching(window)))
     step("pause", lambda: tray(app, "Pause following agent logs") or app.worker.paused)
@@ -100,6 +103,19 @@ def close_and_look(app) -> bool:
     """The window's close button, as the window system sends it: the window only hides."""
     app.window.destroy()  # a close request; App.closing() decides whether it quits
     return wait_for(lambda: look(app.window, False), 10) and not app.quitting
+
+
+def second_launch(app) -> dict:
+    """A second `nodwyn app` on this data directory, as a double click starts it, while the
+    window is hidden: it should hand over and exit, and the window come back."""
+    command = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(app.store.root), "app"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    return {
+        "code": done.returncode,
+        "said": done.stdout + done.stderr,
+        "requests": list(app.requests),
+        "window_back": bool(wait_for(lambda: look(app.window, True), 10)),
+    }
 
 
 def searching(window) -> bool:

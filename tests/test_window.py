@@ -2,7 +2,9 @@
 
 pywebview opens its window once per process, so the app runs as a subprocess. It checks
 itself through its page (`--self-check REPORT`, app/selfcheck.py): the sidebar's demo tasks,
-what each tray item did to the window and the worker, where the window was; it photographs
+what each tray item did to the window and the worker, what a second `nodwyn app` launched
+while the window was hidden did (single instance, two real processes), where the window was;
+it photographs
 the screen with PIL.ImageGrab into test-artifacts/, then quits through the tray's Quit.
 The second launch checks that the window opens where the first one was left.
 """
@@ -140,6 +142,15 @@ def test_each_tray_item_does_what_it_says_to_the_real_window(first_run):
     assert found["search_focuses"] is True
     assert found["pause"] is True and found["resume"] is True
     assert found["progress"] >= 1  # the worker made a pass
+
+
+def test_a_second_launch_brings_the_hidden_window_back_and_exits(first_run):
+    done, report, *_ = first_run
+    second = seen(report, done)["second_launch"]
+    assert second["code"] == 0, second["said"]
+    assert "already running" in second["said"]
+    assert second["requests"] == ["show"]
+    assert second["window_back"] is True
 
 
 def test_the_window_opens_where_it_was_left(first_run):
