@@ -305,20 +305,27 @@ def current(root: Path, shared: bool = False) -> State:
     return state
 
 
+_stamps: list = [None, {}]  # the state they were made from, file name -> (size, mtime)
+
+
 def stale(sessions: Path, state: State) -> tuple[dict[str, os.stat_result], list[str]]:
-    """Logs changed since the state saw them (with their stat), and tasks whose log is gone."""
-    changed, present = {}, set()
+    """Logs changed since the state saw them (with their stat), and tasks whose log is gone.
+    One stat per log, and as little Python per log as we can (this runs on every search)."""
+    if _stamps[0] is not state or len(_stamps[1]) != len(state.tasks):
+        _stamps[:] = [state, {f"{t}.jsonl": (s.size, s.mtime_ns) for t, s in state.tasks.items()}]
+    stamps = _stamps[1]
     with os.scandir(sessions) as found:
-        for item in found:
-            if not item.name.endswith(".jsonl"):
-                continue
-            task = item.name[:-6]
-            present.add(task)
-            stat = item.stat()
-            seen = state.tasks.get(task)
-            if seen is None or (seen.size, seen.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
-                changed[task] = stat
-    return changed, [task for task in state.tasks if task not in present]
+        logs = [item for item in found if item.name.endswith(".jsonl")]
+    changed = {}
+    for item in logs:
+        stat = item.stat()
+        if stamps.get(item.name) != (stat.st_size, stat.st_mtime_ns):
+            changed[item.name[:-6]] = stat
+    gone = []
+    if len(logs) - sum(1 for name in changed if name not in state.tasks) != len(state.tasks):
+        present = {item.name[:-6] for item in logs}
+        gone = [task for task in state.tasks if task not in present]
+    return changed, gone
 
 
 def refresh(store, progress: Callable[[int, int], None] | None = None) -> State:
