@@ -4,9 +4,8 @@ pywebview opens its window once per process, so the app runs as a subprocess. It
 itself through its page (`--self-check REPORT`, app/selfcheck.py): the sidebar's demo tasks,
 what each tray item did to the window and the worker, what a second `nodwyn app` launched
 while the window was hidden did (single instance, two real processes), where the window was;
-it photographs
-the screen with PIL.ImageGrab into test-artifacts/, then quits through the tray's Quit.
-The second launch checks that the window opens where the first one was left.
+it photographs the screen with PIL.ImageGrab into test-artifacts/, then quits through the
+tray's Quit. A later launch checks that the window opens where the first one was left.
 """
 
 import json
