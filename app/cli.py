@@ -151,7 +151,7 @@ def cmd_serve(args) -> int:
     from . import api, demo  # bottle is loaded only by the commands that serve
     from .store import Store
 
-    data = Store(demo.demo_dir()) if args.demo else store(args)
+    data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo:
         demo.make_demo(data.root)
     server = api.Server(data, port=args.port).start()
@@ -274,7 +274,7 @@ def cmd_app(args) -> int:
 
     from . import demo, instance, settings
 
-    data = demo.make_demo(demo.demo_dir()) if args.demo else store(args)
+    data = demo.make_demo(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo and not settings.path(data.root).exists():
         # The demo shows its own tasks: it does not pull the person's sessions into them.
         settings.update(data.root, follow_claude=False, follow_codex=False)

@@ -20,9 +20,9 @@ from .store import Store
 HOME = "/home/ana"
 
 
-def demo_dir() -> Path:
+def demo_dir(root: str | Path | None = None) -> Path:
     """Where `--demo` keeps its tasks: a folder of its own inside the data directory."""
-    return paths.data_dir() / "demo"
+    return paths.data_dir(root) / "demo"
 
 
 def _stamp(moment: datetime) -> str:
