@@ -3,7 +3,8 @@
 `Status` is the progress of long work (importing, indexing) that a background worker sets and
 pages read. `Feed` notices which tasks changed by looking at the logs' sizes and modification
 times (a `scandir`, at most once per `interval` however many pages wait, and at most 1/20 of
-the time at 10,000 logs), and numbers each change: a page asks "what changed since version N" and gets task ids, never content.
+the time at 10,000 logs), and numbers each change: a page asks "what changed since version N"
+and gets task ids, never content.
 
 Invariants: versions only grow; a task id is reported for any change of its log, including
 its deletion; a progress change moves the version too, so a waiting page hears about it.

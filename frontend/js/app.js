@@ -242,15 +242,14 @@ function showProgress(snapshot) {
 }
 
 /** Follow the change feed: re-read the list, and the open task when it changed. */
-async function follow() {
-  let since = -1;
+/** @param {number} since the feed's version before the page first read the list */
+async function follow(since) {
   for (;;) {
     try {
-      const changes = await api.changes(Math.max(since, 0), since < 0 ? 0 : 25);
-      const first = since < 0;
+      const changes = await api.changes(since, 25);
       since = changes.version;
       showProgress(changes.progress);
-      if (first || !changes.tasks.length) continue;
+      if (!changes.tasks.length) continue;
       await reloadTasks();
       if (state.task && changes.tasks.includes(state.task)) {
         const info = sidebar.find(state.task);
@@ -264,6 +263,9 @@ async function follow() {
   }
 }
 
+// The feed's version is taken before the list is read, so no change falls in between.
+const start = await api.changes(0, 0).catch(() => null);
+showProgress(start?.progress);
 await reloadTasks();
 await apply();
-follow();
+follow(start ? start.version : 0);
