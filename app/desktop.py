@@ -111,6 +111,8 @@ class App:
         self.quitting = False
         self.quit_done = threading.Event()
         self.requests: list[str] = []  # what later launches asked, oldest first
+        self._tray_lock = threading.Lock()
+        self.tray_thread: threading.Thread | None = None
         agents.QUITTING.clear()  # one app per process; tests make several in turn
 
     def show(self) -> None:
@@ -159,8 +161,19 @@ class App:
         self.stop_work()
         if self.window is not None:
             self.window.destroy()  # webview.start() returns in the main thread
-        if self.icon is not None:
-            self.icon.stop()
+        self.stop_tray()
+
+    def stop_tray(self) -> None:
+        """Take the icon away, once. pystray's stop waits on the tray's own loop; a second
+        stop, or one after that loop ended, would wait for ever, so it runs at most once and
+        is given a few seconds."""
+        with self._tray_lock:
+            icon, self.icon = self.icon, None
+        if icon is not None:
+            stopping = threading.Thread(target=icon.stop, name="nodwyn-tray-stop", daemon=True)
+            stopping.start()
+            if threading.current_thread() is not self.tray_thread:  # a menu click runs there
+                stopping.join(5)
 
     def stop_work(self) -> None:
         """Stop the worker and the server (once); the window goes after."""
@@ -235,7 +248,8 @@ def start_tray(app: App) -> None:
             log.warning("no tray icon on this desktop", exc_info=True)
             app.tray_shown = False
 
-    threading.Thread(target=run, name="nodwyn-tray", daemon=True).start()
+    app.tray_thread = threading.Thread(target=run, name="nodwyn-tray", daemon=True)
+    app.tray_thread.start()
 
 
 def tray_present() -> bool:
@@ -290,8 +304,7 @@ def run(
 
     webview.start(started, private_mode=True)
     app.stop_work()
-    if app.icon is not None:
-        app.icon.stop()
+    app.stop_tray()
     return 0
 
 
