@@ -72,17 +72,13 @@ def has_colour(image: Image.Image, box: tuple[int, int, int, int], colour, slack
 def first_run(tmp_path_factory):
     """The demo twice in one data directory: the second opens where the first was left."""
     tmp = tmp_path_factory.mktemp("window")
-    ARTIFACTS.mkdir(exist_ok=True)
-    report, again = ARTIFACTS / "app-window.json", ARTIFACTS / "app-window-again.json"
-    report.unlink(missing_ok=True)
-    again.unlink(missing_ok=True)
+    report, again = tmp / "app-window.json", tmp / "app-window-again.json"
     return run_app(report, tmp, "--demo"), report, run_app(again, tmp, "--demo"), again
 
 
 def test_a_first_run_imports_the_agents_sessions_it_finds(tmp_path):
     ClaudeSession(tmp_path).turn("Make the kestrel feed idempotent", "Made it so.")
-    report = ARTIFACTS / "app-first-run.json"
-    report.unlink(missing_ok=True)
+    report = tmp_path / "app-first-run.json"
     done = run_app(report, tmp_path)
     tasks = dict(seen(report, done)["tasks"])
     assert list(tasks) == [f"cc-{ClaudeSession.last_id}"]
@@ -90,8 +86,7 @@ def test_a_first_run_imports_the_agents_sessions_it_finds(tmp_path):
 
 
 def test_a_first_run_without_agents_says_where_it_looked_and_offers_an_import(tmp_path):
-    report = ARTIFACTS / "app-first-run-empty.json"
-    report.unlink(missing_ok=True)
+    report = tmp_path / "app-first-run-empty.json"
     done = run_app(report, tmp_path)
     found = seen(report, done)
     assert found["tasks"] == []
@@ -103,6 +98,10 @@ def test_a_first_run_without_agents_says_where_it_looked_and_offers_an_import(tm
 
 def seen(report: Path, done: subprocess.CompletedProcess) -> dict:
     assert report.exists(), f"no self-check report; the app said:\n{done.stderr[-3000:]}"
+    picture = report.with_suffix(".png")
+    if picture.exists():  # kept for people to look at; the report stays in tmp
+        ARTIFACTS.mkdir(exist_ok=True)
+        shutil.copyfile(picture, ARTIFACTS / picture.name)
     found = json.loads(report.read_text())
     assert found["errors"] == {}, found["errors"]
     return found
