@@ -61,33 +61,74 @@ def word_ranking(found: list[Hit]) -> list[tuple[str, int]]:
     return list(dict.fromkeys((hit.task, hit.turn or -hit.seq) for hit in found))
 
 
-def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=FLOOR):
-    """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
-    vectors to search."""
-    query = encoder.encode([text])[0]
+class Stack(msgspec.Struct):
+    """Every searched log's vectors in one matrix, so a search is one product, not one a log."""
+
+    key: tuple = ()
+    names: list = []
+    owner: np.ndarray | None = None
+    turns: np.ndarray | None = None
+    matrix: np.ndarray | None = None
+
+
+_stack = Stack()
+
+
+def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
+    """The stack of the tasks' vectors (made again only when a log changed), and the tasks
+    that had no vectors to search."""
+    global _stack
+    chosen = sorted(state.tasks if tasks is None else tasks & state.tasks.keys())
+    seen = {task: (state.tasks[task].size, state.tasks[task].mtime_ns) for task in chosen}
+    key = (encoder.id, tuple(seen.items()))
+    if _stack.key == key:
+        return _stack, []
     deadline = time.monotonic() + BUDGET
-    names, parts, without = [], [], []
-    for task in sorted(state.tasks if tasks is None else tasks & state.tasks.keys()):
+    names, parts, without, logs = [], [], [], []
+    for task in chosen:
+        log = store.log_path(task)
         try:
-            found = vectors.searchable(store.log_path(task), encoder, deadline)
+            found = vectors.searchable(log, encoder, deadline, seen[task])
         except TaskNotFound:
             continue
         if found is None:
             without.append(task)
         elif len(found[0]):
             names.append(task)
-            parts.append((found[0], found[1] @ query))
-    if not parts or not query.any():
+            parts.append(found)
+            logs.append(log)
+    if not parts:
+        return Stack(), without
+    stack = Stack(
+        key=key if not without and time.monotonic() <= deadline else (),
+        names=names,
+        owner=np.concatenate([np.full(len(t), at) for at, (t, _) in enumerate(parts)]),
+        turns=np.concatenate([t for t, _ in parts]),
+        matrix=np.concatenate([m for _, m in parts]),
+    )
+    start = 0
+    for log, (turns, _) in zip(logs, parts, strict=True):
+        end = start + len(turns)
+        vectors.keep(log, stack.turns[start:end], stack.matrix[start:end])
+        start = end
+    _stack = stack
+    return stack, without
+
+
+def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=FLOOR):
+    """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
+    vectors to search."""
+    query = encoder.encode([text])[0]
+    stack, without = stacked(store, state, tasks, encoder)
+    if stack.matrix is None or not query.any():
         return [], without
-    owner = np.concatenate([np.full(len(t), at) for at, (t, _) in enumerate(parts)])
-    turns = np.concatenate([t for t, _ in parts])
-    scores = np.concatenate([s for _, s in parts])
+    scores = stack.matrix @ query
     top = min(len(scores), depth * 4)  # a turn may have several texts
     best = np.argpartition(-scores, top - 1)[:top]
     order = best[np.argsort(-scores[best], kind="stable")]
     ranked: dict = {}
     for at in order:
-        key = (names[owner[at]], int(turns[at]))
+        key = (stack.names[stack.owner[at]], int(stack.turns[at]))
         if scores[at] < floor:
             break
         if key not in ranked:

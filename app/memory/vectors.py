@@ -153,16 +153,22 @@ def update(log: Path, encoder, vec: Vec | None = None) -> Vec:
 
 
 _cache: dict[Path, tuple[tuple, np.ndarray, np.ndarray]] = {}
+CACHED = 1 << 17  # logs whose vectors a process keeps (every log of any real data directory)
 
 
-def searchable(log: Path, encoder, deadline: float | None) -> tuple[np.ndarray, np.ndarray] | None:
+def searchable(
+    log: Path, encoder, deadline: float | None, seen: tuple[int, int] | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(turn of each row, float32 rows) of a log for this encoder, brought up to date unless
-    `deadline` (time.monotonic) has passed, when what is there serves; None: no vectors yet."""
-    try:
-        stat = log.stat()
-    except OSError:
-        return None
-    key = (encoder.id, stat.st_size, stat.st_mtime_ns)
+    `deadline` (time.monotonic) has passed, when what is there serves; None: no vectors yet.
+    `seen` is the log's (size, mtime_ns) when the caller has just looked (saves a stat)."""
+    if seen is None:
+        try:
+            stat = log.stat()
+        except OSError:
+            return None
+        seen = (stat.st_size, stat.st_mtime_ns)
+    key = (encoder.id, *seen)
     known = _cache.get(log)
     late = deadline is not None and time.monotonic() > deadline
     if known is not None and (known[0] == key or (late and known[0][0] == encoder.id)):
@@ -172,10 +178,18 @@ def searchable(log: Path, encoder, deadline: float | None) -> tuple[np.ndarray, 
         return None
     turns = np.array([entry.turn for entry in vec.entries], dtype=np.int64)
     matrix = vec.matrix().astype(np.float32)
-    if len(_cache) > 4096:
+    if len(_cache) > CACHED:
         _cache.clear()
-    _cache[log] = (key if vec.end == stat.st_size else (encoder.id, -1, 0), turns, matrix)
+    _cache[log] = (key if vec.end == seen[0] else (encoder.id, -1, 0), turns, matrix)
     return turns, matrix
+
+
+def keep(log: Path, turns: np.ndarray, matrix: np.ndarray) -> None:
+    """Point a log's cached vectors at other arrays holding the same values (rows of a stack
+    of all logs), so a process holds each vector once."""
+    known = _cache.get(log)
+    if known is not None:
+        _cache[log] = (known[0], turns, matrix)
 
 
 def refresh(store, progress=None) -> None:
