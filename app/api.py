@@ -31,7 +31,7 @@ from . import agents, memory, settings
 from .errors import BadInput, NodwynError
 from .feed import Changes, Feed, Progress, Status
 from .memory.search import search as words_only
-from .store import Store, TaskInfo
+from .store import Store
 
 __all__ = ["Changes", "Progress", "Server", "Status", "make_app", "routes"]
 
@@ -65,7 +65,7 @@ def frontend_dir() -> Path:
 
 
 class TaskList(msgspec.Struct, frozen=True):
-    tasks: list[TaskInfo]
+    tasks: msgspec.Raw  # list[TaskInfo], joined as JSON from the catalogue's ready rows
 
 
 class Cards(msgspec.Struct, frozen=True):
@@ -145,7 +145,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         return result
 
     def tasks():
-        return TaskList(store.list(archived=None))
+        return TaskList(msgspec.Raw(store.list_json(archived=None).encode()))
 
     def rename(task):
         return changed(store.rename(task, _body(Title).title))

@@ -149,6 +149,12 @@ class TestImportedTasks:
         assert store.get(old).state == "closed"
         assert store.get(live).state == "running"
 
+    def test_naming_or_archiving_an_old_imported_task_is_not_activity_in_it(self, store):
+        task = make(store, "a", at="2020-01-01T00:00:00.000Z", tool="claude-code")
+        store.rename(task, "Old work")
+        archived = store.archive(task)
+        assert (archived.state, archived.last_activity) == ("closed", "2020-01-01T00:00:00.000Z")
+
     def test_an_imported_task_can_be_archived_and_deleted_like_a_closed_one(self, store):
         task = make(store, "a", at="2020-01-01T00:00:00.000Z", tool="claude-code", task="cc-1")
         assert store.archive(task).archived
