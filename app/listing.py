@@ -19,7 +19,7 @@ import os
 import threading
 from datetime import UTC, datetime, timedelta
 
-HEADER = "nodwyn-catalogue 4\n"
+HEADER = "nodwyn-catalogue 5\n"
 
 FILE = "catalogue.tsv"
 RUNNING_FOR = timedelta(minutes=5)
