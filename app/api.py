@@ -94,6 +94,9 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     show_machine_runs: bool | None = None
     close_to_tray: bool | None = None
     search_mode: Literal["words", "meaning", "both"] | None = None  # issue 8
+    # issue 9: project folder -> whether agents may search its earlier tasks; merged into the
+    # switches already set (false turns a switch off).
+    earlier_tasks: dict[str, bool] | None = None
 
 
 class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -192,6 +195,13 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
 
     def change_settings():
         given = msgspec.structs.asdict(_body(SettingsChange))
+        if given["earlier_tasks"] is not None:
+            switches = dict(settings.load(store.root).earlier_tasks)
+            for folder, allowed in given["earlier_tasks"].items():
+                switches.pop(folder, None)
+                if allowed:
+                    switches[folder] = True
+            given["earlier_tasks"] = switches
         chosen = settings.update(store.root, **{k: v for k, v in given.items() if v is not None})
         return changed(msgspec.structs.asdict(chosen))
 

@@ -44,7 +44,8 @@ def refused(text: str) -> Answer:
 def leave_refusal(project: str) -> str:
     return (
         f"Earlier tasks of {project} are not searched: the person has not allowed it. Only the "
-        f"person can, on this computer: `nodwyn settings earlier-tasks {project} on`."
+        f"person can, on this computer: in the nodwyn app's Settings > Agents' memory, or with "
+        f"`nodwyn settings earlier-tasks {project} on`."
     )
 
 

@@ -325,3 +325,13 @@ def test_a_port_in_use_is_a_one_line_error(store):
             api.Server(store, port=first.port)
     finally:
         first.stop()
+
+
+def test_earlier_tasks_switches_are_merged_and_a_false_one_is_removed(client, store):
+    from nodwyn import settings
+
+    client.post("/api/settings", {"earlier_tasks": {"/a": True}})
+    client.post("/api/settings", {"earlier_tasks": {"/b": True}})
+    assert settings.load(store.root).earlier_tasks == {"/a": True, "/b": True}
+    client.post("/api/settings", {"earlier_tasks": {"/a": False}})
+    assert settings.load(store.root).earlier_tasks == {"/b": True}

@@ -1,7 +1,8 @@
 // @ts-check
 // First run and Settings > Search: where nodwyn looks for the agents' sessions, "Import a
 // folder…", and the person's settings (which agents to follow, whether tool output is
-// searched, whether machine runs are listed). Each change is saved at once.
+// searched, whether machine runs are listed, which projects' earlier tasks agents may search).
+// Each change is saved at once.
 
 import { api } from "./api.js";
 import { clear, el } from "./dom.js";
@@ -98,6 +99,40 @@ export async function openSettings(dialog, onChange) {
     list.append(el("label", { class: "switch" }, box, ` ${label}`));
   }
   list.append(modeChoice(current, said, onChange));
+  dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await earlierSwitches(current, said, onChange)), said.nextSibling);
+}
+
+/**
+ * Settings > Agents' memory: per project folder, whether agents connected to `nodwyn mcp` may
+ * search its earlier tasks (their own conversation they may always search).
+ */
+async function earlierSwitches(current, said, onChange) {
+  const box = el("div", { class: "switches", "data-earlier-tasks": "" },
+    el("p", { class: "muted" }, "Agents connected to nodwyn (nodwyn mcp) always search their own conversation. " +
+      "Tick a project to let them search its earlier tasks too."));
+  let folders = [];
+  try {
+    folders = [...new Set((await api.tasks()).tasks.map((t) => t.project).filter(Boolean))].sort();
+  } catch (err) {
+    box.append(el("p", { class: "muted" }, `Could not list the projects: ${err.message}`));
+  }
+  const allowed = current.earlier_tasks || {};
+  for (const folder of folders) {
+    const tick = /** @type {HTMLInputElement} */ (el("input", { type: "checkbox", "data-earlier": folder }));
+    tick.checked = Boolean(allowed[folder]);
+    tick.addEventListener("change", async () => {
+      try {
+        onChange(await api.saveSettings({ earlier_tasks: { [folder]: tick.checked } }));
+        said.textContent = "Saved.";
+      } catch (err) {
+        tick.checked = !tick.checked;
+        said.textContent = `Not saved: ${err.message}`;
+      }
+    });
+    box.append(el("label", { class: "switch" }, tick, " ", el("code", { title: folder }, folder)));
+  }
+  if (!folders.length) box.append(el("p", { class: "muted" }, "No projects yet."));
+  return box;
 }
 
 const MODES = [

@@ -56,3 +56,28 @@ def test_machine_runs_are_listed_with_the_others_when_the_setting_says_so(page, 
     page.get_by_role("button", name="Close").click()
     expect(page.get_by_role("button", name="Machine runs (1)")).to_have_count(0)
     expect(page.locator('[data-task="demo-machine-changelog"]')).to_be_visible()
+
+
+def test_a_project_is_opened_to_agents_from_settings_and_closed_again(page, served):
+    from nodwyn import settings, toolbox
+    from nodwyn.store import Store
+
+    def switches():
+        return settings.load(served.root).earlier_tasks
+
+    page.goto(served.url)
+    page.get_by_role("button", name="Settings").click()
+    tick = page.locator("[data-earlier-tasks]").get_by_role("checkbox", name="/home/ana/src/pager")
+    expect(tick).not_to_be_checked()
+    tick.check()
+    expect(page.get_by_role("dialog", name="Settings")).to_contain_text("Saved.")
+    assert switches() == {"/home/ana/src/pager": True}
+    assert toolbox.allowed(Store(served.root), "/home/ana/src/pager")
+    page.get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="Settings").click()
+    tick = page.locator("[data-earlier-tasks]").get_by_role("checkbox", name="/home/ana/src/pager")
+    expect(tick).to_be_checked()  # read back from the data directory
+    with page.expect_response("**/api/settings"):
+        tick.uncheck()
+    assert switches() == {}
+    assert not toolbox.allowed(Store(served.root), "/home/ana/src/pager")
