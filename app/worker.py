@@ -75,10 +75,14 @@ class Worker:
         """Run a pass now instead of at the end of the interval."""
         self._wake.set()
 
-    def stop(self, timeout: float | None = None) -> bool:
-        """Ask the thread to stop after the file in hand; True once it has ended."""
+    def request_stop(self) -> None:
+        """Ask the thread to stop after the file in hand, without waiting (any thread)."""
         self._stop.set()
         self._wake.set()
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Ask the thread to stop after the file in hand; True once it has ended."""
+        self.request_stop()
         if self._thread is None:
             return True
         self._thread.join(timeout)

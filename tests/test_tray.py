@@ -183,7 +183,7 @@ def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
     deadline = time.monotonic() + 30
     while not (status.snapshot().phase == "importing" and status.snapshot().done >= 2):
         assert time.monotonic() < deadline, "the import never got going"
-        time.sleep(0.01)
+        time.sleep(0.001)
     click(app, "Quit")
     assert not app.worker._thread.is_alive()
     logs = sorted(app.store.sessions.glob("*.jsonl"))
