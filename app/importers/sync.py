@@ -32,7 +32,6 @@ from ..store import Store
 from . import claude, codex, formats
 
 FORMAT = 1
-CHUNK = 8 << 20
 HEAD = 4096  # bytes of the source's start whose hash is kept
 LIVE_FOR = 300  # seconds: a source changed this recently may still be mid-response
 
@@ -210,17 +209,9 @@ def _parse(path: Path, state: State, parser) -> list[r.Known]:
 
 def _lines(path: Path, start: int) -> Iterator[tuple[int, bytes]]:
     """(offset, line) of each whole line from `start`; an unended last line only if it is JSON."""
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        offset, tail = start, b""
-        while chunk := handle.read(CHUNK):
-            lines = (tail + chunk).split(b"\n")
-            tail = lines.pop()
-            for line in lines:
-                yield offset, line
-                offset += len(line) + 1
-    if tail and formats.is_json_object(tail):
-        yield offset, tail  # complete but unended; consumed as if it ended with a newline
+    for offset, line, ended in logfile.lines(path, start):
+        if ended or formats.is_json_object(line):
+            yield offset, line  # an unended but complete line is consumed as if it were ended
 
 
 def _hash(data: bytes) -> str:

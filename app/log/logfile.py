@@ -42,24 +42,36 @@ def _open(path: Path):
         raise TaskNotFound(f"no log at {path}") from None
 
 
+def lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
+    """(offset, line, ended) of each line from byte `start`, without its newline; only the
+    last line can be unended (ended False: a writer stopped mid-line, or has not ended it)."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        offset, tail = start, b""
+        while chunk := handle.read(CHUNK):
+            parts = (tail + chunk).split(b"\n")
+            tail = parts.pop()
+            for line in parts:
+                yield offset, line, True
+                offset += len(line) + 1
+    if tail:
+        yield offset, tail, False
+
+
 def read(
     path: Path, start: int = 0, problems: list[Problem] | None = None
 ) -> Iterator[tuple[int, int, Event]]:
     """Records from byte `start` on, as (offset, end, record); damaged lines go to `problems`."""
-    with _open(path) as handle:
-        handle.seek(start)
-        offset, tail = start, b""
-        while chunk := handle.read(CHUNK):
-            lines = (tail + chunk).split(b"\n")
-            tail = lines.pop()
-            for line in lines:
-                end = offset + len(line) + 1
-                record = _decode(line, offset, problems)
-                if record is not None:
-                    yield offset, end, record
-                offset = end
-        if tail and problems is not None:
-            problems.append(Problem(offset, TORN))
+    if not path.exists():
+        raise TaskNotFound(f"no log at {path}")
+    for offset, line, ended in lines(path, start):
+        if not ended:
+            if problems is not None:
+                problems.append(Problem(offset, TORN))
+            break
+        record = _decode(line, offset, problems)
+        if record is not None:
+            yield offset, offset + len(line) + 1, record
 
 
 def read_back(path: Path, problems: list[Problem] | None = None) -> Iterator[tuple[int, Event]]:
