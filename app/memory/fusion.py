@@ -104,7 +104,7 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
         names=names,
         owner=np.concatenate([np.full(len(t), at) for at, (t, _) in enumerate(parts)]),
         turns=np.concatenate([t for t, _ in parts]),
-        matrix=np.concatenate([m for _, m in parts]),
+        matrix=np.concatenate([m for _, m in parts], dtype=np.float32),  # float16 products are slow
     )
     start = 0
     for log, (turns, _) in zip(logs, parts, strict=True):

@@ -159,7 +159,7 @@ CACHED = 1 << 17  # logs whose vectors a process keeps (every log of any real da
 def searchable(
     log: Path, encoder, deadline: float | None, seen: tuple[int, int] | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(turn of each row, float32 rows) of a log for this encoder, brought up to date unless
+    """(turn of each row, rows) of a log for this encoder, brought up to date unless
     `deadline` (time.monotonic) has passed, when what is there serves; None: no vectors yet.
     `seen` is the log's (size, mtime_ns) when the caller has just looked (saves a stat)."""
     if seen is None:
@@ -177,7 +177,7 @@ def searchable(
     if vec.model != encoder.id:
         return None
     turns = np.array([entry.turn for entry in vec.entries], dtype=np.int64)
-    matrix = vec.matrix().astype(np.float32)
+    matrix = vec.matrix()  # float16 as stored; the stack of all logs is made float32 once
     if len(_cache) > CACHED:
         _cache.clear()
     _cache[log] = (key if vec.end == seen[0] else (encoder.id, -1, 0), turns, matrix)

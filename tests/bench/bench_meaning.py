@@ -53,10 +53,13 @@ def windows(count: int) -> list[str]:
 
 
 class Tasks:
-    """What meaning_ranking needs of the word index's state: the task names."""
+    """What meaning_ranking needs of the word index's state: each task's log as last seen."""
 
-    def __init__(self, names):
-        self.tasks = dict.fromkeys(names)
+    def __init__(self, folder: Path, names):
+        from nodwyn.memory.index import Seen
+
+        stats = {name: (folder / f"{name}.jsonl").stat() for name in names}
+        self.tasks = {n: Seen(size=s.st_size, mtime_ns=s.st_mtime_ns) for n, s in stats.items()}
 
 
 class Sessions:
@@ -104,7 +107,7 @@ def main() -> None:
     print(f"encode: {len(texts) / took:.0f} texts/s ({len(texts)} texts of 20-120 words)")
     with tempfile.TemporaryDirectory() as folder:
         names = write_vecs(Path(folder), model.id, args.cards, args.tasks)
-        store, state = Sessions(Path(folder)), Tasks(names)
+        store, state = Sessions(Path(folder)), Tasks(Path(folder), names)
         total = sum(vectors.path_of(store.log_path(n)).stat().st_size for n in names)
         cards = args.tasks * max(1, args.cards // args.tasks)
         print(f"disk: {total / cards * 1000 / 1e3:.0f} kB of .vec per 1,000 turns")
@@ -112,7 +115,7 @@ def main() -> None:
         started = time.perf_counter()
         fusion.meaning_ranking(store, state, texts[0], None, model, floor=-1.0)
         print(f"search {cards} cards in {args.tasks} tasks: first "
-              f"{(time.perf_counter() - started) * 1000:.0f} ms (reads every .vec), "
+              f"{(time.perf_counter() - started) * 1000:.0f} ms (reads every .vec, stacks them), "
               f"+{rss_mb() - before:.1f} MB resident for the cached vectors")  # fmt: skip
         times = []
         for text in texts[1 : 1 + args.searches]:
