@@ -23,8 +23,11 @@ marks carry an id: a new or rebuilt index has a new id, so every mark older than
 Only one process writes (tantivy's lock); another finding the lock taken searches what is there.
 """
 
+import contextlib
 import os
 import shutil
+import sys
+import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -299,10 +302,38 @@ def current(root: Path, shared: bool = False) -> State:
     """The index's state, a new empty index when it is missing, damaged or out of date."""
     tool_output = settings.load(root).search_tool_output
     state = load_state(root, shared)
-    missing = not (folder(root) / "meta.json").exists()
-    if state is None or state.tool_output != tool_output or missing:
-        state = _fresh(root, tool_output)
-    return state
+    if _usable(root, state, tool_output):
+        return state
+    with _making(root):
+        state = load_state(root, shared)  # another thread or process may have made it meanwhile
+        if _usable(root, state, tool_output):
+            return state
+        return _fresh(root, tool_output)
+
+
+def _usable(root: Path, state: State | None, tool_output: bool) -> bool:
+    if state is None or state.tool_output != tool_output:
+        return False
+    return (folder(root) / "meta.json").exists()
+
+
+_making_here = threading.Lock()
+
+
+@contextlib.contextmanager
+def _making(root: Path):
+    """Held while an index is made anew, by one thread of one process at a time: making one
+    removes the folder, which must not happen under another maker's feet."""
+    with _making_here, open(root / "index.lock", "a+b") as handle:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then fails
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield  # the lock goes with the file's closing
 
 
 _stamps: list = [None, {}]  # the state they were made from, file name -> (size, mtime)
