@@ -16,6 +16,16 @@ def age(path: Path) -> Path:
     return path
 
 
+def imported_one(store: Store, tool: str, path: Path) -> str:
+    """Import one source file that must become one task; that task's id."""
+    from nodwyn.importers.sync import import_paths
+
+    report = import_paths(store, tool, [path])
+    assert not report.skipped, report.skipped
+    (task,) = report.created + report.extended + report.unchanged
+    return task
+
+
 def log_of(store: Store, task: str) -> list:
     return [record for _offset, _end, record in logfile.read(store.log_path(task))]
 

@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from importing import age, claude_prompts, log_of, plain, raw_lines
+from importing import age, claude_prompts, imported_one, log_of, plain, raw_lines
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
 from nodwyn.store import Store
@@ -28,10 +28,7 @@ def source(tmp_path, corpus, request) -> Path:
 
 
 def one(store: Store, path: Path) -> str:
-    report = import_paths(store, "claude", [path])
-    assert not report.skipped, report.skipped
-    (task,) = report.created + report.extended + report.unchanged
-    return task
+    return imported_one(store, "claude", path)
 
 
 def expected_title(path: Path) -> str | None:

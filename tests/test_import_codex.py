@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from importing import age, codex_prompts, log_of, plain, raw_lines
+from importing import age, codex_prompts, imported_one, log_of, plain, raw_lines
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
 from nodwyn.store import Store
@@ -25,10 +25,7 @@ def source(tmp_path, corpus, request) -> Path:
 
 
 def one(store: Store, path: Path) -> str:
-    report = import_paths(store, "codex", [path])
-    assert not report.skipped, report.skipped
-    (task,) = report.created + report.extended + report.unchanged
-    return task
+    return imported_one(store, "codex", path)
 
 
 def meta(path: Path) -> dict:
