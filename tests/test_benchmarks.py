@@ -32,3 +32,34 @@ def test_the_app_latency_benchmark_prints_its_figures():
     out = run("bench_app_latency.py", "--sessions", "5", "--turns", "3")
     assert "first pass (import + index):" in out
     assert "GET /api/tasks while" in out and "within 100 ms" in out
+
+
+def test_the_import_benchmark_prints_throughput_figures(corpus):
+    out = run("bench_import.py", "--size", "2")
+    assert "first import:" in out and "MB/s" in out
+    assert "events/s" in out and "second import" in out
+
+
+def test_the_memory_benchmark_prints_every_figure_at_a_tiny_size():
+    out = run("bench_memory.py", "--size", "600", "--queries", "12", "--new-processes", "2",
+              "--append-mb", "1")  # fmt: skip
+    for figure in (
+        "first build:", "events/s", "peak RSS", "warm process, search()", "p95",
+        "new process, first search()", "serving process peak RSS", "SQLite FTS5",
+        "FTS5 / nodwyn median ratio", "append one turn to a",
+    ):  # fmt: skip
+        assert figure in out, figure
+
+
+def test_the_meaning_benchmark_prints_its_figures():
+    out = run("bench_meaning.py", "--cards", "400", "--tasks", "4", "--texts", "40",
+              "--searches", "2")  # fmt: skip
+    for figure in ("model load:", "encode:", "disk:", "search 400 cards", "search warm: median"):
+        assert figure in out
+
+
+def test_the_mcp_benchmark_prints_its_figures(corpus):
+    out = run("bench_mcp.py", "--calls", "2")
+    assert "tools/list schemas: " in out
+    for name in ("start", "index-search", "recall"):
+        assert f"{name}: first " in out

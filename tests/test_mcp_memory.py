@@ -8,9 +8,6 @@ and another project's task are imported from the corpus as they are.
 import json
 import re
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from mcp_client import call, server, talk
@@ -187,17 +184,6 @@ def test_codex_is_found_by_the_session_id_it_sends_with_each_call(tmp_path, corp
     assert not error1 and "this conversation" in text1 and "multimodal" in text1.lower()
     # without the id, the newest rollout of the server's folder is looked for: there is none
     assert error2 and "found no session" in text2 and "nodwyn mcp install" in text2
-
-
-def test_the_mcp_benchmark_prints_its_figures(corpus):
-    bench = Path(__file__).parent / "bench" / "bench_mcp.py"
-    done = subprocess.run(
-        [sys.executable, str(bench), "--calls", "2"], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert "tools/list schemas: " in done.stdout
-    for name in ("start", "index-search", "recall"):
-        assert f"{name}: first " in done.stdout
 
 
 def test_without_an_agent_flag_the_clients_name_says_which_agent_it_is(setup):
