@@ -28,7 +28,7 @@ import bottle
 import msgspec
 
 from . import agents, memory, settings
-from .errors import BadInput, NodwynError
+from .errors import BadInput, NodwynError, TaskNotFound
 from .feed import Changes, Feed, Progress, Status
 from .memory.search import search as words_only
 from .store import Store
@@ -161,12 +161,14 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         return changed(Done())
 
     def cards(task):
-        task = store.get(task).id
+        if not store.exists(task):
+            raise TaskNotFound(f"no task {task}")
         with memory_lock:
             return Cards(memory.cards(store, task))
 
     def context(task):
-        task = store.get(task).id
+        if not store.exists(task):
+            raise TaskNotFound(f"no task {task}")
         seq, before, after = _query_int("seq"), _query_int("before", 40), _query_int("after", 40)
         with memory_lock:
             return memory.context(store, task, seq, before=before, after=after)

@@ -260,6 +260,15 @@ class Cache:
         listing.write(self.file, new)
         return new
 
+    def summary(self, task: str) -> Summary:
+        """One log's summary, folded on from the kept copy where the log still holds its last
+        folded line (so asking about a task costs the lines added since, not the whole log)."""
+        path = self.sessions / f"{task}.jsonl"
+        summary = self._load_folds().get(task)
+        if summary is not None and not _still_valid(path, summary, path.stat().st_size):
+            summary = None
+        return fold_log(path, summary)
+
     def _refresh(self, task: str, summary: Summary | None, stat: os.stat_result):
         path = self.sessions / f"{task}.jsonl"
         if summary is not None and not _still_valid(path, summary, stat.st_size):

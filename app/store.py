@@ -21,7 +21,6 @@ from .catalogue import (
     TITLE_MAX,
     Cache,
     TaskInfo,
-    fold_log,
     info,
     listed,
     running_since,
@@ -93,7 +92,7 @@ class Store:
         path = self.log_path(task)
         if not path.exists():
             raise TaskNotFound(f"no task {task}")
-        return info(task, fold_log(path))
+        return info(task, self.cache.summary(task))
 
     def rename(self, task: str, title: str, actor: str = "person") -> TaskInfo:
         """Name a task; an empty name takes the name back (the first message shows again)."""

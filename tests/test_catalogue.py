@@ -130,3 +130,18 @@ def test_an_imported_task_stops_running_between_two_listings_without_a_fold(stor
     line[listing.LAST_AT] = "2020-01-01T00:00:00.000Z"  # as if five minutes went by
     listing.write(store.cache.file, fields)
     assert json.loads(listing.fast_json(store.root, None))[0]["state"] == "closed"
+
+
+def test_asking_about_one_task_folds_on_from_the_kept_summary_only_while_it_holds(store):
+    task = make(store, "one")
+    other = make(store, "a different first message")
+    listing(store)  # keeps each log's summary
+    path = store.log_path(task)
+    with open(path, "ab") as handle:
+        handle.write(b'{"kind":"message","seq":3,"at":"","text":"two"}\n')
+    assert (store.get(task).title, store.get(task).turns) == ("one", 2)
+    path.write_bytes(
+        store.log_path(other).read_bytes() + b'{"kind":"message","seq":3,"at":"","text":"x"}\n'
+        + b'{"kind":"message","seq":4,"at":"","text":"y"}\n'
+    )  # fmt: skip
+    assert (store.get(task).title, store.get(task).turns) == ("a different first message", 3)
