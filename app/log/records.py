@@ -15,10 +15,6 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-TOOLS = ("nodwyn", "claude-code", "codex")
-ACTORS = ("person", "model", "agent", "import")
-OUTCOMES = ("completed", "failed", "cancelled")
-
 
 class Src(Struct, frozen=True, kw_only=True, omit_defaults=True):
     """Where an imported record came from: the source's line number and/or record id."""
