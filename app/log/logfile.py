@@ -126,31 +126,34 @@ def seq_index_path(path: Path) -> Path:
     return path.with_suffix(".idx")
 
 
-def offsets(path: Path) -> list[int]:
-    """Offsets of each seq's line (seq n at index n-1), from the derived `.idx`, made current."""
+def offsets(path: Path) -> array.array:
+    """Offsets of each seq's line (seq n at index n-1), from the derived `.idx`, made current.
+    An array of machine integers: a log of a million records costs one read, not a million
+    Python ints."""
     idx = seq_index_path(path)
-    known: list[int] = []
+    known = array.array("Q")
     try:
         raw = idx.read_bytes()
         if len(raw) % 8 == 0:
-            known = list(memoryview(raw).cast("Q"))
+            known.frombytes(raw)
     except FileNotFoundError:
         pass
     start = 0
     if known:
         start = _end_of_seq(path, known[-1], len(known))
         if start is None:
-            known, start = [], 0
-    added = []
+            known, start = array.array("Q"), 0
+    fresh = not known
+    added = array.array("Q")
     for offset, _end, record in read(path, start):
         if record.seq != len(known) + len(added) + 1:
             continue  # a line out of order is not a seq of this log
         added.append(offset)
-    if added or not idx.exists():
-        mode = "ab" if known else "wb"
-        with open(idx, mode) as handle:
-            handle.write(array.array("Q", added).tobytes())
-    return known + added
+    if added or not idx.exists() or fresh:
+        with open(idx, "wb" if fresh else "ab") as handle:
+            handle.write(added.tobytes())
+    known.extend(added)
+    return known
 
 
 def _end_of_seq(path: Path, offset: int, seq: int) -> int | None:
