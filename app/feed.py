@@ -10,12 +10,13 @@ Invariants: versions only grow; a task id is reported for any change of its log,
 its deletion; a progress change moves the version too, so a waiting page hears about it.
 """
 
-import os
 import threading
 import time
 from pathlib import Path
 
 import msgspec
+
+from . import listing
 
 
 class Progress(msgspec.Struct, frozen=True, kw_only=True):
@@ -79,19 +80,11 @@ class Feed:
         status.subscribe(self.poke)
 
     def _stat(self) -> dict[str, tuple[int, int]]:
-        found = {}
         try:
-            with os.scandir(self.sessions) as items:
-                for item in items:
-                    if item.name.endswith(".jsonl"):
-                        try:
-                            stat = item.stat()
-                        except FileNotFoundError:
-                            continue  # deleted between listing and stat
-                        found[item.name[:-6]] = (stat.st_size, stat.st_mtime_ns)
+            found = listing.stats(self.sessions)
         except FileNotFoundError:
-            pass
-        return found
+            return {}
+        return {task: (stat.st_size, stat.st_mtime_ns) for task, stat in found.items()}
 
     def _scan(self) -> None:
         """Compare the logs with the last look; number what changed (lock held)."""

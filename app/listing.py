@@ -58,8 +58,15 @@ def write(file: str | os.PathLike, entries: dict[str, list[str]]) -> None:
 
 def stats(sessions: str | os.PathLike) -> dict[str, os.stat_result]:
     """Every log's stat, by task id."""
-    with os.scandir(sessions) as found:
-        return {item.name[:-6]: item.stat() for item in found if item.name.endswith(".jsonl")}
+    found = {}
+    with os.scandir(sessions) as items:
+        for item in items:
+            if item.name.endswith(".jsonl"):
+                try:
+                    found[item.name[:-6]] = item.stat()
+                except FileNotFoundError:
+                    continue  # deleted between listing and stat
+    return found
 
 
 def current(entries: dict[str, list[str]], found: dict[str, os.stat_result]) -> bool:
