@@ -1,11 +1,14 @@
 """Every test gets its own data directory; tests that read the real corpus ask for `corpus`."""
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
+LONG_AGO = 1_600_000_000  # September 2020
 
 
 @pytest.fixture(autouse=True)
@@ -15,8 +18,20 @@ def data_dir(tmp_path, monkeypatch) -> Path:
     return path
 
 
-@pytest.fixture
-def corpus() -> Path:
+@pytest.fixture(scope="session")
+def finished_corpus(tmp_path_factory) -> Path:
+    """A copy of the real corpus dated long ago. The importer holds back the last streamed
+    reply of a source changed in the last minutes (the agent may still be writing it), and a
+    freshly checked-out corpus is minutes old; the corpus stands for finished sessions."""
     if not CORPUS.is_dir():
         pytest.fail(f"the real corpus is missing at {CORPUS}")
-    return CORPUS
+    copy = tmp_path_factory.mktemp("corpus") / "corpus"
+    shutil.copytree(CORPUS, copy)
+    for path in copy.rglob("*"):
+        os.utime(path, (LONG_AGO, LONG_AGO))
+    return copy
+
+
+@pytest.fixture
+def corpus(finished_corpus) -> Path:
+    return finished_corpus

@@ -3,7 +3,6 @@ finds that turn first."""
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from nodwyn import memory
@@ -13,15 +12,10 @@ from nodwyn.memory import words
 from nodwyn.memory.search import search as word_search
 from nodwyn.store import Store
 
-# Module-scoped, so it cannot use the function-scoped `corpus` fixture of conftest.py.
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory) -> Store:
-    if not CORPUS.is_dir():
-        pytest.fail(f"the real corpus is missing at {CORPUS}")
-    corpus = CORPUS
+def imported(tmp_path_factory, finished_corpus) -> Store:
+    corpus = finished_corpus
     store = Store(tmp_path_factory.mktemp("corpus") / "data")
     import_paths(store, "claude", [corpus / "claude"])
     import_paths(store, "codex", [corpus / "codex"])
