@@ -26,8 +26,9 @@ def finished_corpus(tmp_path_factory) -> Path:
     if not CORPUS.is_dir():
         pytest.fail(f"the real corpus is missing at {CORPUS}")
     copy = tmp_path_factory.mktemp("corpus") / "corpus"
-    shutil.copytree(CORPUS, copy)
-    for path in copy.rglob("*"):
+    shutil.copytree(CORPUS, copy, copy_function=shutil.copyfile)  # CI's corpus is read-only
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
         os.utime(path, (LONG_AGO, LONG_AGO))
     return copy
 
