@@ -30,6 +30,7 @@ import msgspec
 from . import agents, memory, settings
 from .errors import BadInput, NodwynError, TaskNotFound
 from .feed import Changes, Feed, Progress, Status
+from .memory.providers import Provider
 from .memory.search import search as words_only
 from .store import Store
 
@@ -94,6 +95,13 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     show_machine_runs: bool | None = None
     close_to_tray: bool | None = None
     search_mode: Literal["words", "meaning", "both"] | None = None  # issue 8
+    # issue 8: where vectors come from; a provider is checked (address, model) before it is
+    # kept. The key is write-only: it is kept apart (settings.set_embeddings_key), "" forgets
+    # it, and an address changed without a new key forgets the old one (it was for that server).
+    embeddings: Literal["builtin", "ollama", "openai"] | None = None
+    embeddings_url: str | None = None
+    embeddings_model: str | None = None
+    embeddings_key: str | None = None
     # issue 9: project folder -> whether agents may search its earlier tasks; merged into the
     # switches already set (false turns a switch off).
     earlier_tasks: dict[str, bool] | None = None
@@ -196,16 +204,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         return changed(agents.import_folder(store, given.tool, given.path, feed.status.set))
 
     def change_settings():
-        given = msgspec.structs.asdict(_body(SettingsChange))
-        if given["earlier_tasks"] is not None:
-            switches = dict(settings.load(store.root).earlier_tasks)
-            for folder, allowed in given["earlier_tasks"].items():
-                switches.pop(folder, None)
-                if allowed:
-                    switches[folder] = True
-            given["earlier_tasks"] = switches
-        chosen = settings.update(store.root, **{k: v for k, v in given.items() if v is not None})
-        return changed(msgspec.structs.asdict(chosen))
+        return changed(_change_settings(store.root, _body(SettingsChange)))
 
     return [
         ("GET", "/", page),
@@ -222,9 +221,40 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/changes", changes),
         ("GET", "/api/places", lambda: agents.places(store.root)),
         ("POST", "/api/import", import_folder),
-        ("GET", "/api/settings", lambda: msgspec.structs.asdict(settings.load(store.root))),
+        ("GET", "/api/settings", lambda: _settings_shown(store.root)),
         ("POST", "/api/settings", change_settings),
     ]
+
+
+def _settings_shown(root: Path) -> dict:
+    """The settings as the page reads them: the API key never, only whether one is set."""
+    shown = msgspec.structs.asdict(settings.load(root))
+    shown["embeddings_key_set"] = bool(settings.embeddings_key(root))
+    return shown
+
+
+def _change_settings(root: Path, change: SettingsChange) -> dict:
+    given = msgspec.structs.asdict(change)
+    key = given.pop("embeddings_key")
+    before = settings.load(root)
+    if given["earlier_tasks"] is not None:
+        switches = dict(before.earlier_tasks)
+        for folder, allowed in given["earlier_tasks"].items():
+            switches.pop(folder, None)
+            if allowed:
+                switches[folder] = True
+        given["earlier_tasks"] = switches
+    given = {name: value for name, value in given.items() if value is not None}
+    after = msgspec.structs.replace(before, **given)
+    if after.embeddings != "builtin":
+        # refuses a kind, address or model that could not work, before anything is kept
+        Provider(after.embeddings, after.embeddings_url, after.embeddings_model)
+    if key is not None:
+        settings.set_embeddings_key(root, key)  # first: a key it refuses changes nothing
+    elif after.embeddings_url != before.embeddings_url:
+        settings.set_embeddings_key(root, "")
+    settings.update(root, **given)
+    return _settings_shown(root)
 
 
 def _wait_seconds() -> float:

@@ -4,6 +4,10 @@ Only the person changes these (from the page or the CLI); no model, agent or rep
 write them. A missing file means the defaults; a damaged one is kept aside as
 `settings.json.damaged` and the defaults are used, so nothing the person wrote is lost.
 Read at every use, so a change takes effect at once in every process.
+
+An embeddings provider's API key is a secret, so it is not a setting: it lives alone in
+`<data>/embeddings.key`, readable only by its owner, and nothing that shows the settings (the
+page, `nodwyn settings`) ever reads it back; they say only whether one is set.
 """
 
 import os
@@ -28,10 +32,41 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     embeddings: Literal["builtin", "ollama", "openai"] = "builtin"
     embeddings_url: str = ""  # e.g. http://127.0.0.1:11434 (Ollama), http://127.0.0.1:8080
     embeddings_model: str = ""  # the provider's model name, e.g. nomic-embed-text
+    # folders the person imported with "Import a folder…", per agent ("claude"/"codex"); the
+    # worker follows them as it follows the agents' own folders, until the person stops it
+    extra_folders: dict[str, list[str]] = {}
 
 
 def path(root: Path) -> Path:
     return root / "settings.json"
+
+
+def key_path(root: Path) -> Path:
+    return root / "embeddings.key"
+
+
+def embeddings_key(root: Path) -> str:
+    """The provider's API key the person gave, or "" when none is set."""
+    try:
+        return key_path(root).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return ""
+
+
+def set_embeddings_key(root: Path, key: str) -> None:
+    """Keep the key where only its owner can read it; "" forgets it."""
+    key = key.strip()
+    if any(ch.isspace() for ch in key) or not key.isprintable():
+        raise BadInput("an API key is one word of printable characters")
+    file = key_path(root)
+    if not key:
+        file.unlink(missing_ok=True)
+        return
+    tmp = file.with_name(f".embeddings.key.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(key + "\n")
+    os.replace(tmp, file)
 
 
 def load(root: Path) -> Settings:

@@ -335,3 +335,36 @@ def test_earlier_tasks_switches_are_merged_and_a_false_one_is_removed(client, st
     assert settings.load(store.root).earlier_tasks == {"/a": True, "/b": True}
     client.post("/api/settings", {"earlier_tasks": {"/a": False}})
     assert settings.load(store.root).earlier_tasks == {"/b": True}
+
+
+def test_an_embeddings_key_is_kept_apart_and_only_said_to_be_set(client, store):
+    from nodwyn import settings
+
+    key = "sk-never-shown-77"
+    chosen = {"embeddings": "openai", "embeddings_url": "http://127.0.0.1:9"}
+    chosen["embeddings_model"] = "m"
+    answer = client.post("/api/settings", {**chosen, "embeddings_key": key})
+    assert answer.status == 200 and key not in answer.body.decode()
+    assert answer.json["embeddings_key_set"] is True and "embeddings_key" not in answer.json
+    assert key not in client.get("/api/settings").body.decode()
+    assert key not in settings.path(store.root).read_text()
+    assert settings.embeddings_key(store.root) == key
+    client.post("/api/settings", {"embeddings_model": "m2"})  # same address: the key stays
+    assert client.get("/api/settings").json["embeddings_key_set"] is True
+    client.post("/api/settings", {"embeddings_url": "http://127.0.0.1:10"})  # another server
+    assert client.get("/api/settings").json["embeddings_key_set"] is False
+
+
+def test_a_provider_that_could_not_work_is_refused_and_nothing_changes(client, store):
+    from nodwyn import settings
+
+    for wrong in (
+        {"embeddings": "ollama", "embeddings_url": "127.0.0.1:11434", "embeddings_model": "m"},
+        {"embeddings": "openai", "embeddings_url": "http://127.0.0.1:8080"},
+        {"embeddings": "elsewhere"},
+        {"embeddings": "openai", "embeddings_url": "http://x", "embeddings_model": "m",
+         "embeddings_key": "two words"},
+    ):  # fmt: skip
+        assert_error_shape(client.post("/api/settings", wrong), 400)
+    assert settings.load(store.root) == settings.Settings()
+    assert settings.embeddings_key(store.root) == ""

@@ -100,6 +100,7 @@ def current(root: Path):
     from .providers import Provider
 
     try:
-        return Provider(chosen.embeddings, chosen.embeddings_url, chosen.embeddings_model)
+        key = settingsmod.embeddings_key(root)
+        return Provider(chosen.embeddings, chosen.embeddings_url, chosen.embeddings_model, key)
     except NodwynError as exc:
         raise Unavailable(str(exc)) from exc

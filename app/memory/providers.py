@@ -4,7 +4,8 @@ Two wire formats, over plain HTTP(S) with urllib:
 - "ollama": POST <url>/api/embed {"model", "input": [texts]} -> {"embeddings": [[floats]]}
 - "openai": POST <url>/v1/embeddings {"model", "input": [texts]} -> {"data": [{"index",
   "embedding"}]} (OpenAI, llama.cpp's server, LM Studio, vLLM); an API key, if the server needs
-  one, comes from the environment variable NODWYN_EMBEDDINGS_KEY, never from a file.
+  one, is the one set in Settings (kept apart from the settings, see settings.py) or else the
+  environment variable NODWYN_EMBEDDINGS_KEY; it goes only into the Authorization header.
 
 What leaves the machine: the text of every card (the prompt, the start of the answer, the files
 and commands of each turn) and every compaction note, and each search's words, are sent to the
@@ -36,12 +37,12 @@ class ProviderFailed(NodwynError):
 
 
 class Provider:
-    def __init__(self, kind: str, url: str, model: str):
+    def __init__(self, kind: str, url: str, model: str, key: str = ""):
         if kind not in KINDS:
             raise ProviderFailed(f"embeddings are builtin, {' or '.join(KINDS)}; not {kind!r}")
         if not url.startswith(("http://", "https://")) or not model:
             raise ProviderFailed(f"{kind} embeddings need an http(s) address and a model name")
-        self.kind, self.model = kind, model
+        self.kind, self.model, self._key = kind, model, key
         self.address = url.rstrip("/") + PATHS[kind]
         self.id = f"{kind}:{model}@{url.rstrip('/')}"
 
@@ -59,7 +60,7 @@ class Provider:
     def _request(self, texts: list[str]) -> list[list[float]]:
         body = json.dumps({"model": self.model, "input": texts}).encode()
         headers = {"Content-Type": "application/json"}
-        key = os.environ.get(KEY_VARIABLE)
+        key = self._key or os.environ.get(KEY_VARIABLE)
         if key:
             headers["Authorization"] = f"Bearer {key}"
         request = urllib.request.Request(self.address, data=body, headers=headers)

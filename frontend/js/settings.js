@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { clear, el } from "./dom.js";
+import { embeddingsChoice } from "./embeddings.js";
 
 const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
 
@@ -98,7 +99,7 @@ export async function openSettings(dialog, onChange) {
     });
     list.append(el("label", { class: "switch" }, box, ` ${label}`));
   }
-  list.append(modeChoice(current, said, onChange));
+  list.append(modeChoice(current, said, onChange), embeddingsChoice(current, said, onChange));
   dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await earlierSwitches(current, said, onChange)), said.nextSibling);
 }
 

@@ -1,0 +1,118 @@
+// @ts-check
+// Settings > Search, "Vectors for search by meaning": the built-in model (the default; sends
+// nothing anywhere) or a provider's embeddings (Ollama's /api/embed or the OpenAI format's
+// /v1/embeddings). Choosing a provider only shows its fields and what would leave the
+// computer; nothing is sent until the person presses "Use this provider". The API key is
+// write-only: the page is told only whether one is set.
+
+import { api } from "./api.js";
+import { el } from "./dom.js";
+
+const KINDS = [
+  ["builtin", "Built-in model", "nothing leaves this computer"],
+  ["ollama", "Ollama", "POST /api/embed"],
+  ["openai", "OpenAI format", "OpenAI, llama.cpp, LM Studio, vLLM"],
+];
+const EXAMPLES = {
+  ollama: { url: "http://127.0.0.1:11434", model: "nomic-embed-text" },
+  openai: { url: "http://127.0.0.1:8080", model: "text-embedding-3-small" },
+};
+
+/** Whether an address names this computer (then nothing leaves it). @param {string} address */
+function onThisComputer(address) {
+  try {
+    const host = new URL(address).hostname;
+    return host === "localhost" || host === "[::1]" || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/** @param {Record<string, any>} current */
+function describe(current) {
+  if (current.embeddings === "builtin" || !current.embeddings) return "Now: the built-in model.";
+  const name = current.embeddings === "ollama" ? "Ollama" : "OpenAI format";
+  return `Now: ${name} at ${current.embeddings_url} (${current.embeddings_model}).`;
+}
+
+/**
+ * @param {Record<string, any>} current the settings as read
+ * @param {HTMLElement} said where "Saved." and errors are written
+ * @param {(settings: Record<string, any>) => void} onChange
+ */
+export function embeddingsChoice(current, said, onChange) {
+  const now = el("p", { class: "muted", "data-embeddings-now": "" }, describe(current));
+  const radios = KINDS.map(([value, label, hint]) => {
+    const radio = /** @type {HTMLInputElement} */ (el("input", { type: "radio", name: "embeddings", value }));
+    radio.checked = value === (current.embeddings || "builtin");
+    return { radio, label: el("label", { class: "switch" }, radio, ` ${label} `, el("span", { class: "muted" }, `(${hint})`)) };
+  });
+  const field = (/** @type {string} */ label, /** @type {Record<string, any>} */ attrs) => {
+    const input = /** @type {HTMLInputElement} */ (el("input", { spellcheck: "false", autocomplete: "off", ...attrs }));
+    return { input, row: el("label", { class: "field" }, el("span", {}, label), input) };
+  };
+  const url = field("Address", { type: "url", "data-embeddings-url": "" });
+  const model = field("Model", { type: "text", "data-embeddings-model": "" });
+  const key = field("API key", { type: "password", "data-embeddings-key": "", autocomplete: "new-password" });
+  url.input.value = current.embeddings_url || "";
+  model.input.value = current.embeddings_model || "";
+  const keyState = el("span", { class: "muted", "data-key-state": "" });
+  const forget = el("button", { type: "button", "data-forget-key": "" }, "Forget the key");
+  const keyRow = el("div", { class: "key-row" }, key.row, el("div", { class: "key-state" }, keyState, forget));
+  const warning = el("p", { class: "leaves", "data-embeddings-note": "", role: "note" });
+  const use = el("button", { type: "submit", "data-use-provider": "" }, "Use this provider");
+  const form = el("form", { class: "provider", "data-provider-form": "" }, url.row, model.row, keyRow, warning, use);
+
+  let saved = current;
+  const chosen = () => radios.find((r) => r.radio.checked)?.radio.value || "builtin";
+  function show() {
+    const kind = chosen();
+    form.hidden = kind === "builtin";
+    keyRow.hidden = kind !== "openai";
+    const example = EXAMPLES[/** @type {"ollama"|"openai"} */ (kind)];
+    if (example) {
+      url.input.placeholder = example.url;
+      model.input.placeholder = example.model;
+    }
+    keyState.textContent = saved.embeddings_key_set ? "A key is set (it is never shown)." : "No key set.";
+    forget.hidden = !saved.embeddings_key_set;
+    key.input.placeholder = saved.embeddings_key_set ? "type a new key to replace it" : "only if the server needs one";
+    const address = url.input.value.trim() || "the address above";
+    warning.textContent = "What leaves this computer: the text of every turn's card (its prompt, the start " +
+      "of its answer, the files and commands it touched), every compaction note, and the words of every " +
+      `search are sent to ${address}. ` + (onThisComputer(address)
+      ? "That address is on this computer, so nothing leaves it."
+      : "If that server is not on this computer, all of that leaves it.");
+  }
+  async function save(/** @type {Record<string, any>} */ changes) {
+    try {
+      saved = await api.saveSettings(changes);
+      onChange(saved);
+      said.textContent = "Saved.";
+      key.input.value = "";
+    } catch (err) {
+      said.textContent = `Not saved: ${err.message}`;
+    }
+    now.textContent = describe(saved);
+    show();
+  }
+  for (const { radio } of radios) {
+    radio.addEventListener("change", () => {
+      show();
+      // Back to the built-in model at once: that sends nothing. A provider waits for "Use".
+      if (radio.value === "builtin" && saved.embeddings !== "builtin") save({ embeddings: "builtin" });
+    });
+  }
+  url.input.addEventListener("input", show);
+  forget.addEventListener("click", () => save({ embeddings_key: "" }));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    /** @type {Record<string, any>} */
+    const changes = { embeddings: chosen(), embeddings_url: url.input.value.trim(), embeddings_model: model.input.value.trim() };
+    if (chosen() === "openai" && key.input.value.trim()) changes.embeddings_key = key.input.value.trim();
+    save(changes);
+  });
+  show();
+  return el("fieldset", { class: "embeddings", "data-embeddings": "" },
+    el("legend", {}, "Vectors for search by meaning"), ...radios.map((r) => r.label), form, now);
+}
