@@ -186,6 +186,9 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         words, scope = query.get("q", ""), query.get("scope", "all")
         task, project = query.get("task") or None, query.get("project") or None
         limit = _query_int("limit", 50)
+        mode = query.get("mode") or None  # words|meaning|both; none: the setting decides
+        if mode is not None and mode not in memory.MODES:
+            raise BadInput(f"mode is one of {', '.join(memory.MODES)}, not {mode!r}")
         if feed.status.snapshot().phase in ("importing", "indexing"):
             # The desktop worker is importing and folds memory after: search what is indexed
             # now rather than wait seconds for that work (decision 0006).
@@ -194,7 +197,9 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
             )
             return memory.FusedResults(**msgspec.structs.asdict(found), mode="words")
         with memory_lock:
-            return memory.search(store, words, scope=scope, task=task, project=project, limit=limit)
+            return memory.search(
+                store, words, scope=scope, task=task, project=project, limit=limit, mode=mode
+            )
 
     def changes():
         return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))

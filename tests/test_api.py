@@ -368,3 +368,23 @@ def test_a_provider_that_could_not_work_is_refused_and_nothing_changes(client, s
         assert_error_shape(client.post("/api/settings", wrong), 400)
     assert settings.load(store.root) == settings.Settings()
     assert settings.embeddings_key(store.root) == ""
+
+
+def test_search_takes_a_mode_and_without_one_the_setting_decides(client, store):
+    from nodwyn import settings
+
+    def mode(query):
+        answer = client.get("/api/search?q=pager+order&scope=all" + query)
+        assert answer.status == 200, answer.body
+        return answer.json["mode"], len(answer.json["turns"])
+
+    assert mode("") == (settings.load(store.root).search_mode, mode("")[1])
+    for each in ("words", "meaning", "both"):
+        chosen, found = mode(f"&mode={each}")
+        assert chosen == each and found > 0
+    settings.update(store.root, search_mode="words")
+    assert mode("")[0] == "words"
+    assert mode("&mode=meaning")[0] == "meaning"  # the request's mode wins over the setting
+    wrong = client.get("/api/search?q=pager&scope=all&mode=vibes")
+    assert_error_shape(wrong, 400)
+    assert "mode is one of words, meaning, both" in wrong.json["error"]
