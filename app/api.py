@@ -105,6 +105,9 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # issue 9: project folder -> whether agents may search its earlier tasks; merged into the
     # switches already set (false turns a switch off).
     earlier_tasks: dict[str, bool] | None = None
+    # issue 6: agent -> the imported folders the worker follows (the whole list; the page
+    # sends it without a folder to stop following that one)
+    extra_folders: dict[str, list[str]] | None = None
 
 
 class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -206,7 +209,10 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
 
     def import_folder():
         given = _body(ImportFolder)
-        return changed(agents.import_folder(store, given.tool, given.path, feed.status.set))
+        started = agents.import_folder(store, given.tool, given.path, feed.status.set)
+        # followed from now on, as the agents' own folders are (the worker's next pass)
+        settings.follow_folder(store.root, given.tool, str(Path(given.path.strip()).expanduser()))
+        return changed(started)
 
     def change_settings():
         return changed(_change_settings(store.root, _body(SettingsChange)))
@@ -250,6 +256,11 @@ def _change_settings(root: Path, change: SettingsChange) -> dict:
                 switches[folder] = True
         given["earlier_tasks"] = switches
     given = {name: value for name, value in given.items() if value is not None}
+    if "extra_folders" in given:
+        for tool, folders in given["extra_folders"].items():
+            if tool not in agents.TOOLS or not all(Path(each).is_absolute() for each in folders):
+                raise BadInput(f"extra folders are full paths for {' or '.join(agents.TOOLS)}")
+        given["extra_folders"] = {tool: on for tool, on in given["extra_folders"].items() if on}
     after = msgspec.structs.replace(before, **given)
     if after.embeddings != "builtin":
         # refuses a kind, address or model that could not work, before anything is kept

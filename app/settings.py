@@ -87,6 +87,15 @@ def save(root: Path, settings: Settings) -> None:
     os.replace(tmp, file)
 
 
+def follow_folder(root: Path, tool: str, folder: str) -> Settings:
+    """Add a folder the person imported to those followed for `tool` (once)."""
+    extra = {name: list(folders) for name, folders in load(root).extra_folders.items()}
+    if folder in extra.get(tool, []):
+        return load(root)
+    extra.setdefault(tool, []).append(folder)
+    return update(root, extra_folders=extra)
+
+
 def update(root: Path, **changes) -> Settings:
     """Change some settings and keep the rest; unknown names are refused."""
     current = msgspec.structs.asdict(load(root))

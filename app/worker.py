@@ -2,10 +2,11 @@
 
 One daemon thread per app. Each pass reads the settings (so a change from the page counts at
 the next pass), lists the `.jsonl` files under the default folders of every agent the person
-follows, and imports those whose size or modification time changed since the last pass, one
-file at a time, through the importers. Then it folds memory for the changed logs, so that the
-next search finds the new turns at once. Progress goes to the shared Status, which the page
-polls.
+follows and under the folders the person imported with "Import a folder…" (setting
+`extra_folders`, followed until the person stops it in Settings), and imports those whose
+size or modification time changed since the last pass, one file at a time, through the
+importers. Then it folds memory for the changed logs, so that the next search finds the new
+turns at once. Progress goes to the shared Status, which the page polls.
 
 Invariants:
 - the stop and pause flags are checked between files, never inside one: an import in flight
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from . import agents, memory
+from . import agents, memory, settings
 from .agents import session_files
 from .errors import NodwynError
 from .importers.sync import default_paths
@@ -108,7 +109,7 @@ class Worker:
 
     def run_pass(self) -> bool:
         """One pass: import what changed, fold memory if anything did. True if anything did."""
-        changed = {tool: self._changed(tool) for tool in agents.followed(self.store.root)}
+        changed = {tool: self._changed(tool, paths) for tool, paths in self._folders().items()}
         total = sum(len(files) for files in changed.values())
         done = 0
         for tool, files in changed.items():
@@ -127,8 +128,18 @@ class Worker:
             self._idle.notify_all()
         return bool(total)
 
-    def _changed(self, tool: str) -> list[tuple[Path, tuple[int, int]]]:
-        current = session_files(default_paths(tool))
+    def _folders(self) -> dict[str, list[Path]]:
+        """Each agent's folders to follow now: its default ones if followed, and imported ones."""
+        following = agents.followed(self.store.root)
+        extra = settings.load(self.store.root).extra_folders
+        folders = {}
+        for tool in agents.TOOLS:
+            folders[tool] = [*default_paths(tool)] if tool in following else []
+            folders[tool].extend(Path(folder) for folder in extra.get(tool, []))
+        return {tool: paths for tool, paths in folders.items() if paths}
+
+    def _changed(self, tool: str, folders: list[Path]) -> list[tuple[Path, tuple[int, int]]]:
+        current = session_files(folders)
         seen = self._seen[tool]
         for gone in [file for file in seen if file not in current]:
             del seen[gone]

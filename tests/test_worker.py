@@ -198,3 +198,39 @@ def test_stopping_during_an_import_leaves_every_log_whole(agents, data_dir):
         assert log.read_bytes().endswith(b"\n")
         assert [record.seq for _, _, record in records] == list(range(1, len(records) + 1))
         assert not logfile.is_locked(log)
+
+
+def test_a_folder_imported_from_the_page_is_followed_until_the_person_stops_it(
+    agents, worker, tmp_path
+):
+    from nodwyn import api
+    from test_api import TOKEN, Client
+
+    client = Client(api.make_app(worker.store, TOKEN))
+    elsewhere = tmp_path / "elsewhere"  # not one of the agents' own folders
+    session = ClaudeSession(elsewhere).turn("Set up the plover cache", "Done.")
+    folder = str(session.path.parent.parent)
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    assert not worker.store.list(archived=None)
+    answer = client.post("/api/import", {"tool": "claude", "path": folder})
+    assert answer.status == 200, answer.body
+    assert settings.load(worker.store.root).extra_folders == {"claude": [folder]}
+    assert eventually(lambda: found(worker.store, "plover"), timeout=10)
+
+    session.turn("Rename the quokka handler", "Renamed it.")  # appended later: followed
+    later = ClaudeSession(elsewhere).turn("Teach the wombat parser", "Taught.")  # a new file
+    assert eventually(lambda: found(worker.store, "quokka"), timeout=5)
+    assert eventually(lambda: found(worker.store, "wombat") == {f"cc-{later.id}"}, timeout=5)
+
+    shown = client.get("/api/settings").json["extra_folders"]
+    assert shown == {"claude": [folder]}
+    assert client.post("/api/settings", {"extra_folders": {"claude": []}}).status == 200
+    assert settings.load(worker.store.root).extra_folders == {}
+    passes = worker.passes
+    session.turn("Grease the axolotl bearings", "Greased.")
+    worker.wake()
+    assert worker.wait_for_pass(passes + 1, timeout=10)
+    assert not found(worker.store, "axolotl")  # no longer followed
+    refused = client.post("/api/settings", {"extra_folders": {"claude": ["relative/path"]}})
+    assert refused.status == 400

@@ -26,7 +26,8 @@ function importForm() {
     said.textContent = "Starting…";
     try {
       const started = await api.importFolder(tool.value, path.value);
-      said.textContent = `Importing ${started.files} session files; progress shows at the bottom of the task list.`;
+      said.textContent = `Importing ${started.files} session files; progress shows at the bottom of the task list. ` +
+        "nodwyn keeps following this folder for new sessions (Settings).";
     } catch (err) {
       said.textContent = `Could not import: ${err.message}`;
     }
@@ -99,6 +100,8 @@ export async function openSettings(dialog, onChange) {
     });
     list.append(el("label", { class: "switch" }, box, ` ${label}`));
   }
+  // the imported folders go under the agents' own ones, before the search switches
+  list.insertBefore(followedFolders(current, said, onChange), list.children[2] || null);
   list.append(modeChoice(current, said, onChange), embeddingsChoice(current, said, onChange));
   dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await earlierSwitches(current, said, onChange)), said.nextSibling);
 }
@@ -159,4 +162,38 @@ function modeChoice(current, said, onChange) {
     }
   });
   return el("label", { class: "switch" }, "Find turns by ", pick);
+}
+
+/**
+ * Settings > Search: the folders imported with "Import a folder…", which the app keeps
+ * following like the agents' own folders, each with a button to stop following it.
+ */
+function followedFolders(current, said, onChange) {
+  const box = el("div", { class: "followed", "data-extra-folders": "" });
+  let extra = /** @type {Record<string, string[]>} */ (current.extra_folders || {});
+  function draw() {
+    const rows = Object.entries(extra).flatMap(([tool, folders]) => folders.map((folder) => ({ tool, folder })));
+    clear(box).append(el("p", { class: "muted" }, rows.length
+      ? "Imported folders nodwyn keeps following for new sessions:"
+      : "Folders you import with “Import a folder…” are followed here too."));
+    for (const { tool, folder } of rows) {
+      const stop = el("button", { type: "button", "aria-label": `Stop following ${folder}` }, "Stop following");
+      stop.addEventListener("click", async () => {
+        const left = { ...extra, [tool]: extra[tool].filter((f) => f !== folder) };
+        try {
+          const saved = await api.saveSettings({ extra_folders: left });
+          extra = saved.extra_folders || {};
+          onChange(saved);
+          said.textContent = `Saved. ${folder} is no longer followed; its tasks stay.`;
+          draw();
+        } catch (err) {
+          said.textContent = `Not saved: ${err.message}`;
+        }
+      });
+      box.append(el("div", { class: "followed-row", "data-extra-folder": folder },
+        el("span", { class: "muted" }, `${TOOL_NAMES[tool] || tool}:`), el("code", { title: folder }, folder), stop));
+    }
+  }
+  draw();
+  return box;
 }

@@ -111,6 +111,9 @@ def test_a_provider_without_a_model_is_refused_and_nothing_changes(page, served)
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_settings_dialog_reads_well(browser, served, artifacts, scheme):
+    from nodwyn import settings
+
+    settings.update(served.root, extra_folders={"claude": ["/home/ana/backup/claude-projects"]})
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     context.set_default_timeout(10000)
     page = context.new_page()

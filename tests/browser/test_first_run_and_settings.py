@@ -81,3 +81,25 @@ def test_a_project_is_opened_to_agents_from_settings_and_closed_again(page, serv
         tick.uncheck()
     assert switches() == {}
     assert not toolbox.allowed(Store(served.root), "/home/ana/src/pager")
+
+
+def test_an_imported_folder_is_listed_in_settings_and_can_stop_being_followed(
+    no_agents, page, served_empty
+):
+    from nodwyn import settings
+
+    session = ClaudeSession(no_agents / "elsewhere").turn("Teach the plover cache", "Taught.")
+    folder = str(session.path.parent)
+    page.goto(served_empty.url)
+    page.get_by_role("textbox", name="Folder to import").fill(folder)
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator("[data-import-said]")).to_contain_text("keeps following this folder")
+    expect(page.locator(f'[data-task="cc-{session.id}"]')).to_be_visible()
+    page.get_by_role("button", name="Settings").click()
+    row = page.locator(f'[data-extra-folder="{folder}"]')
+    expect(row).to_contain_text("Claude Code:")
+    with page.expect_response("**/api/settings"):
+        row.get_by_role("button", name=f"Stop following {folder}").click()
+    expect(row).to_have_count(0)
+    expect(page.get_by_role("dialog", name="Settings")).to_contain_text("no longer followed")
+    assert settings.load(served_empty.root).extra_folders == {}
