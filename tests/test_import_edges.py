@@ -4,72 +4,26 @@ import json
 from pathlib import Path
 
 import pytest
-from importing import age, log_of, plain
+from importing import (
+    MODEL,
+    SESSION,
+    age,
+    env,
+    log_of,
+    plain,
+    prompt,
+    reply,
+    result,
+    session,
+    text,
+    use,
+    write,
+)
 from nodwyn import cli
 from nodwyn.importers import prices
 from nodwyn.importers.sync import default_paths, import_paths
 from nodwyn.log import records
 from nodwyn.store import Store
-
-SESSION = "11111111-2222-3333-4444-555555555555"
-MODEL = "claude-sonnet-4-20250514"
-
-
-def env(uuid, parent, ts, **extra) -> dict:
-    base = {
-        "parentUuid": parent,
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/home/ana/pager",
-        "sessionId": SESSION,
-        "version": "2.1.9",
-        "gitBranch": "main",
-        "uuid": uuid,
-        "timestamp": f"2026-05-01T10:00:{ts:02d}.000Z",
-    }
-    return base | extra
-
-
-def prompt(uuid, parent, ts, text, **extra) -> dict:
-    return env(uuid, parent, ts, type="user", message={"role": "user", "content": text}, **extra)
-
-
-def reply(uuid, parent, ts, msg, blocks, **extra) -> dict:
-    usage = {"input_tokens": 10, "output_tokens": 20, "cache_read_input_tokens": 1000}
-    message = {"id": msg, "role": "assistant", "model": MODEL, "content": blocks, "usage": usage}
-    return env(uuid, parent, ts, type="assistant", message=message, **extra)
-
-
-def result(uuid, parent, ts, call, text, tool_result=None, **extra) -> dict:
-    block = {"type": "tool_result", "tool_use_id": call, "content": text}
-    line = env(uuid, parent, ts, type="user", message={"role": "user", "content": [block]})
-    return line | {"toolUseResult": tool_result or {"stdout": text}} | extra
-
-
-def text(value):
-    return {"type": "text", "text": value}
-
-
-def use(call, name, **args):
-    return {"type": "tool_use", "id": call, "name": name, "input": args}
-
-
-def session() -> list[dict]:
-    return [
-        {"type": "summary", "summary": "Pager order fix", "leafUuid": "u9"},
-        prompt("u1", None, 1, "Fix the flaky TestPagerOrder"),
-        reply("u2", "u1", 2, "m1", [text("Looking.")]),
-        reply("u3", "u2", 3, "m1", [use("c1", "Edit", file_path="/home/ana/pager/order.go")]),
-        result("u4", "u3", 4, "c1", "edited"),
-        reply("u5", "u4", 5, "m2", [text("Fixed it.")]),
-        env("u6", "u5", 6, type="system", subtype="turn_duration", durationMs=5000),
-    ]
-
-
-def write(path: Path, lines: list, tail: bytes = b"") -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines) + tail)
-    return path
 
 
 @pytest.fixture

@@ -8,8 +8,11 @@ source-line order, which follows the `parentUuid` chain even where timestamps go
 
 What may still change is held back in the carry: the streamed parts of one response (merged
 by `message.id`, usage counted once), a slash command until we know whether it ran locally,
-a compaction boundary until its summary. `finish(live=False)` writes them out; while the
-source is live (changed in the last minutes) they wait for the next import.
+a compaction boundary until its summary, a prompt until the next line (a part of the answer
+before it shows the turn went on), and a final answer's turn end until the next prompt.
+`finish(live=False)` writes them out; while the source is live (changed in the last
+minutes) they wait for the next import. Versions that write no turn end get one derived from
+a final answer (docs/decisions/0003-imported-sessions.md).
 
 Only the fields read are declared, so unknown fields and record types are skipped.
 """
@@ -31,6 +34,9 @@ _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LOCAL = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
 _INTERRUPTED = "[Request interrupted by user"
+# A text-only response ends the agent's loop unless it was cut (max_tokens) or paused; older
+# versions write most parts with no stop_reason at all (None: the part was written mid-stream).
+FINAL_STOPS = ("", "end_turn", "stop_sequence")
 
 
 class Group(Struct, kw_only=True):
@@ -46,6 +52,9 @@ class Group(Struct, kw_only=True):
     calls: list[r.Call] = []
     plans: list[r.Plan] = []
     usage: r.Usage | None = None
+    end_line: int = 0  # the line of its last part, and that part's time
+    end_at: str = ""
+    stop: str = ""  # the API's stop_reason, where a part carries one
 
 
 class Command(Struct, kw_only=True):
@@ -77,6 +86,10 @@ class Carry(Struct, kw_only=True):
     turn_cost: float = 0.0
     turn_unknown: bool = False
     agents_done: list[str] = []
+    answered: int = 0  # the last line of a final answer that may end the turn (0: none)
+    answered_at: str = ""
+    answered_id: str = ""  # that answer's message id
+    held: r.Message | None = None  # a prompt, until the next line shows what it closed
 
 
 class Parser:
@@ -118,6 +131,8 @@ class Parser:
             self._flush_group(out)
         if c.command is not None and not (kind == "user" and line.isMeta):
             self._resolve_command(line, out)
+        if c.held is not None:
+            self._release(line, out)
         if c.boundary is not None and not (kind == "user" and line.isCompactSummary):
             self._emit(out, c.boundary)
             c.boundary = None
@@ -137,9 +152,11 @@ class Parser:
         self._flush_group(out)
         if c.command is not None:
             self._prompt_from_command(None, out)
+        self._release(None, out)
         if c.boundary is not None:
             self._emit(out, c.boundary)
             c.boundary = None
+        self._end_answered(out)
 
     # -- pieces --------------------------------------------------------------------------
     def _src(self, n: int) -> r.Src:
@@ -207,6 +224,8 @@ class Parser:
         model = message.model or ""
         if line.isApiErrorMessage or model == "<synthetic>":
             self._flush_group(out)
+            if agent is None:
+                c.answered = 0  # the agent asked the API again: the turn went on
             text = text_of(message.content) or str(line.error or "API error")
             self._emit(out, r.Error(at=at, src=self._src(n), agent=agent, text=text))
             return
@@ -214,7 +233,11 @@ class Parser:
         if group is None or group.id != (message.id or "") or group.agent != agent:
             self._flush_group(out)
             group = c.group = Group(id=message.id or f"line{n}", line=n, at=at, agent=agent)
+        if agent is None:
+            c.answered = 0  # the main agent speaks again: the turn goes on
         group.model = model or group.model
+        group.end_line, group.end_at = n, at
+        group.stop = message.stop_reason or group.stop
         if message.usage is not None:
             u = message.usage
             group.usage = r.Usage(
@@ -287,6 +310,10 @@ class Parser:
         self._emit(out, reply)
         for plan in group.plans:
             self._emit(out, plan)
+        if group.agent is None and self.agent is None:
+            final = reply.text.strip() and not reply.calls and group.stop in FINAL_STOPS
+            c.answered, c.answered_at = (group.end_line, group.end_at) if final else (0, "")
+            c.answered_id = group.id
 
     def _user(self, n: int, line: Line, at: str, agent: str | None, out: list) -> None:
         c = self.carry
@@ -323,7 +350,21 @@ class Parser:
         self._message(r.Message(at=at, src=self._src(n), text=text, attachments=attachments), out)
 
     def _message(self, message: r.Message, out: list) -> None:
+        """A prompt waits for the next line: a person may type while a response streams, and
+        a part of that response after the prompt shows it was no final answer."""
+        if self.carry.held is not None:
+            self._release(None, out)
+        self.carry.held = message
+
+    def _release(self, line: Line | None, out: list) -> None:
         c = self.carry
+        message, c.held = c.held, None
+        if message is None:
+            return
+        going_on = line is not None and line.type == "assistant" and not line.isSidechain
+        if going_on and line.message is not None and line.message.id == c.answered_id:
+            c.answered = 0  # the answer went on after the prompt: the turn did not end there
+        self._end_answered(out)
         c.turn_open, c.turn_cost, c.turn_unknown = True, 0.0, False
         self._emit(out, message)
 
@@ -418,8 +459,15 @@ class Parser:
             text = error if isinstance(error, str) else msgspec.json.encode(error).decode()
             self._emit(out, r.Error(at=at, src=self._src(n), agent=agent, text=text))
 
+    def _end_answered(self, out: list) -> None:
+        """A turn whose last word was a final answer ends there (1.0/2.0 write no turn end)."""
+        c = self.carry
+        if c.answered:
+            self._end_turn(c.answered, c.answered_at, "completed", None, out)
+
     def _end_turn(self, n: int, at: str, status: str, duration: int | None, out: list) -> None:
         c = self.carry
+        c.answered, c.answered_at = 0, ""
         if not c.turn_open:
             return
         cost = None if c.turn_unknown or not c.turn_cost else round(c.turn_cost, 8)

@@ -41,6 +41,7 @@ class Message(Struct):
     model: str | None = None
     content: str | list[Block] | None = None
     usage: Usage | None = None
+    stop_reason: str | None = None
 
 
 class Line(Struct):
