@@ -29,7 +29,7 @@ import shutil
 import sys
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -42,12 +42,14 @@ from ..log import logfile, records
 from ..log.redact import redact
 from . import cards as cardmod
 from . import mem as memfile
-from . import words
+from . import sidecar, words
 
 FORMAT = 4  # 2: simple tokenizer for `words`; 3: `parts` of compounds only; 4: turn_at
 HEAP = 64_000_000  # writer memory, shared by its threads; keeps a build well under 500 MB
 WRITER_THREADS = 2  # tokenising runs beside the Python fold, on the second core
 BATCH = 200_000  # documents per commit during a long build
+HELP_FROM = 4 << 20  # bytes of logs to read from which a helper process folds beside this one
+last_build = {"logs": 0, "helped": 0}  # logs the last refresh here folded; the helper's share
 CALL_TEXT = 80
 
 
@@ -232,16 +234,21 @@ def _mark_event(mark: memfile.Mark, start: int, record: records.Event) -> None:
             mark.calls[call.id] = describe(call)
 
 
-def _document(task: str, start: int, record: records.Event, mark, text: str) -> tantivy.Document:
+# text, compounds, seq, turn, turn_at, offset, heading
+Row = tuple[str, str, int, int, int, int, str]
+
+
+def _document(task: str, row: Row) -> tantivy.Document:
+    text, compounds, seq, turn, turn_at, offset, head = row
     doc = tantivy.Document()
     doc.add_text("words", text)
-    doc.add_text("parts", words.compounds(text))
+    doc.add_text("parts", compounds)
     doc.add_text("task", task)
-    doc.add_unsigned("seq", record.seq)
-    doc.add_unsigned("turn", mark.turn)
-    doc.add_unsigned("turn_at", max(mark.turn_at, 0))
-    doc.add_unsigned("offset", start)
-    doc.add_text("heading", heading(record, mark.calls))
+    doc.add_unsigned("seq", seq)
+    doc.add_unsigned("turn", turn)
+    doc.add_unsigned("turn_at", turn_at)
+    doc.add_unsigned("offset", offset)
+    doc.add_text("heading", head)
     return doc
 
 
@@ -265,37 +272,109 @@ def _drop_after(writer, task: str, seq: int) -> None:
     writer.delete_documents_by_query(query)
 
 
-def take(writer, state: State, task: str, log: Path) -> tuple[tuple, int, int]:
-    """Bring one log's .mem fold and its index documents up to date: ((the .mem state it
-    started from, what it gained), lines that could not be read, documents added)."""
+class Job(Struct, frozen=True, array_like=True):
+    """One log to fold, with what folding it needs to know of the index's state."""
+
+    task: str
+    log: str
+    index: str  # the index's id
+    tool_output: bool
+    known: bool  # the state has seen this task before
+    problems: int  # lines before its mark that could not be read
+    size: int  # the log's size when it was found changed
+
+
+class Taken(Struct, kw_only=True):
+    """What folding one log gave: the .mem state it started from and what it gained, the
+    seq past which the task's documents are deleted first (-1: none), unreadable lines, and
+    (from the helper process only) the documents, which this process streams instead."""
+
+    task: str
+    base: memfile.Mem
+    gained: memfile.Mem
+    drop: int = -1
+    problems: int = 0
+    rows: list[Row] = []
+    gone: bool = False  # the log went away while it was read
+
+
+def job_of(state: State, task: str, log: Path, size: int) -> Job:
+    seen = state.tasks.get(task)
+    return Job(task, str(log), state.id, state.tool_output, seen is not None,
+               seen.problems if seen else 0, size)  # fmt: skip
+
+
+def start(job: Job) -> Taken:
+    """The .mem's state for one log, checked against the log (no log read yet)."""
+    log = Path(job.log)
     base = memfile.load_state(log)
-    mem = memfile.checked(log, base, state.id)
+    mem = memfile.checked(log, base, job.index)
+    drop = mem.mark.seq if mem.mark.seq or job.known else -1
+    return Taken(task=job.task, base=base, gained=mem, drop=drop)
+
+
+def rows(job: Job, taken: Taken) -> Iterator[Row]:
+    """Fold one log on from `taken` (see `start`): its documents, one per event with words;
+    `taken` holds the .mem state gained and the problems once they are all read."""
+    log, mem = Path(job.log), taken.gained
     fold, mark = mem.fold, mem.mark
-    if mark.seq or task in state.tasks:
-        _drop_after(writer, task, mark.seq)
     fold_from, mark_from = fold.end, mark.end
     problems: list[logfile.Problem] = []
-    added = 0
-    for start, end, record in logfile.read(log, min(fold_from, mark_from), problems):
-        if start >= fold_from:
-            cardmod.feed(fold, start, end, record)
-        if start < mark_from:
+    feed, compounds = cardmod.feed, words.compounds
+    for begin, end, record in logfile.read(log, min(fold_from, mark_from), problems):
+        if begin >= fold_from:
+            feed(fold, begin, end, record)
+        if begin < mark_from:
             continue
-        _mark_event(mark, start, record)
-        text = text_of(record, state.tool_output, clean=False)
+        _mark_event(mark, begin, record)
+        text = text_of(record, job.tool_output, clean=False)
         if text:
-            writer.add_document(_document(task, start, record, mark, text))
-            added += 1
-        mark.line_start, mark.end, mark.seq = start, end, record.seq
+            yield (text, compounds(text), record.seq, mark.turn, max(mark.turn_at, 0), begin,
+                   heading(record, mark.calls))  # fmt: skip
+        mark.line_start, mark.end, mark.seq = begin, end, record.seq
     if mark.end != mark_from:
         with open(log, "rb") as handle:
             mark.line_crc = memfile.crc_of(handle, mark.line_start, mark.end) or 0
     # a torn last line is a writer at work, not a damaged log: it is read once it is whole
     problems = [p for p in problems if p.offset >= mark_from and p.reason != logfile.TORN]
-    if mark_from and task in state.tasks:  # lines before the mark were counted before
-        problems += [None] * state.tasks[task].problems
-    gained = memfile.Mem(fold=memfile.settle(log, fold), mark=mark, restarted=mem.restarted)
-    return (base, gained), len(problems), added
+    # lines before the mark were counted before
+    taken.problems = len(problems) + (job.problems if mark_from and job.known else 0)
+    taken.gained = memfile.Mem(fold=memfile.settle(log, fold), mark=mark, restarted=mem.restarted)
+
+
+def fold(job: Job) -> Taken:
+    """One log folded whole, its documents in `rows` (what the helper process does)."""
+    try:
+        taken = start(job)
+        taken.rows = list(rows(job, taken))
+    except (OSError, TaskNotFound):
+        return Taken(task=job.task, base=memfile.Mem(), gained=memfile.Mem(), gone=True)
+    return taken
+
+
+def take(writer, job: Job) -> tuple[Taken | None, int]:
+    """Bring one log's .mem fold and its index documents up to date in this process: what
+    folding it gave (None: the log went away) and the documents added."""
+    try:
+        taken = start(job)
+        if taken.drop >= 0:
+            _drop_after(writer, job.task, taken.drop)
+        added = 0
+        for row in rows(job, taken):
+            writer.add_document(_document(job.task, row))
+            added += 1
+    except (OSError, TaskNotFound):
+        return None, 0  # deleted while we looked: the next refresh drops it
+    return taken, added
+
+
+def put(writer, taken: Taken) -> int:
+    """Add what the helper process folded; the documents added."""
+    if taken.drop >= 0:
+        _drop_after(writer, taken.task, taken.drop)
+    for row in taken.rows:
+        writer.add_document(_document(taken.task, row))
+    return len(taken.rows)
 
 
 def current(root: Path, shared: bool = False) -> State:
@@ -383,32 +462,65 @@ def _write(store, state, writer, changed, gone, progress) -> None:
     for task in gone:
         writer.delete_documents_by_term("task", task)
         del state.tasks[task]
-    pending: list[tuple[Path, memfile.Mem]] = []
-    docs = 0
+    jobs = [job_of(state, task, store.sessions / f"{task}.jsonl", stat.st_size)
+            for task, stat in sorted(changed.items())]  # fmt: skip
     listed = {info.id: info for info in store.list(archived=None)}
-    for done, (task, stat) in enumerate(sorted(changed.items()), 1):
-        log = store.sessions / f"{task}.jsonl"
-        try:
-            mem, problems, added = take(writer, state, task, log)
-        except (OSError, TaskNotFound):
-            continue  # deleted while we looked: the next refresh drops it
-        docs += added
-        pending.append((log, mem))
-        info = listed.get(task)
-        state.tasks[task] = Seen(
-            size=stat.st_size,
-            mtime_ns=stat.st_mtime_ns,
-            problems=problems,
-            project=info.project if info else "",
-            title=info.title if info else "",
-            archived=info.archived if info else False,
-        )
-        if docs >= BATCH:
-            _commit(store.root, state, writer, pending)
-            docs = 0
+    pending: list[tuple[Path, tuple]] = []
+    counts = {"docs": 0, "done": 0}
+
+    def finish(job: Job, taken: Taken | None, added: int) -> None:
+        counts["done"] += 1
+        if taken is not None and not taken.gone:
+            _seen(state, listed, job.task, changed[job.task], taken.problems)
+            pending.append((Path(job.log), (taken.base, taken.gained)))
+            counts["docs"] += added
+            if counts["docs"] >= BATCH:
+                _commit(store.root, state, writer, pending)
+                counts["docs"] = 0
         if progress is not None:
-            progress(done, len(changed))
+            progress(counts["done"], len(jobs))
+
+    shared = sidecar.Shared(jobs)
+    helper = sidecar.Helper.maybe(shared, _worth_helping(state, jobs))
+    last_build.update(logs=len(jobs), helped=0)
+    try:
+        while True:
+            for job, taken in helper.ready() if helper else ():
+                last_build["helped"] += 1
+                finish(job, taken, put(writer, taken))
+            job = shared.front()
+            if job is not None:
+                finish(job, *take(writer, job))
+            elif helper is None:
+                break
+            else:  # the helper's last logs; any it could not fold come back to the list
+                for job, taken in helper.rest():
+                    last_build["helped"] += 1
+                    finish(job, taken, put(writer, taken))
+                helper, done = None, helper
+                done.stop()
+    finally:
+        if helper:
+            helper.stop()
     _commit(store.root, state, writer, pending)
+
+
+def _worth_helping(state: State, jobs: list[Job]) -> bool:
+    """Whether a helper process pays for its start (about 0.15 s of CPU on the other core)."""
+    unread = sum(j.size - (state.tasks[j.task].size if j.known else 0) for j in jobs)
+    return unread >= HELP_FROM
+
+
+def _seen(state: State, listed: dict, task: str, stat: os.stat_result, problems: int) -> None:
+    info = listed.get(task)
+    state.tasks[task] = Seen(
+        size=stat.st_size,
+        mtime_ns=stat.st_mtime_ns,
+        problems=problems,
+        project=info.project if info else "",
+        title=info.title if info else "",
+        archived=info.archived if info else False,
+    )
 
 
 def _commit(root: Path, state: State, writer, pending: list) -> None:

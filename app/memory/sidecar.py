@@ -1,0 +1,175 @@
+"""A helper process that folds logs into documents while this process indexes them.
+
+A first build is CPU-bound in Python (decoding lines, folding cards and marks, picking out
+compounds), and one process runs Python on one core. For a refresh with much to read
+(index.HELP_FROM), `Helper` starts one more Python process and hands it logs to fold with
+`index.fold`, the very function this process folds with, so documents and `.mem` contents are
+the same whichever process folded a log. Both take logs from one `Shared` list, this process
+from the front and the helper from the back, so both stay busy to the end whatever the sizes.
+
+Invariants: only this process writes (the index, every `.mem`, the state); the helper reads
+logs and `.mem` files and sends back what it folded. A helper that cannot start, or dies, gives
+its logs back to the list and this process folds them: the helper only ever saves time. Logs
+of more than HELPER_LOG bytes stay here, where their documents stream into the index instead
+of crossing the pipe whole; results waiting to be added are bounded (WAITING), so memory is.
+
+Protocol: frames `[u32 length][msgpack]`, jobs on the helper's stdin and results on its stdout;
+the end of its stdin ends it.
+"""
+
+import collections
+import contextlib
+import os
+import queue
+import struct
+import subprocess
+import sys
+import threading
+
+import msgspec
+
+HELPER_LOG = 16 << 20  # bytes; bigger logs are folded by this process only
+IN_FLIGHT = 2  # jobs sent ahead, so the helper never waits for the next one
+WAITING = 2  # folded logs waiting for this process to add them
+CHILD = "from nodwyn.memory import sidecar; sidecar.main()"
+_length = struct.Struct("<I")
+
+
+class Shared:
+    """Logs to fold: this process takes from the front, the helper from the back."""
+
+    def __init__(self, jobs: list):
+        self._jobs = collections.deque(jobs)
+        self._lock = threading.Lock()
+
+    def front(self):
+        with self._lock:
+            return self._jobs.popleft() if self._jobs else None
+
+    def back(self):
+        with self._lock:
+            if self._jobs and self._jobs[-1].size <= HELPER_LOG:
+                return self._jobs.pop()
+            return None
+
+    def give_back(self, job) -> None:
+        with self._lock:
+            self._jobs.append(job)
+
+
+class Helper:
+    """The helper process and the thread in this process that talks to it."""
+
+    def __init__(self, shared: Shared):
+        from . import index
+
+        self._shared = shared
+        self._decoder = msgspec.msgpack.Decoder(index.Taken)
+        self._results: queue.Queue = queue.Queue(WAITING)
+        self._process: subprocess.Popen | None = None
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="nodwyn-fold-helper", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def maybe(cls, shared: Shared, worth: bool) -> "Helper | None":
+        """A helper when it is worth one and this machine has a second core to give it."""
+        if not worth or (_cores() or 1) < 2 or getattr(sys, "frozen", False):
+            return None
+        return cls(shared)
+
+    def ready(self) -> list:
+        """(job, Taken) of the logs the helper has folded so far."""
+        out = []
+        while True:
+            try:
+                item = self._results.get_nowait()
+            except queue.Empty:
+                return out
+            if item is not None:
+                out.append(item)
+            else:
+                self._results.put(None)  # the end stays the end for `rest`
+                return out
+
+    def rest(self):
+        """(job, Taken) of each log still to come, waiting for the helper to finish."""
+        while (item := self._results.get()) is not None:
+            yield item
+
+    def stop(self) -> None:
+        """End the helper and its thread: at once when this process stops early, else once
+        the helper has read the end of its input."""
+        self._stopping = True
+        process = self._process
+        if process is not None and self._thread.is_alive():
+            process.kill()
+        while self._thread.is_alive():
+            with contextlib.suppress(queue.Empty):
+                self._results.get(timeout=0.05)  # unblock a thread waiting to put
+        if process is not None:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            process.stdout.close()
+
+    def _run(self) -> None:
+        sent: collections.deque = collections.deque()
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            )
+            pipe_in, pipe_out = self._process.stdin, self._process.stdout
+            while not self._stopping:
+                while len(sent) < IN_FLIGHT and (job := self._shared.back()) is not None:
+                    _send(pipe_in, msgspec.msgpack.encode(job))
+                    sent.append(job)
+                if not sent:
+                    break
+                data = _receive(pipe_out)
+                if data is None:
+                    break  # the helper died: its jobs are given back below
+                self._results.put((sent.popleft(), self._decoder.decode(data)))
+        except (OSError, ValueError, msgspec.DecodeError):
+            pass
+        finally:
+            for job in sent:
+                self._shared.give_back(job)
+            if self._process is not None and self._process.stdin:
+                with contextlib.suppress(OSError):
+                    self._process.stdin.close()
+            self._results.put(None)
+
+
+def _cores() -> int | None:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count()
+
+
+def _send(pipe, data: bytes) -> None:
+    pipe.write(_length.pack(len(data)) + data)
+    pipe.flush()
+
+
+def _receive(pipe) -> bytes | None:
+    head = pipe.read(_length.size)
+    if len(head) < _length.size:
+        return None
+    length = _length.unpack(head)[0]
+    data = pipe.read(length)
+    return data if len(data) == length else None
+
+
+def main() -> None:
+    """The helper's loop: fold each job read from stdin, write what it gave to stdout."""
+    from . import index
+
+    decoder = msgspec.msgpack.Decoder(index.Job)
+    encoder = msgspec.msgpack.Encoder()
+    pipe_in, pipe_out = sys.stdin.buffer, sys.stdout.buffer
+    while (data := _receive(pipe_in)) is not None:
+        _send(pipe_out, encoder.encode(index.fold(decoder.decode(data))))

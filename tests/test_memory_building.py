@@ -1,0 +1,153 @@
+"""A build with the fold helper process gives the same memory as a build in one process:
+the same `.mem` bytes, the same documents in the index and the same ranking; a helper that
+cannot fold leaves its logs to this process, and nothing is lost."""
+
+import shutil
+
+import msgspec
+import pytest
+import tantivy
+from memory_logs import at, turn, write
+from nodwyn.log import records as r
+from nodwyn.memory import index, mem, sidecar
+from nodwyn.memory.search import search as word_search
+from nodwyn.store import Store
+
+QUERIES = ["pager", "config order", "TestPagerOrder retry", "wombat", "kangaroo 42"]
+LOGS = 16
+
+
+def task_items(number: int) -> list:
+    """A log with every kind the index reads: messages, calls and results, plans, errors,
+    compactions, a resume, a turn left under way."""
+    items = turn(f"Fix the flaky TestPagerOrder number {number}", reply="pager order fixed")
+    for step in range(number % 4 + 1):
+        items += [
+            r.Message(text=f"tidy parse_config.py and kangaroo {step}", at=at(10 + step)),
+            r.Reply(
+                text="running the tests",
+                calls=[
+                    r.Call(id=f"c{step}", tool="Bash", input={"command": f"pytest -k config{step}"})
+                ],
+            ),  # fmt: skip
+            r.Result(call=f"c{step}", tool="Bash", output=f"wombat {number} failed", exit=1),
+            r.Plan(items=[r.PlanItem(text="retry the pager", status="done")]),
+            r.Error(text=f"HTTPServer error {step}"),
+            r.TurnEnd(status="failed" if step % 2 else "completed"),
+        ]
+    items += [r.ContextCompact(note="pager and config work"), r.SessionResume()]
+    return items + turn(f"order {number} again", end=None, t0=40)
+
+
+def logs(root, count: int) -> Store:
+    store = Store(root)
+    for number in range(count):
+        write(store, f"T{number:02d}", task_items(number), project=f"/work/p{number % 3}")
+    return store
+
+
+def documents(store: Store) -> list:
+    state = index.load_state(store.root)
+    searcher = index.open_index(store.root, state).searcher()
+    found = searcher.search(tantivy.Query.all_query(), limit=max(1, searcher.num_docs))
+    return sorted(
+        tuple(sorted(searcher.doc(address).to_dict().items())) for _, address in found.hits
+    )
+
+
+def built(tmp_path, name: str, source: Store) -> Store:
+    store = Store(tmp_path / name)
+    for log in source.sessions.glob("*.jsonl"):
+        shutil.copy(log, store.sessions / log.name)
+    index.refresh(store)
+    return store
+
+
+def ranking(store: Store) -> list:
+    """Every matching turn with its score (best first; turns of equal score, which tantivy
+    returns in the order of their documents, in task order)."""
+    out = []
+    for query in QUERIES:
+        turns = word_search(store, query, limit=200).turns
+        assert sum(len(hit.events) for hit in turns) < 200, "no turn left out"
+        out.append(sorted((-round(hit.score, 4), hit.task, hit.first_seq,
+                           [e.seq for e in hit.events]) for hit in turns))  # fmt: skip
+    return out
+
+
+def saved(log) -> mem.Mem:
+    """A .mem as read back, but for the id of the index it went into (new per build) and
+    how many frames it took to write (one per refresh)."""
+    found = mem.load(log)
+    assert found.frames and found.mark.end == log.stat().st_size
+    mark = msgspec.structs.replace(found.mark, index="")
+    return msgspec.structs.replace(found, mark=mark, frames=0)
+
+
+def assert_same(one: Store, other: Store) -> None:
+    for log in one.sessions.glob("*.jsonl"):
+        assert saved(log) == saved(other.sessions / log.name)
+    assert documents(one) == documents(other)
+    assert ranking(one) == ranking(other)
+
+
+@pytest.fixture
+def source(tmp_path) -> Store:
+    return logs(tmp_path / "source", LOGS)
+
+
+def test_a_build_with_the_fold_helper_equals_a_build_in_one_process(source, tmp_path, monkeypatch):
+    monkeypatch.setattr(index, "HELP_FROM", 1 << 62)
+    alone = built(tmp_path, "alone", source)
+    assert index.last_build == {"logs": LOGS, "helped": 0}
+    monkeypatch.setattr(index, "HELP_FROM", 0)
+    helped = built(tmp_path, "helped", source)
+    assert index.last_build["logs"] == LOGS  # how many the helper took depends on timing
+    assert len(documents(helped)) > LOGS * 10
+    assert_same(alone, helped)
+
+
+def test_logs_that_grow_after_a_helped_build_fold_on_as_after_any_build(
+    source, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(index, "HELP_FROM", 0)
+    helped = built(tmp_path, "helped", source)
+    monkeypatch.setattr(index, "HELP_FROM", 1 << 62)
+    for store in (source, helped):
+        write(store, "T03", turn("one more wombat turn", t0=50))
+        index.refresh(store)
+    assert index.last_build == {"logs": 1, "helped": 0}
+    assert_same(source, built(tmp_path, "again", source))
+    assert_same(helped, built(tmp_path, "again2", helped))
+
+
+def test_a_helper_that_cannot_fold_leaves_its_logs_to_this_process(source, tmp_path, monkeypatch):
+    monkeypatch.setattr(index, "HELP_FROM", 1 << 62)
+    alone = built(tmp_path, "alone", source)
+    monkeypatch.setattr(index, "HELP_FROM", 0)
+    monkeypatch.setattr(sidecar, "CHILD", "import sys; sys.stdin.buffer.read(6); sys.exit(3)")
+    broken = built(tmp_path, "broken", source)
+    assert index.last_build == {"logs": LOGS, "helped": 0}
+    assert_same(alone, broken)
+
+
+def test_a_log_bigger_than_the_helper_takes_is_folded_here(source, tmp_path, monkeypatch):
+    monkeypatch.setattr(index, "HELP_FROM", 0)
+    monkeypatch.setattr(sidecar, "HELPER_LOG", 0)
+    built(tmp_path, "big", source)
+    assert index.last_build == {"logs": LOGS, "helped": 0}
+
+
+def test_the_helper_folds_every_log_it_is_given_as_this_process_would(source):
+    state = index.current(source.root)
+    jobs = [index.job_of(state, log.stem, log, log.stat().st_size)
+            for log in sorted(source.sessions.glob("*.jsonl"))]  # fmt: skip
+    helper = sidecar.Helper(sidecar.Shared(jobs))
+    try:
+        folded = list(helper.rest())
+    finally:
+        helper.stop()
+    assert sorted(job.task for job, _ in folded) == [job.task for job in jobs]
+    for job, taken in folded:
+        assert taken == index.fold(job)
+        assert taken.rows and not taken.gone
