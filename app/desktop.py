@@ -198,8 +198,65 @@ class App:
         instance.write_private(geometry_path(self.store.root), msgspec.json.encode(kept))
 
 
-def icon_image(size: int = 64) -> Image.Image:
-    """The tray icon: a rounded square in the accent colour with a white 'n'."""
+TRAY_ICONS = Path(__file__).resolve().parent / "tray"  # package data: icons/tray's 64 px glyphs
+
+
+def panel_is_dark() -> bool:
+    """Whether the glyph sits on something dark, as far as can be told cheaply.
+
+    pystray's xorg backend (X11 trays) has no transparency: it pastes the icon onto black, so
+    there the white glyph is the one that shows, on any panel. Windows: the taskbar follows
+    SystemUsesLightTheme (dark unless set). macOS: the menu bar follows AppleInterfaceStyle.
+    Other Linux trays: GTK_THEME if set, else dark (GNOME's top bar, Xfce's and Cinnamon's
+    default panels).
+    """
+    if icon_on_black():
+        return True
+    if sys.platform == "win32":
+        import winreg
+
+        key = r"Software\Microsoft\Windows\CurrentVersion\Themes\Personalize"
+        try:
+            with winreg.OpenKey(winreg.HKEY_CURRENT_USER, key) as opened:
+                return not winreg.QueryValueEx(opened, "SystemUsesLightTheme")[0]
+        except OSError:
+            return True
+    if sys.platform == "darwin":
+        import subprocess
+
+        try:
+            asked = ["defaults", "read", "-g", "AppleInterfaceStyle"]
+            said = subprocess.run(asked, capture_output=True, text=True, timeout=2)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return said.stdout.strip() == "Dark"
+    theme = os.environ.get("GTK_THEME", "").lower()
+    return not theme or "dark" in theme
+
+
+def icon_on_black() -> bool:
+    """Whether pystray's backend is the xorg one, which draws the icon on black."""
+    return pystray.Icon.__module__ == "pystray._xorg"
+
+
+def tray_icon_file(dark_panel: bool) -> Path:
+    """The shipped glyph for the panel: white on a dark one, dark on a light one."""
+    return TRAY_ICONS / f"nodwyn-tray-{'light' if dark_panel else 'dark'}-64.png"
+
+
+def icon_image(dark_panel: bool | None = None) -> Image.Image:
+    """The tray icon: the project's tray glyph (icons/tray), or a drawn one if it is missing."""
+    file = tray_icon_file(panel_is_dark() if dark_panel is None else dark_panel)
+    try:
+        with Image.open(file) as image:
+            return image.convert("RGBA")
+    except (OSError, ValueError):  # a damaged or trimmed install: still show something
+        log.warning("tray icon %s missing or unreadable; drawing one", file)
+        return drawn_icon()
+
+
+def drawn_icon(size: int = 64) -> Image.Image:
+    """A rounded square in the accent colour with a white 'n'."""
     image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
     draw.rounded_rectangle((2, 2, size - 3, size - 3), radius=size // 5, fill=(37, 99, 235))

@@ -11,8 +11,11 @@ import time
 
 os.environ["PYSTRAY_BACKEND"] = "dummy"  # before pystray loads (through nodwyn.desktop)
 
+import sys  # noqa: E402
+import tomllib  # noqa: E402
 import urllib.error  # noqa: E402
 import urllib.request  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import msgspec  # noqa: E402
 import pystray  # noqa: E402
@@ -21,6 +24,7 @@ from nodwyn import desktop, settings  # noqa: E402
 from nodwyn.api import Server, Status  # noqa: E402
 from nodwyn.store import Store  # noqa: E402
 from nodwyn.worker import Worker  # noqa: E402
+from PIL import Image  # noqa: E402
 
 
 class StandInWindow:
@@ -163,10 +167,52 @@ def test_a_kept_place_off_every_screen_is_not_used():
     assert desktop.on_a_screen(outside, [Screen()]) == desktop.Geometry(width=800, height=600)
 
 
-def test_the_tray_icon_is_drawn():
-    image = desktop.icon_image(64)
-    assert image.size == (64, 64)
+ICONS = Path(__file__).resolve().parents[1] / "icons" / "tray"
+
+
+def pixels(image) -> bytes:
+    return image.convert("RGBA").tobytes()
+
+
+@pytest.mark.parametrize(("dark_panel", "glyph"), [(True, "light"), (False, "dark")])
+def test_the_tray_shows_the_shipped_glyph_for_the_panel(app, monkeypatch, dark_panel, glyph):
+    monkeypatch.setattr(desktop, "panel_is_dark", lambda: dark_panel)
+    icon = desktop.make_icon(app)
+    assert isinstance(icon, pystray._dummy.Icon)  # the dummy backend, as the module says
+    shipped = desktop.tray_icon_file(dark_panel)
+    assert shipped.name == f"nodwyn-tray-{glyph}-64.png"
+    with Image.open(ICONS / shipped.name) as made:  # what icons/build.py makes
+        assert pixels(icon.icon) == pixels(made)
+    assert pixels(icon.icon) != pixels(desktop.drawn_icon())
+
+
+def test_the_package_ships_the_tray_glyphs_as_made_and_declares_them():
+    for name in ("nodwyn-tray-light-64.png", "nodwyn-tray-dark-64.png"):
+        assert (desktop.TRAY_ICONS / name).read_bytes() == (ICONS / name).read_bytes()
+    project = tomllib.loads((ICONS.parents[1] / "pyproject.toml").read_text())
+    assert "tray/*.png" in project["tool"]["setuptools"]["package-data"]["nodwyn"]
+
+
+def test_a_missing_tray_glyph_falls_back_to_a_drawn_icon(monkeypatch, tmp_path):
+    monkeypatch.setattr(desktop, "TRAY_ICONS", tmp_path)
+    image = desktop.icon_image(dark_panel=True)
+    assert pixels(image) == pixels(desktop.drawn_icon())
     assert image.getpixel((32, 6))[3] == 255 and image.getpixel((0, 0))[3] == 0
+
+
+def test_the_glyph_follows_the_gtk_theme_unless_the_tray_draws_on_black(monkeypatch):
+    if sys.platform in ("win32", "darwin"):
+        pytest.skip("there the OS's own setting decides")
+    assert not desktop.icon_on_black()  # the dummy backend here
+    monkeypatch.setenv("GTK_THEME", "Adwaita")
+    assert desktop.panel_is_dark() is False
+    monkeypatch.setenv("GTK_THEME", "Adwaita:dark")
+    assert desktop.panel_is_dark() is True
+    monkeypatch.delenv("GTK_THEME")
+    assert desktop.panel_is_dark() is True  # most Linux panels are dark
+    monkeypatch.setenv("GTK_THEME", "Adwaita")
+    monkeypatch.setattr(desktop, "icon_on_black", lambda: True)  # as pystray's xorg tray
+    assert desktop.panel_is_dark() is True
 
 
 def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):

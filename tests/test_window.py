@@ -21,7 +21,10 @@ from PIL import Image
 from test_worker import ClaudeSession
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-ACCENT = (37, 99, 235)  # the tray icon's colour (desktop.icon_image)
+# pystray's xorg backend draws the icon on black, so the tray shows the shipped white glyph
+# (icons/tray/nodwyn-tray-light-*.png) whatever the panel, not the drawn blue fallback.
+GLYPH = (255, 255, 255)
+FALLBACK = (37, 99, 235)
 SCREEN = "1280x800x24"
 TRAY = "trayer --edge top --align right --widthtype pixel --width 64 --heighttype pixel --height 32"
 
@@ -46,6 +49,7 @@ def run_app(report: Path, tmp_path: Path, *args: str) -> subprocess.CompletedPro
         "CODEX_HOME": str(tmp_path / "codex"),
         "QTWEBENGINE_CHROMIUM_FLAGS": "--disable-gpu",
         "PYSTRAY_BACKEND": "xorg",
+        "GTK_THEME": "Adwaita",  # a light theme: the xorg tray still takes the white glyph
     }
     script = (
         f"{TRAY} 2>/dev/null & tray=$!; sleep 1; "
@@ -127,7 +131,9 @@ def test_the_screen_shows_the_window_and_the_tray_icon(first_run):
     image = Image.open(picture)
     assert image.size == (1280, 800)
     width, height = image.size
-    assert has_colour(image, (width - 64, 0, width, 32), ACCENT), "no tray icon at the top right"
+    tray = (width - 64, 0, width, 32)
+    assert has_colour(image, tray, GLYPH, slack=6), "no tray icon at the top right"
+    assert not has_colour(image, tray, FALLBACK), "the tray shows the drawn icon, not the shipped"
     assert len(image.convert("RGB").crop((200, 150, 900, 600)).getcolors(1 << 20)) > 20, "blank"
 
 
