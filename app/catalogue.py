@@ -1,11 +1,11 @@
 """What the task list shows, folded from each log, and the derived catalogue that keeps it.
 
 `Summary` is the fold of one log's records (title, project, archive flag, turns, ...) and
-`TaskInfo` is what a list shows of it. The catalogue (`<data>/catalogue.tsv`, format in
-listing.py) keeps, per log, its size and modification time, the summary (with the offset and
-checksum of the last line folded) and the task's row already encoded as JSON without its
-state, so listing 10,000 tasks reads one file, stats 10,000 logs and joins strings; only
-changed logs are read.
+`TaskInfo` is what a list shows of it. The catalogue (`<data>/catalogue.jsonl`, format in
+listing.py) keeps, per log, its size and modification time and the task's row already encoded
+as JSON, so listing 10,000 tasks reads one file, stats 10,000 logs and prints a slice of it;
+only changed logs are read. Each log's summary (with the offset and checksum of the last line
+folded) is kept beside it in `catalogue.fold`.
 
 Invariants: nothing lives only in the catalogue. It is rebuilt when missing, damaged or of
 another format version; an entry whose log changed is folded on from where it stopped when the
@@ -23,7 +23,7 @@ from pathlib import Path
 import msgspec
 
 from . import listing
-from .listing import LAST_AT, MTIME, SIZE, running_since
+from .listing import MTIME, SIZE, running_since
 from .log import logfile, records
 
 TITLE_MAX = 120
@@ -231,32 +231,28 @@ class Cache:
         self.file = file
         self.folds_file = file.with_suffix(".fold")
 
-    def scan(self) -> dict[str, list[str]]:
-        """Every log's catalogue line, newest activity first; only logs that changed are read."""
+    def scan(self) -> dict[str, list]:
+        """Every log's catalogue entry (listing.py); only logs that changed are read."""
         old = listing.read(self.file) or {}
         found = listing.stats(self.sessions)
         if listing.current(old, found):
+            if listing.stale(old, running_since()):
+                listing.write(self.file, old)  # a running row has gone quiet: write it closed
             return old
         folds = self._load_folds()
         new, kept = {}, {}
         for task, stat in found.items():
-            if "\t" in task or "\n" in task:
-                continue  # not a task id; Store never makes such a file
             fields = old.get(task)
             summary = folds.get(task)
             if (
                 fields is None
                 or summary is None
-                or (fields[MTIME], fields[SIZE])
-                != (
-                    str(stat.st_mtime_ns),
-                    str(stat.st_size),
-                )
+                or (fields[MTIME], fields[SIZE]) != (stat.st_mtime_ns, stat.st_size)
             ):
                 summary, fields = self._refresh(task, summary, stat)
             new[task], kept[task] = fields, summary
-        new = dict(sorted(new.items(), key=lambda item: (item[1][LAST_AT], item[0]), reverse=True))
         self._save_folds(kept)
+        new = listing.in_order(new)
         listing.write(self.file, new)
         return new
 
@@ -276,12 +272,12 @@ class Cache:
         summary = fold_log(path, summary)
         shown = info(task, summary)
         return summary, [
-            str(stat.st_size),
-            str(stat.st_mtime_ns),
-            " ".join(summary.last_at.split()),
-            "1" if summary.archived else "0",
-            shown.state if summary.tool == "nodwyn" else "",
-            _json.encode(msgspec.structs.replace(shown, state="")).decode(),
+            stat.st_size,
+            stat.st_mtime_ns,
+            summary.last_at,
+            summary.archived,
+            shown.state if summary.tool == "nodwyn" else "",  # else it depends on the time
+            _json.encode(shown).decode(),
         ]
 
     def _load_folds(self) -> dict[str, Summary]:
@@ -297,6 +293,6 @@ class Cache:
         os.replace(tmp, self.folds_file)
 
 
-def listed(fields: list[str], since: str) -> TaskInfo:
+def listed(fields: list, since: str) -> TaskInfo:
     """A catalogue line as the list shows it, its state worked out for now."""
     return _info_decoder.decode(listing.row_json(fields, since))

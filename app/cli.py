@@ -4,21 +4,26 @@ A thin edge: each command parses its arguments, calls one core function and prin
 errors (NodwynError) print one line on stderr and exit 1, never a traceback.
 """
 
-import argparse
 import json
 import os
 import sys
-import threading
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import NodwynError
+
+if TYPE_CHECKING:
+    import argparse
 
 # The store (and msgspec with it) is imported inside the commands, so that a listing from a
 # current catalogue (listing.fast_json) starts in the least time.
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if quick_listing(argv):
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
@@ -36,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> "argparse.ArgumentParser":
+    import argparse  # not on quick_listing's path
+
     parser = argparse.ArgumentParser(
         prog="nodwyn", description="Keep and search the history of AI coding-agent sessions."
     )
@@ -96,14 +103,39 @@ def show(task) -> None:
     print(f"{task.id}  {task.title}  ({task.state}{', archived' if task.archived else ''})")
 
 
+def quick_listing(argv: list[str]) -> bool:
+    """`[--data-dir DIR] sessions [--all] --json` printed from a current catalogue without
+    building the parser for every command (a listing is what scripts run most); False when
+    the arguments are anything else or the catalogue must be folded first."""
+    args = list(argv)
+    root = None
+    if args[:1] == ["--data-dir"] and len(args) > 1:
+        root, args = args[1], args[2:]
+    elif args and args[0].startswith("--data-dir="):
+        root, args = args[0].split("=", 1)[1], args[1:]
+    if (
+        not args
+        or args[0] != "sessions"
+        or sorted(args[1:]) not in (["--json"], ["--all", "--json"])
+    ):
+        return False
+    from . import listing, paths
+
+    text = listing.fast_json(paths.data_root(root), None if "--all" in args else False)
+    if text is None:
+        return False
+    try:
+        sys.stdout.buffer.write(text + b"\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    return True
+
+
 def cmd_sessions(args) -> None:
     archived = None if args.all else False
-    if args.json:
-        from . import listing, paths
-
-        text = listing.fast_json(paths.data_root(args.data_dir), archived)
-        text = text if text is not None else store(args).list_json(archived)
-        sys.stdout.buffer.write(text.encode() + b"\n")
+    if args.json:  # main() tried quick_listing first: the catalogue must be folded
+        sys.stdout.buffer.write(store(args).list_json(archived).encode() + b"\n")
         return
     tasks = store(args).list(archived)
     if not tasks:
@@ -161,6 +193,8 @@ def cmd_serve(args) -> int:
 
         webbrowser.open(server.url)
     try:
+        import threading
+
         threading.Event().wait()
     finally:
         server.stop()
@@ -262,6 +296,8 @@ def cmd_earlier_tasks(args) -> int:
 
 def add_app_command(sub) -> None:
     """`nodwyn app` (issue 6): the window, the tray and the worker; `nodwyn-app` runs it."""
+    import argparse
+
     cmd = sub.add_parser("app", help="open the app: a window, a tray icon, agents followed")
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
     cmd.add_argument("--search", action="store_true", help="open with the search box focused")

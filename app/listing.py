@@ -1,107 +1,221 @@
 """The catalogue file's format, and the fast path of a listing that needs nothing else.
 
-The catalogue (`<data>/catalogue.tsv`) is derived from the logs (see catalogue.py). It is text:
-a header line naming the format, then one line per log, newest activity first:
+The catalogue (`<data>/catalogue.jsonl`) is derived from the logs (see catalogue.py). Four
+parts, each on its own line(s); JSON escapes every control character, so no value holds a
+newline:
 
-    id  size  mtime_ns  last_at  archived(0/1)  state  row      (tab-separated)
+    line 1  {"nodwyn-catalogue":6,"running_from":T,"unarchived":N}
+    line 2  "ID SIZE MTIME_NS" of every log, sorted, tab-separated: the stamps
+    line 3  {ID: [last_at, archived, state]}, in the rows' order
+    then    one row per log, as a list shows it (JSON): unarchived tasks, newest activity
+            first, then archived ones, newest first; N is the unarchived rows' length in bytes
 
-`row` is the task as a list shows it, JSON with its state left empty. JSON escapes every
-control character, so a row holds no tab or newline. The fold's state of each log, needed
-only to fold on when a log grew, is kept apart in `catalogue.fold` (catalogue.py).
-`state` is empty where it depends on when the list is made (an imported task is "running" for
-a few minutes after its last activity).
+A row's `state` is as of writing. Where it depends on when the list is made (an imported task
+is "running" for a few minutes after its last activity) `state` on line 3 is empty and
+`running_from` is the oldest last activity among rows written as running: once running_since()
+passes it, such a row must turn to "closed" and the fast path steps aside.
 
-This module imports only the standard library's lightest parts, so `nodwyn sessions --json`
-on a current catalogue costs a read, a stat per log and a join, with no decoding library loaded.
+So `nodwyn sessions --json` on a current catalogue reads one file, stats every log, compares
+one line of text with the stamps made from those stats, and prints a slice of the file as it
+is: no per-task decoding. The fold's state of each log, needed only to fold on when a log grew,
+is kept apart in `catalogue.fold` (catalogue.py).
 """
 
+import contextlib
+import json
 import os
 import threading
-from datetime import UTC, datetime, timedelta
+import time
 
-HEADER = "nodwyn-catalogue 5\n"
+FILE = "catalogue.jsonl"
+OLD_FILES = ("catalogue.tsv",)  # earlier formats' names, removed when a catalogue is written
+VERSION = 6
+PREFIX = f'{{"nodwyn-catalogue":{VERSION},'
+RUNNING_FOR = 300  # seconds an imported task counts as running after its last activity
 
-FILE = "catalogue.tsv"
-RUNNING_FOR = timedelta(minutes=5)
-
-# Fields of a line, after the id.
+# Fields of an entry (the value of read()'s dict, by task id).
 SIZE, MTIME, LAST_AT, ARCHIVED, STATE, ROW = range(6)
 
 
-def read(file: str | os.PathLike) -> dict[str, list[str]] | None:
-    """The catalogue's lines by task id, in file order; None when missing, damaged or old."""
+def read(file: str | os.PathLike) -> dict[str, list] | None:
+    """The catalogue's entries by task id, in file order; None when missing, damaged or old."""
+    data = _bytes(file)
+    if data is None:
+        return None
     try:
-        with open(file, encoding="utf-8") as handle:
-            text = handle.read()
-    except (FileNotFoundError, UnicodeDecodeError):
-        return None
-    if not text.startswith(HEADER) or not text.endswith("\n"):
-        return None
-    entries = {}
-    for line in text[len(HEADER) : -1].split("\n") if len(text) > len(HEADER) else ():
-        fields = line.split("\t")
-        if len(fields) != 7:
+        lines = data[:-1].decode().split("\n")
+        head, info = json.loads(lines[0]), json.loads(lines[2])
+        stamps = {}
+        for stamp in lines[1].split("\t") if lines[1] else ():
+            task, size, mtime = stamp.rsplit(" ", 2)
+            stamps[task] = [int(size), int(mtime)]
+        rows = lines[3:]
+        if head["nodwyn-catalogue"] != VERSION or not len(rows) == len(info) == len(stamps):
             return None
-        entries[fields[0]] = fields[1:]
-    return entries
+        return {
+            task: [*stamps[task], *fields, row]
+            for (task, fields), row in zip(info.items(), rows, strict=True)
+        }
+    except (ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError):
+        return None
 
 
-def write(file: str | os.PathLike, entries: dict[str, list[str]]) -> None:
-    """Write the catalogue atomically (a temporary file renamed into place)."""
-    lines = [HEADER] + [task + "\t" + "\t".join(fields) + "\n" for task, fields in entries.items()]
+def write(file: str | os.PathLike, entries: dict[str, list]) -> None:
+    """Write the catalogue atomically (a temporary file renamed into place); entries in any
+    order, each row's state worked out for now."""
+    since = running_since()
+    ordered = list(in_order(entries).items())
+    rows = [row_json(fields, since).encode() for _task, fields in ordered]
+    running = [f[LAST_AT] for _t, f in ordered if not f[STATE] and f[LAST_AT] > since]
+    unarchived = sum(
+        len(row) + 1 for row, (_t, f) in zip(rows, ordered, strict=True) if not f[ARCHIVED]
+    )
+    head = {
+        "nodwyn-catalogue": VERSION,
+        "running_from": min(running, default=None),
+        "unarchived": unarchived,
+    }
+    stamps = "\t".join(sorted(f"{task} {f[SIZE]} {f[MTIME]}" for task, f in ordered))
+    info = {task: [f[LAST_AT], f[ARCHIVED], f[STATE]] for task, f in ordered}
+    lines = [_dumps(head).encode(), stamps.encode(), _dumps(info).encode(), *rows]
     # one name per thread too: the API lists tasks from several request threads at once
     tmp = f"{os.fspath(file)}.{os.getpid()}.{threading.get_ident()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write("".join(lines))
+    with open(tmp, "wb") as handle:
+        handle.write(b"\n".join(lines) + b"\n")
     os.replace(tmp, file)
+    for name in OLD_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(os.path.dirname(os.fspath(file)), name))
+
+
+def in_order(entries: dict[str, list]) -> dict[str, list]:
+    """Entries in the file's order: unarchived tasks, newest activity first, then archived ones."""
+    return dict(sorted(entries.items(), key=_by_block, reverse=True))
 
 
 def stats(sessions: str | os.PathLike) -> dict[str, os.stat_result]:
-    """Every log's stat, by task id."""
+    """Every log's stat, by task id (a name with a tab or newline is no task's and is left out)."""
     found = {}
     with os.scandir(sessions) as items:
         for item in items:
-            if item.name.endswith(".jsonl"):
+            name = item.name
+            if name.endswith(".jsonl") and "\t" not in name and "\n" not in name:
                 try:
-                    found[item.name[:-6]] = item.stat()
+                    found[name[:-6]] = item.stat()
                 except FileNotFoundError:
                     continue  # deleted between listing and stat
     return found
 
 
-def current(entries: dict[str, list[str]], found: dict[str, os.stat_result]) -> bool:
+def stamps(sessions: str | os.PathLike) -> bytes:
+    """Line 2 of a catalogue that speaks for the logs as they are now."""
+    found = stats(sessions)
+    return "\t".join(sorted(f"{k} {s.st_size} {s.st_mtime_ns}" for k, s in found.items())).encode()
+
+
+def current(entries: dict[str, list], found: dict[str, os.stat_result]) -> bool:
     """Whether the catalogue speaks for exactly these logs, each unchanged since."""
     if entries.keys() != found.keys():
         return False
-    for task, stat in found.items():
-        fields = entries[task]
-        if fields[MTIME] != str(stat.st_mtime_ns) or fields[SIZE] != str(stat.st_size):
-            return False
-    return True
+    return all(
+        entries[task][MTIME] == stat.st_mtime_ns and entries[task][SIZE] == stat.st_size
+        for task, stat in found.items()
+    )
 
 
-def row_json(fields: list[str], since: str) -> str:
-    """A line's row with its state filled in for a list made now (`since`: running_since())."""
-    state = fields[STATE] or ("running" if fields[LAST_AT] > since else "closed")
-    return fields[ROW].replace('"state":""', f'"state":"{state}"', 1)
+def stale(entries: dict[str, list], since: str) -> bool:
+    """Whether a row written as "running" has since gone quiet (its state must be rewritten)."""
+    return any(
+        not f[STATE] and f[LAST_AT] <= since and '"state":"running"' in f[ROW]
+        for f in entries.values()
+    )
+
+
+def row_json(fields: list, since: str) -> str:
+    """An entry's row with its state worked out for a list made now (`since`: running_since())."""
+    row = fields[ROW]
+    if fields[STATE]:
+        return row  # a state that does not depend on the time is in the row as written
+    now, was = ("running", "closed") if fields[LAST_AT] > since else ("closed", "running")
+    return row.replace(f'"state":"{was}"', f'"state":"{now}"', 1)
 
 
 def running_since() -> str:
     """The time before which an imported task counts as no longer running."""
-    return (datetime.now(UTC) - RUNNING_FOR).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    moment = time.time() - RUNNING_FOR  # as logs write times: RFC 3339 UTC, milliseconds
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment)) + f".{int(moment % 1 * 1000):03d}Z"
+    )
 
 
-def select(entries: dict[str, list[str]], archived: bool | None) -> list[list[str]]:
+def select(entries: dict[str, list], archived: bool | None) -> list[list]:
+    """Entries, newest activity first; archived=None: archived and unarchived alike."""
     if archived is None:
-        return list(entries.values())
-    flag = "1" if archived else "0"
-    return [fields for fields in entries.values() if fields[ARCHIVED] == flag]
+        return [fields for _task, fields in sorted(entries.items(), key=_newest, reverse=True)]
+    return [fields for fields in entries.values() if fields[ARCHIVED] == archived]
 
 
-def fast_json(root: str | os.PathLike, archived: bool | None) -> str | None:
-    """The listing as a JSON array when the catalogue is current, else None (fold first)."""
-    since = running_since()
-    entries = read(os.path.join(root, FILE))
-    if entries is None or not current(entries, stats(os.path.join(root, "sessions"))):
+def fast_json(root: str | os.PathLike, archived: bool | None) -> bytes | None:
+    """The listing as a JSON array (UTF-8) when the catalogue is current and its states still
+    hold, else None (the caller folds first). Bytes throughout: the rows are printed as read."""
+    data = _bytes(os.path.join(root, FILE))
+    if data is None:
         return None
-    return "[" + ",".join(row_json(fields, since) for fields in select(entries, archived)) + "]"
+    try:
+        head_end = data.index(b"\n")
+        stamps_end = data.index(b"\n", head_end + 1)
+        rows_at = data.index(b"\n", stamps_end + 1) + 1
+        head = json.loads(data[:head_end])
+        split = rows_at + head["unarchived"]
+        running_from = head["running_from"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if running_from is not None and running_since() >= running_from:
+        return None
+    if data[head_end + 1 : stamps_end] != stamps(os.path.join(root, "sessions")):
+        return None
+    if archived is None and split < len(data):
+        return _merged(data, stamps_end, rows_at)
+    rows = data[split:] if archived else data[rows_at:split]
+    return b"[" + rows[:-1].replace(b"\n", b",") + b"]"
+
+
+def _merged(data: bytes, stamps_end: int, rows_at: int) -> bytes:
+    """Archived and unarchived rows as one list, newest activity first."""
+    info = json.loads(data[stamps_end + 1 : rows_at - 1])
+    rows = data[rows_at:-1].split(b"\n")
+    keys = [(fields[0], task) for task, fields in info.items()]
+    order = sorted(range(len(rows)), key=keys.__getitem__, reverse=True)
+    return b"[" + b",".join([rows[n] for n in order]) + b"]"
+
+
+def _bytes(file: str | os.PathLike) -> bytes | None:
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    return data if data.startswith(PREFIX.encode()) and data.endswith(b"\n") else None
+
+
+def _text(file: str | os.PathLike) -> str | None:
+    data = _bytes(file)
+    try:
+        return None if data is None else data.decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def _newest(item: tuple[str, list]) -> tuple[str, str]:
+    """Sort key, for reverse=True: newest activity first, then the greater id."""
+    task, fields = item
+    return fields[LAST_AT], task
+
+
+def _by_block(item: tuple[str, list]) -> tuple[bool, str, str]:
+    """Sort key, for reverse=True: unarchived before archived, then as _newest."""
+    return (not item[1][ARCHIVED], *_newest(item))
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

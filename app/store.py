@@ -52,7 +52,7 @@ class Store:
     def __init__(self, root: Path | str | None = None):
         self.root = paths.data_dir(root)
         self.sessions = paths.sessions_dir(self.root)
-        self.cache = Cache(self.sessions, self.root / "catalogue.tsv")
+        self.cache = Cache(self.sessions, self.root / listing.FILE)
         self.tombstones = self.root / "deleted.txt"
 
     def log_path(self, task: str) -> Path:

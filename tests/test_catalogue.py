@@ -1,6 +1,7 @@
 """The catalogue is derived: rebuilt when missing or damaged, folded on when a log changes."""
 
 import os
+import time
 
 import pytest
 from nodwyn.catalogue import fold_log
@@ -108,7 +109,7 @@ def test_the_fast_listing_answers_only_from_a_current_catalogue(store):
     task = make(store, "one")
     assert listing.fast_json(store.root, None) is None  # no catalogue yet
     slow = store.list_json(None)
-    assert listing.fast_json(store.root, None) == slow
+    assert listing.fast_json(store.root, None) == slow.encode()
     with store.writer(task) as writer:
         writer.append([records.Message(text="two")])
     assert listing.fast_json(store.root, None) is None  # the log grew since
@@ -130,6 +131,50 @@ def test_an_imported_task_stops_running_between_two_listings_without_a_fold(stor
     line[listing.LAST_AT] = "2020-01-01T00:00:00.000Z"  # as if five minutes went by
     listing.write(store.cache.file, fields)
     assert json.loads(listing.fast_json(store.root, None))[0]["state"] == "closed"
+
+
+def test_the_fast_listing_steps_aside_once_a_row_written_as_running_has_gone_quiet(store):
+    import json
+
+    from nodwyn import listing
+
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="codex"))
+    with store.create(start) as writer:
+        writer.append([records.Message(text="live")])
+    store.list_json(None)
+    text = store.cache.file.read_text()
+    head, rest = text.split("\n", 1)
+    meta = json.loads(head)
+    assert meta["running_from"] is not None
+    meta["running_from"] = "2020-01-01T00:00:00.000Z"  # as if five minutes went by
+    store.cache.file.write_text(json.dumps(meta, separators=(",", ":")) + "\n" + rest)
+    assert listing.fast_json(store.root, None) is None  # the row written says "running"
+    assert json.loads(store.list_json(None))[0]["state"] == "running"  # the log says so still
+    (line,) = listing.read(store.cache.file).values()
+    line[listing.LAST_AT] = "2020-01-01T00:00:00.000Z"
+    assert listing.stale({"t": line}, listing.running_since())
+
+
+def test_the_fast_listing_equals_the_slow_one_for_archived_and_unarchived_tasks(store):
+    from nodwyn import listing
+
+    tasks = [make(store, f"task {n}") for n in range(6)]
+    for task in tasks[1::2]:
+        store.close(task)
+        store.archive(task)
+    time.sleep(0.002)  # times in logs are in milliseconds
+    with store.writer(tasks[0]) as writer:  # newest activity now, though made first
+        writer.append([records.Message(text="again")])
+    for archived in (None, False, True):
+        slow = store.list_json(archived)
+        assert listing.fast_json(store.root, archived) == slow.encode(), archived
+    import json
+
+    everything = [t["id"] for t in json.loads(listing.fast_json(store.root, None))]
+    assert everything[0] == tasks[0] and sorted(everything) == sorted(tasks)
+    assert [t["id"] for t in json.loads(listing.fast_json(store.root, True))] == [
+        t for t in everything if t in tasks[1::2]
+    ]
 
 
 def test_asking_about_one_task_folds_on_from_the_kept_summary_only_while_it_holds(store):
