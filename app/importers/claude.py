@@ -24,7 +24,7 @@ import msgspec
 from msgspec import Struct
 
 from ..log import records as r
-from . import prices
+from . import claude_context, prices
 from .claude_lines import Block, Line, at_of, decode_agent, decode_line, split_prompt, text_of
 
 TOOL = "claude-code"
@@ -90,6 +90,7 @@ class Carry(Struct, kw_only=True):
     answered_at: str = ""
     answered_id: str = ""  # that answer's message id
     held: r.Message | None = None  # a prompt, until the next line shows what it closed
+    queued: list[claude_context.Queued] = []  # a person's words in Claude Code's queue
 
 
 class Parser:
@@ -123,8 +124,14 @@ class Parser:
         if kind in ("summary", "ai-title", "custom-title"):
             self._title(n, line, at, out)
             return
+        if kind == "attachment":
+            self._attachment(n, line, at, out)
+            return
+        if kind == "queue-operation":
+            self._queue(n, line, at, out)
+            return
         if kind not in ("user", "assistant", "system"):
-            return  # snapshots, queue, progress, permission-mode, attachments: not events
+            return  # snapshots, progress, permission-mode, last-prompt: not events
         if not c.started and self.agent is None:
             self._start(n, line, at, out)
         if kind != "assistant":
@@ -366,7 +373,43 @@ class Parser:
             c.answered = 0  # the answer went on after the prompt: the turn did not end there
         self._end_answered(out)
         c.turn_open, c.turn_cost, c.turn_unknown = True, 0.0, False
+        extra = claude_context.deliver(c.queued, message)
+        if extra:
+            message = msgspec.structs.replace(message, attachments=[*message.attachments, *extra])
         self._emit(out, message)
+
+    def _attachment(self, n: int, line: Line, at: str, out: list) -> None:
+        """A prompt typed while the agent worked, or context sent with the prompt held."""
+        c = self.carry
+        if self.agent is not None or line.isSidechain:
+            return  # a sub-agent's context is its call's input, already kept
+        words = claude_context.queued_prompt(line.attachment)
+        if words is not None:
+            self._flush_group(out)
+            self._queued_prompt(n, at, words, out)
+            return
+        found = claude_context.attachment_of(line.attachment)
+        if found is not None and c.held is not None:
+            c.held = msgspec.structs.replace(c.held, attachments=[*c.held.attachments, found])
+
+    def _queue(self, n: int, line: Line, at: str, out: list) -> None:
+        c = self.carry
+        if self.agent is not None or not isinstance(line.operation, str):
+            return
+        if line.operation == "enqueue":
+            claude_context.enqueue(c.queued, n, at, line.content)
+            return
+        absorbed = claude_context.dequeue(c.queued, n, line.operation, line.reason, line.content)
+        if absorbed is not None:  # read by the agent mid-turn
+            self._queued_prompt(n, at, absorbed.text, out)
+
+    def _queued_prompt(self, n: int, at: str, words: str, out: list) -> None:
+        """A prompt the agent read mid-turn (once, though two lines may say so)."""
+        held = self.carry.held
+        if held is not None and claude_context.holds(held, words):
+            return
+        text, attachments = split_prompt(words)
+        self._message(r.Message(at=at, src=self._src(n), text=text, attachments=attachments), out)
 
     def _resolve_command(self, line: Line, out: list) -> None:
         """A slash command followed by local output ran locally: no prompt; else it is one."""

@@ -69,6 +69,9 @@ class Line(Struct):
     error: Any = None
     content: Any = None
     level: Any = None
+    attachment: Any = None  # 2.1's `attachment` lines
+    operation: Any = None  # `queue-operation` lines
+    reason: Any = None
 
 
 class AgentResult(Struct):
