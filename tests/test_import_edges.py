@@ -147,6 +147,35 @@ def test_a_quiet_source_gives_its_last_reply_at_once(store, src):
     assert reply_.text == "Looking."
 
 
+def test_a_response_cut_by_an_import_of_a_quiet_source_is_two_replies_of_one_response(store, src):
+    lines = [
+        prompt("u1", None, 1, "Run both checks"),
+        reply("u2", "u1", 2, "m1", [use("c1", "Bash", command="go vet")]),
+        reply("u3", "u2", 3, "m1", [use("c2", "Bash", command="go test")]),
+        result("u4", "u3", 4, "c1", "ok"),
+        result("u5", "u4", 5, "c2", "ok"),
+    ]
+    task = only(store, age(write(src, lines[:2])))  # quiet: its last reply is given out
+    import_paths(store, "claude", [age(write(src, lines))])
+    first, second = [e for e in log_of(store, task) if isinstance(e, records.Reply)]
+    assert first.src.id == second.src.id == "m1"  # a reader can tell they are one response
+    assert first.usage is not None and second.usage is None  # counted once
+    assert [c.id for c in first.calls + second.calls] == ["c1", "c2"]
+
+
+def test_a_log_imported_before_replies_carried_their_response_id_is_not_doubled(store, src):
+    task = only(store, age(write(src, session()[:4])))  # it ends with a reply
+    log = store.log_path(task)
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    for line in lines:
+        line.get("src", {}).pop("id", None)  # as the importer wrote them before
+    log.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    log.with_suffix(".imp").unlink()
+    before = log.read_bytes()
+    assert import_paths(store, "claude", [src]).unchanged == [task]
+    assert log.read_bytes() == before
+
+
 def test_sub_agent_files_are_events_of_the_session_under_their_call(store, src):
     lines = session()[:2] + [
         reply("u2", "u1", 2, "m1", [use("c9", "Agent", prompt="Find the test", subagent_type="x")]),

@@ -55,6 +55,7 @@ class Group(Struct, kw_only=True):
     end_line: int = 0  # the line of its last part, and that part's time
     end_at: str = ""
     stop: str = ""  # the API's stop_reason, where a part carries one
+    named: bool = False  # whether `id` is the source's message id
 
 
 class Command(Struct, kw_only=True):
@@ -239,7 +240,9 @@ class Parser:
         group = c.group
         if group is None or group.id != (message.id or "") or group.agent != agent:
             self._flush_group(out)
-            group = c.group = Group(id=message.id or f"line{n}", line=n, at=at, agent=agent)
+            group = c.group = Group(
+                id=message.id or f"line{n}", line=n, at=at, agent=agent, named=bool(message.id)
+            )
         if agent is None:
             c.answered = 0  # the main agent speaks again: the turn goes on
         group.model = model or group.model
@@ -305,7 +308,8 @@ class Parser:
                 c.turn_cost += cost
         reply = r.Reply(
             at=group.at,
-            src=self._src(group.line),
+            # the response's id: parts of one response split by an import stay recognisable
+            src=r.Src(line=group.line, file=self.file, id=group.id if group.named else None),
             agent=group.agent,
             text="\n\n".join(group.text),
             thinking="\n\n".join(group.thinking),

@@ -246,8 +246,11 @@ def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known
             state.compact_from = record.seq + 1
     last = -1
     for index, record in enumerate(emitted):
-        src = record.src
-        if src is not None and (src.file, src.line, src.id, r.kind_of(record)) in keys:
+        src, kind = record.src, r.kind_of(record)
+        if src is None:
+            continue
+        # (..., None, kind): a log imported before replies carried their response's id
+        if (src.file, src.line, src.id, kind) in keys or (src.file, src.line, None, kind) in keys:
             last = index
     return emitted[last + 1 :]
 
