@@ -14,7 +14,9 @@ before it shows the turn went on), and a final answer's turn end until the next 
 minutes) they wait for the next import. Versions that write no turn end get one derived from
 a final answer (docs/decisions/0003-imported-sessions.md).
 
-Only the fields read are declared, so unknown fields and record types are skipped.
+Only the fields read are declared, so unknown fields and record types are skipped. One
+response's streamed parts become one reply in `claude_replies`; what 2.1's `attachment` and
+`queue-operation` lines hold for a person is chosen in `claude_context`.
 """
 
 import re
@@ -24,38 +26,15 @@ import msgspec
 from msgspec import Struct
 
 from ..log import records as r
-from . import claude_context, prices
-from .claude_lines import Block, Line, at_of, decode_agent, decode_line, split_prompt, text_of
+from . import claude_context
+from . import claude_replies as replies
+from .claude_lines import Line, at_of, decode_agent, decode_line, split_prompt, text_of
 
 TOOL = "claude-code"
-FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
-AGENT_TOOLS = ("Task", "Agent")
 _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LOCAL = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
 _INTERRUPTED = "[Request interrupted by user"
-# A text-only response ends the agent's loop unless it was cut (max_tokens) or paused; older
-# versions write most parts with no stop_reason at all (None: the part was written mid-stream).
-FINAL_STOPS = ("", "end_turn", "stop_sequence")
-
-
-class Group(Struct, kw_only=True):
-    """The streamed parts of one response, merged into one reply."""
-
-    id: str
-    line: int
-    at: str
-    agent: str | None = None
-    model: str = ""
-    text: list[str] = []
-    thinking: list[str] = []
-    calls: list[r.Call] = []
-    plans: list[r.Plan] = []
-    usage: r.Usage | None = None
-    end_line: int = 0  # the line of its last part, and that part's time
-    end_at: str = ""
-    stop: str = ""  # the API's stop_reason, where a part carries one
-    named: bool = False  # whether `id` is the source's message id
 
 
 class Command(Struct, kw_only=True):
@@ -79,7 +58,7 @@ class Carry(Struct, kw_only=True):
     prompts: dict[str, str] = {}  # a sub-agent call's prompt -> the agent's name
     asked: dict[str, str] = {}  # open sub-agent call id -> its prompt
     side: dict[str, str] = {}  # sidechain record uuid -> agent name
-    group: Group | None = None
+    group: replies.Group | None = None
     counted: str = ""  # the message id whose usage was last counted
     command: Command | None = None
     boundary: r.ContextCompact | None = None
@@ -229,100 +208,31 @@ class Parser:
         c, message = self.carry, line.message
         if message is None:
             return
-        model = message.model or ""
-        if line.isApiErrorMessage or model == "<synthetic>":
+        if line.isApiErrorMessage or message.model == "<synthetic>":
             self._flush_group(out)
             if agent is None:
                 c.answered = 0  # the agent asked the API again: the turn went on
             text = text_of(message.content) or str(line.error or "API error")
             self._emit(out, r.Error(at=at, src=self._src(n), agent=agent, text=text))
             return
-        group = c.group
-        if group is None or group.id != (message.id or "") or group.agent != agent:
+        if replies.opens(c.group, message, agent):
             self._flush_group(out)
-            group = c.group = Group(
-                id=message.id or f"line{n}", line=n, at=at, agent=agent, named=bool(message.id)
-            )
+            c.group = replies.new_group(message, n, at, agent)
         if agent is None:
             c.answered = 0  # the main agent speaks again: the turn goes on
-        group.model = model or group.model
-        group.end_line, group.end_at = n, at
-        group.stop = message.stop_reason or group.stop
-        if message.usage is not None:
-            u = message.usage
-            group.usage = r.Usage(
-                input=u.input_tokens or 0,
-                output=u.output_tokens or 0,
-                cache_read=u.cache_read_input_tokens or 0,
-                cache_write=u.cache_creation_input_tokens or 0,
-            )
-        blocks = message.content
-        if isinstance(blocks, str):
-            group.text.append(blocks)
-            return
-        for block in blocks or ():
-            if block.type == "text" and isinstance(block.text, str):
-                group.text.append(block.text)
-            elif block.type == "thinking" and isinstance(block.thinking, str):
-                if block.thinking:
-                    group.thinking.append(block.thinking)
-            elif block.type in ("tool_use", "server_tool_use"):
-                self._call(n, block, at, agent, group)
-
-    def _call(self, n: int, block: Block, at: str, agent: str | None, group: Group) -> None:
-        c = self.carry
-        call_id, tool, args = block.id or "", block.name or "", block.input
-        group.calls.append(r.Call(id=call_id, tool=tool, input=args))
-        c.calls[call_id] = tool
-        if not isinstance(args, dict):
-            return
-        path = args.get(FILE_TOOLS.get(tool, "")) or (
-            args.get("notebook_path") if tool == "NotebookEdit" else None
-        )
-        if isinstance(path, str):
-            c.files[call_id] = [path]
-        if tool == "TodoWrite" and isinstance(args.get("todos"), list):
-            items = [
-                r.PlanItem(text=str(todo.get("content", "")), status=str(todo.get("status", "")))
-                for todo in args["todos"]
-                if isinstance(todo, dict)
-            ]
-            group.plans.append(r.Plan(at=at, src=self._src(n), agent=agent, items=items))
-        if tool in AGENT_TOOLS and isinstance(args.get("prompt"), str):
-            name = args.get("subagent_type") or args.get("description") or "sub-agent"
-            c.prompts[args["prompt"]] = str(name)
-            c.asked[call_id] = args["prompt"]
+        replies.add_part(c.group, message, self._src(n), at, c)
 
     def _flush_group(self, out: list) -> None:
         c, group = self.carry, self.carry.group
         if group is None:
             return
         c.group = None
-        usage = group.usage if group.id != c.counted else None
-        c.counted = group.id
-        cost = prices.cost(group.model, usage)
-        if usage is not None:
-            if cost is None:
-                c.turn_unknown = True
-            else:
-                c.turn_cost += cost
-        reply = r.Reply(
-            at=group.at,
-            # the response's id: parts of one response split by an import stay recognisable
-            src=r.Src(line=group.line, file=self.file, id=group.id if group.named else None),
-            agent=group.agent,
-            text="\n\n".join(group.text),
-            thinking="\n\n".join(group.thinking),
-            calls=group.calls,
-            model=group.model,
-            usage=usage,
-            cost_usd=cost,
-        )
+        reply = replies.reply_of(group, c, self.file)
         self._emit(out, reply)
         for plan in group.plans:
             self._emit(out, plan)
         if group.agent is None and self.agent is None:
-            final = reply.text.strip() and not reply.calls and group.stop in FINAL_STOPS
+            final = replies.final(group, reply)
             c.answered, c.answered_at = (group.end_line, group.end_at) if final else (0, "")
             c.answered_id = group.id
 
@@ -448,7 +358,7 @@ class Parser:
             files = c.files.pop(call, [])
             prompt = c.asked.pop(call, "")
             c.prompts.pop(prompt, None)  # its sub-agent, if inline, has been met by now
-            if tool in AGENT_TOOLS and self.subagents is not None:
+            if tool in replies.AGENT_TOOLS and self.subagents is not None:
                 self._subagent(line, prompt, agent, out)
             self._emit(
                 out,
