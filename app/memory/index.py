@@ -21,6 +21,10 @@ its id term. `state.msgpack` beside the index remembers each log's size and mtim
 changed logs with one stat each), project, title and archive flag. The index, its state and the
 marks carry an id: a new or rebuilt index has a new id, so every mark older than it is void.
 Only one process writes (tantivy's lock); another finding the lock taken searches what is there.
+
+Folding a log into documents is documents.py's; a refresh with HELP_FROM bytes or more to read
+(a first build) folds on two cores, logs shared with a helper process (sidecar.py) whose folds
+this process adds, so it gives the same documents and `.mem` files as folding alone.
 """
 
 import contextlib
@@ -29,7 +33,7 @@ import shutil
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -38,11 +42,20 @@ from msgspec import Struct
 
 from .. import settings
 from ..errors import TaskNotFound
-from ..log import logfile, records
-from ..log.redact import redact
-from . import cards as cardmod
 from . import mem as memfile
 from . import sidecar, words
+from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read as index.X)
+    Job,
+    Row,
+    Taken,
+    describe,
+    fold,
+    heading,
+    job_of,
+    rows,
+    start,
+    text_of,
+)
 
 FORMAT = 4  # 2: simple tokenizer for `words`; 3: `parts` of compounds only; 4: turn_at
 HEAP = 64_000_000  # writer memory, shared by its threads; keeps a build well under 500 MB
@@ -50,7 +63,6 @@ WRITER_THREADS = 2  # tokenising runs beside the Python fold, on the second core
 BATCH = 200_000  # documents per commit during a long build
 HELP_FROM = 4 << 20  # bytes of logs to read from which a helper process folds beside this one
 last_build = {"logs": 0, "helped": 0}  # logs the last refresh here folded; the helper's share
-CALL_TEXT = 80
 
 
 class Seen(Struct, kw_only=True):
@@ -148,96 +160,6 @@ def _fresh(root: Path, tool_output: bool) -> State:
     return state
 
 
-def strings(value) -> list[str]:
-    """The string leaves of a JSON-like value."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in strings(item)]
-    if isinstance(value, list | tuple):
-        return [s for item in value for s in strings(item)]
-    return []
-
-
-def text_of(record: records.Event, tool_output: bool = True, clean: bool = True) -> str:
-    """The words one event adds to the index (and that its snippets are cut from); redacted
-    unless `clean` is False (the index: logs are redacted when written, and only tokens of
-    this text are kept, never the text, while what is shown is redacted again)."""
-    match record:
-        case records.Message():
-            parts = [record.command, record.text]
-            for item in record.attachments:
-                parts += [item.name, item.text]
-        case records.Reply():
-            parts = [record.text]
-            for call in record.calls:
-                parts += [call.tool, *strings(cardmod.call_input(call.input))]
-        case records.Result():
-            parts = [record.output] if tool_output else []
-        case records.Plan():
-            parts = [item.text for item in record.items]
-        case records.ContextCompact():
-            parts = [record.note]
-        case records.Error():
-            parts = [record.text]
-        case records.ApprovalAsk():
-            parts = [record.tool, *strings(cardmod.call_input(record.input))]
-        case records.Opaque():
-            parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
-        case _:
-            return ""
-    text = "\n".join(part for part in parts if part)
-    return redact(text) if clean else text
-
-
-def describe(call: records.Call) -> str:
-    """A call in a few words: its tool and the gist of its input."""
-    data = cardmod.call_input(call.input)
-    gist = cardmod.command_of(call.input)
-    for key in ("file_path", "path", "pattern", "query", "url", "description", "prompt"):
-        if not gist and isinstance(data.get(key), str):
-            gist = data[key]
-    gist = cardmod.one_line(gist, CALL_TEXT) if gist else ""  # redacted when shown
-    return f"{call.tool}: {gist}" if gist else call.tool
-
-
-_TAGS = {cls: tag for tag, cls in records.KINDS.items()}
-
-
-def kind(record: records.Event) -> str:
-    """records.kind_of, without building a struct config per call (this runs per event)."""
-    tag = _TAGS.get(type(record))
-    return tag if tag is not None else records.kind_of(record)
-
-
-def heading(record: records.Event, calls: dict[str, str]) -> str:
-    """kind, the sub-agent, and for a result the call it answers."""
-    parts = [kind(record)]
-    agent = getattr(record, "agent", None)
-    if agent:
-        parts.append(f"agent {agent}")
-    if isinstance(record, records.Result):
-        parts.append(calls.get(record.call) or record.tool or "call")
-    elif isinstance(record, records.Reply) and record.calls:
-        parts.append("calls " + ", ".join(call.tool for call in record.calls))
-    return " · ".join(part for part in parts if part)
-
-
-def _mark_event(mark: memfile.Mark, start: int, record: records.Event) -> None:
-    """Keep the mark's turn and calls in step with the log, as cards.feed does for turns."""
-    if isinstance(record, records.Message) and record.agent is None:
-        mark.turn, mark.turn_at, mark.calls = record.seq, start, {}
-    elif isinstance(record, records.SessionResume):
-        mark.turn, mark.turn_at, mark.calls = 0, -1, {}
-    elif isinstance(record, records.Reply):
-        for call in record.calls:
-            mark.calls[call.id] = describe(call)
-
-
-# text, compounds, seq, turn, turn_at, offset, heading
-Row = tuple[str, str, int, int, int, int, str]
-
-
 def _document(task: str, row: Row) -> tantivy.Document:
     text, compounds, seq, turn, turn_at, offset, head = row
     doc = tantivy.Document()
@@ -270,86 +192,6 @@ def _drop_after(writer, task: str, seq: int) -> None:
         ]
     )  # fmt: skip
     writer.delete_documents_by_query(query)
-
-
-class Job(Struct, frozen=True, array_like=True):
-    """One log to fold, with what folding it needs to know of the index's state."""
-
-    task: str
-    log: str
-    index: str  # the index's id
-    tool_output: bool
-    known: bool  # the state has seen this task before
-    problems: int  # lines before its mark that could not be read
-    size: int  # the log's size when it was found changed
-
-
-class Taken(Struct, kw_only=True):
-    """What folding one log gave: the .mem state it started from and what it gained, the
-    seq past which the task's documents are deleted first (-1: none), unreadable lines, and
-    (from the helper process only) the documents, which this process streams instead."""
-
-    task: str
-    base: memfile.Mem
-    gained: memfile.Mem
-    drop: int = -1
-    problems: int = 0
-    rows: list[Row] = []
-    gone: bool = False  # the log went away while it was read
-
-
-def job_of(state: State, task: str, log: Path, size: int) -> Job:
-    seen = state.tasks.get(task)
-    return Job(task, str(log), state.id, state.tool_output, seen is not None,
-               seen.problems if seen else 0, size)  # fmt: skip
-
-
-def start(job: Job) -> Taken:
-    """The .mem's state for one log, checked against the log (no log read yet)."""
-    log = Path(job.log)
-    base = memfile.load_state(log)
-    mem = memfile.checked(log, base, job.index)
-    drop = mem.mark.seq if mem.mark.seq or job.known else -1
-    return Taken(task=job.task, base=base, gained=mem, drop=drop)
-
-
-def rows(job: Job, taken: Taken) -> Iterator[Row]:
-    """Fold one log on from `taken` (see `start`): its documents, one per event with words;
-    `taken` holds the .mem state gained and the problems once they are all read."""
-    log, mem = Path(job.log), taken.gained
-    fold, mark = mem.fold, mem.mark
-    fold_from, mark_from = fold.end, mark.end
-    problems: list[logfile.Problem] = []
-    feed, compounds = cardmod.feed, words.compounds
-    for begin, end, record in logfile.read(log, min(fold_from, mark_from), problems):
-        if begin >= fold_from:
-            feed(fold, begin, end, record)
-        if begin < mark_from:
-            continue
-        _mark_event(mark, begin, record)
-        text = text_of(record, job.tool_output, clean=False)
-        if text:
-            yield (text, compounds(text), record.seq, mark.turn, max(mark.turn_at, 0), begin,
-                   heading(record, mark.calls))  # fmt: skip
-        mark.line_start, mark.end, mark.seq = begin, end, record.seq
-    if mark.end != mark_from:
-        with open(log, "rb") as handle:
-            mark.line_crc = memfile.crc_of(handle, mark.line_start, mark.end) or 0
-    # a torn last line is a writer at work, not a damaged log: it is read once it is whole
-    problems = [p for p in problems if p.offset >= mark_from and p.reason != logfile.TORN]
-    # lines before the mark were counted before
-    taken.problems = len(problems) + (job.problems if mark_from and job.known else 0)
-    taken.gained = memfile.Mem(fold=memfile.settle(log, fold), mark=mark, restarted=mem.restarted)
-
-
-def fold(job: Job) -> Taken:
-    """One log folded whole, its documents in `rows` (what the helper process does)."""
-    try:
-        taken = start(job)
-        taken.rows = list(rows(job, taken))
-    except (OSError, TaskNotFound):
-        return Taken(task=job.task, base=memfile.Mem(), gained=memfile.Mem(), gone=True)
-    return taken
 
 
 def take(writer, job: Job) -> tuple[Taken | None, int]:
@@ -480,29 +322,38 @@ def _write(store, state, writer, changed, gone, progress) -> None:
         if progress is not None:
             progress(counts["done"], len(jobs))
 
+    _fold_all(writer, state, jobs, finish)
+    _commit(store.root, state, writer, pending)
+
+
+def _fold_all(writer, state: State, jobs: list[Job], finish: Callable) -> None:
+    """Fold every job here, and in a helper process too when that is worth it; `finish` is
+    called with each job, what folding it gave and the documents added."""
     shared = sidecar.Shared(jobs)
     helper = sidecar.Helper.maybe(shared, _worth_helping(state, jobs))
     last_build.update(logs=len(jobs), helped=0)
+
+    def helped(folded) -> None:
+        for job, taken in folded:
+            last_build["helped"] += 1
+            finish(job, taken, put(writer, taken))
+
     try:
         while True:
-            for job, taken in helper.ready() if helper else ():
-                last_build["helped"] += 1
-                finish(job, taken, put(writer, taken))
+            if helper:
+                helped(helper.ready())
             job = shared.front()
             if job is not None:
                 finish(job, *take(writer, job))
             elif helper is None:
                 break
             else:  # the helper's last logs; any it could not fold come back to the list
-                for job, taken in helper.rest():
-                    last_build["helped"] += 1
-                    finish(job, taken, put(writer, taken))
+                helped(helper.rest())
                 helper, done = None, helper
                 done.stop()
     finally:
         if helper:
             helper.stop()
-    _commit(store.root, state, writer, pending)
 
 
 def _worth_helping(state: State, jobs: list[Job]) -> bool:

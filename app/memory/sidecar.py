@@ -3,7 +3,7 @@
 A first build is CPU-bound in Python (decoding lines, folding cards and marks, picking out
 compounds), and one process runs Python on one core. For a refresh with much to read
 (index.HELP_FROM), `Helper` starts one more Python process and hands it logs to fold with
-`index.fold`, the very function this process folds with, so documents and `.mem` contents are
+`documents.fold`, the very function this process folds with, so documents and `.mem` contents are
 the same whichever process folded a log. Both take logs from one `Shared` list, this process
 from the front and the helper from the back, so both stay busy to the end whatever the sizes.
 
@@ -27,6 +27,8 @@ import sys
 import threading
 
 import msgspec
+
+from . import documents
 
 HELPER_LOG = 16 << 20  # bytes; bigger logs are folded by this process only
 IN_FLIGHT = 2  # jobs sent ahead, so the helper never waits for the next one
@@ -61,10 +63,8 @@ class Helper:
     """The helper process and the thread in this process that talks to it."""
 
     def __init__(self, shared: Shared):
-        from . import index
-
         self._shared = shared
-        self._decoder = msgspec.msgpack.Decoder(index.Taken)
+        self._decoder = msgspec.msgpack.Decoder(documents.Taken)
         self._results: queue.Queue = queue.Queue(WAITING)
         self._process: subprocess.Popen | None = None
         self._stopping = False
@@ -166,10 +166,8 @@ def _receive(pipe) -> bytes | None:
 
 def main() -> None:
     """The helper's loop: fold each job read from stdin, write what it gave to stdout."""
-    from . import index
-
-    decoder = msgspec.msgpack.Decoder(index.Job)
+    decoder = msgspec.msgpack.Decoder(documents.Job)
     encoder = msgspec.msgpack.Encoder()
     pipe_in, pipe_out = sys.stdin.buffer, sys.stdout.buffer
     while (data := _receive(pipe_in)) is not None:
-        _send(pipe_out, encoder.encode(index.fold(decoder.decode(data))))
+        _send(pipe_out, encoder.encode(documents.fold(decoder.decode(data))))
