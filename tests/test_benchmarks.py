@@ -45,7 +45,8 @@ def test_the_memory_benchmark_prints_every_figure_at_a_tiny_size():
               "--append-mb", "1")  # fmt: skip
     for figure in (
         "first build:", "events/s", "peak RSS", "warm process, search()", "p95",
-        "new process, first search()", "serving process peak RSS", "SQLite FTS5",
+        "new process, words mode, first search()", "new process, both mode, search() + imports",
+        "bare Python start-up", "serving process peak RSS", "SQLite FTS5", "equal work",
         "FTS5 / nodwyn median ratio", "append one turn to a",
     ):  # fmt: skip
         assert figure in out, figure

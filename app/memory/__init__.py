@@ -9,7 +9,6 @@ import threading
 from collections.abc import Callable
 
 from . import index as _index
-from . import vectors as _vectors
 from .cards import Card, Command, Episode
 from .fusion import MODES, FusedResults, search
 from .recall import Recall, Window, cards, context, episodes, recall
@@ -23,8 +22,10 @@ BUILDING = threading.Lock()
 def refresh(store, progress: Callable[[int, int], None] | None = None) -> None:
     """Bring every .mem, the word index and the vectors up to date with the logs (deleted
     tasks removed)."""
+    from . import vectors  # numpy and the model: only here and when searching by meaning
+
     _index.refresh(store, progress)
-    _vectors.refresh(store, progress)
+    vectors.refresh(store, progress)
 
 
 __all__ = [

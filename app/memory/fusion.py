@@ -13,21 +13,21 @@ brought up to date for the tasks searched within BUDGET seconds (the rest use wh
 with no encoder (model missing, provider failing) the search fails open to words alone, and
 `mode` in the answer says which ranking was used. Fused answers list turns best first, at most
 `limit` of them, each with its matched events (or, found by meaning alone, its prompt).
+
+numpy, the model and the vectors (encoder.py, vectors.py) are imported only by a search that
+ranks by meaning: a new process searching by words alone does not pay for them.
 """
 
 import time
 
 import msgspec
-import numpy as np
 
 from .. import settings as settingsmod
 from ..errors import BadInput, NodwynError, TaskNotFound
-from ..log import logfile
-from . import encoder as encodermod
+from ..log import logfile, records
 from . import index as wordindex
-from . import mem as memfile
-from . import vectors, words
-from .search import Hit, Results, _check, event_hit, hits, scoped, turn_hit
+from . import words
+from .search import Hit, Results, _check, event_hit, hits, scoped, shown_card, turn_hit
 from .search import search as word_search
 
 MODES = ("words", "meaning", "both")
@@ -62,13 +62,14 @@ def word_ranking(found: list[Hit]) -> list[tuple[str, int]]:
 
 
 class Stack(msgspec.Struct):
-    """Every searched log's vectors in one matrix, so a search is one product, not one a log."""
+    """Every searched log's vectors in one matrix, so a search is one product, not one a log.
+    owner, turns and matrix are numpy arrays (typed `object`: numpy is imported only here)."""
 
     key: tuple = ()
     names: list = []
-    owner: np.ndarray | None = None
-    turns: np.ndarray | None = None
-    matrix: np.ndarray | None = None
+    owner: object = None
+    turns: object = None
+    matrix: object = None
 
 
 _stack = Stack()
@@ -78,6 +79,10 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
     """The stack of the tasks' vectors (made again only when a log changed), and the tasks
     that had no vectors to search."""
     global _stack
+    import numpy as np
+
+    from . import vectors
+
     chosen = sorted(state.tasks if tasks is None else tasks & state.tasks.keys())
     seen = {task: (state.tasks[task].size, state.tasks[task].mtime_ns) for task in chosen}
     key = (encoder.id, tuple(seen.items()))
@@ -118,6 +123,8 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
 def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=FLOOR):
     """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
     vectors to search."""
+    import numpy as np
+
     query = encoder.encode([text])[0]
     stack, without = stacked(store, state, tasks, encoder)
     if stack.matrix is None or not query.any():
@@ -158,6 +165,8 @@ def search(
     """Turns matching the words (see the module docstring for the modes)."""
     mode = mode_of(store, mode)
     if mode != "words":
+        from . import encoder as encodermod
+
         try:
             return _by_meaning(store, words_text, scope, task, project, limit, mode)
         except encodermod.Unavailable:
@@ -167,6 +176,8 @@ def search(
 
 
 def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
+    from . import encoder as encodermod
+
     _check(store, scope, task, project, limit)
     if not text.strip():
         raise BadInput("nothing to search for: give some words")
@@ -199,26 +210,32 @@ def assemble(store, state, order, found: list[Hit], terms: set[str]):
     members: dict = {}
     for hit in found:
         members.setdefault((hit.task, hit.turn or -hit.seq), []).append(hit)
-    out, cards = [], {}
+    out = []
     for (task, turn), score in order:
         log = store.log_path(task)
         try:
-            if task not in cards:
-                cards[task] = {card.first_seq: card for card in memfile.cards_of(log)[0]}
             chosen = sorted(members.get((task, turn), []), key=lambda hit: hit.seq)[:3]
             if not chosen:
                 chosen = [_prompt_hit(log, task, abs(turn))]
             with open(log, "rb") as handle:
                 events = [event_hit(handle, log, hit, terms, state) for hit in chosen]
+                card = shown_card(handle, log, state, task, chosen[0].turn_at, turn)
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
-        found_turn = turn_hit(task, state, cards[task].get(turn), chosen, events)
+        found_turn = turn_hit(task, state, card, chosen, events)
         out.append(msgspec.structs.replace(found_turn, score=round(score, 6)))
     return out
 
 
 def _prompt_hit(log, task: str, seq: int) -> Hit:
     """The event that stands for a turn found by meaning alone: its first record."""
-    record = logfile.by_seq(log, seq)
+    table = logfile.offsets(log)
+    if not 1 <= seq <= len(table):
+        raise TaskNotFound(f"no record {seq} in {task}")
+    offset = table[seq - 1]
+    with open(log, "rb") as handle:
+        handle.seek(offset)
+        record = records.decode(handle.readline().rstrip(b"\n"))
     heading = wordindex.heading(record, {})
-    return Hit(score=0.0, task=task, seq=seq, turn=seq, offset=0, heading=heading, turn_at=0)
+    return Hit(score=0.0, task=task, seq=seq, turn=seq, offset=offset, heading=heading,
+               turn_at=offset)  # fmt: skip

@@ -166,12 +166,13 @@ def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hi
     searcher = wordindex.open_index(store.root, state).searcher()
     result = searcher.search(query(fields, tasks), limit + 20, count=False)
     out = []
-    for score, address in result.hits:
-        doc = searcher.doc(address)
-        task = doc["task"][0]
+    for score, address in result.hits:  # best first
+        if len(out) >= limit and score < out[-1].score:
+            break  # enough, and none left that ties with the last one kept
+        keys = searcher.doc(address).to_dict()
+        task = keys["task"][0]
         if task not in state.tasks or (tasks is not None and task not in tasks):
             continue  # a task deleted since the index last saw it
-        keys = doc.to_dict()
         out.append(Hit(score, task, keys["seq"][0], keys["turn"][0], keys["offset"][0],
                        keys["heading"][0], keys["turn_at"][0]))  # fmt: skip
     # equal scores (the same words in two tasks) in a fixed order, whatever the segments
@@ -227,28 +228,109 @@ def group(store, state, found: list[Hit], terms: set[str]) -> list[TurnHit]:
                 for turn, members in grouped.items():
                     members.sort(key=lambda hit: hit.seq)
                     events = [event_hit(handle, log, hit, terms, state) for hit in members]
-                    card = turn_card(log, members[0].turn_at, turn) if turn > 0 else None
+                    card = shown_card(handle, log, state, task, members[0].turn_at, turn)
                     turns.append(turn_hit(task, state, card, members, events))
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
     return turns
 
 
-def turn_card(log: Path, offset: int, first_seq: int) -> cardmod.Card | None:
-    """The card of the turn whose first line is at `offset`, folded from the log (work in
-    proportion to the turn; the whole .mem is not needed), or None if it is not there."""
-    fold = cardmod.Fold()
-    for start, end, record in logfile.read(log, offset):
-        if fold.turn is None and fold.cards:
-            break  # a resume closed it
-        if fold.turn is None and record.seq != first_seq:
-            return memfile_card(log, first_seq)  # the log moved under us
-        if fold.turn is not None and isinstance(record, records.Message) and record.agent is None:
-            cardmod.feed(fold, start, end, record)  # closes the turn: unfinished
-            break
-        cardmod.feed(fold, start, end, record)
-    found = cardmod.finish(fold)
-    return found[0] if found and found[0].first_seq == first_seq else None
+class Brief(Struct):
+    """What of a record says where a turn ends; the rest of its line is skipped unread."""
+
+    kind: str = ""
+    seq: int = 0
+    at: str = ""
+
+
+_brief = msgspec.json.Decoder(Brief)
+# kinds that close a turn or say how it ended: decoded whole, exactly as the fold decodes them
+_CLOSING = frozenset(("message", "session.resume", "turn.end"))
+# shown cards by (log, first seq, the log's size and mtime as the index saw them): a warm
+# process folds and redacts each turn's head once, not once per search that finds it
+_shown: dict[tuple, cardmod.Card | None] = {}
+SHOWN = 4096
+
+
+def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
+    """The card of a hit's turn as a hit shows it (prompt redacted), or None for an event
+    outside any turn; see turn_card."""
+    if turn <= 0:
+        return None
+    seen = state.tasks.get(task)
+    key = (log, turn, seen.size, seen.mtime_ns) if seen is not None else None
+    if key is not None and key in _shown:
+        return _shown[key]
+    card = turn_card(handle, log, offset, turn)
+    if card is not None:
+        asked = redact(card.asked)  # the head repeats the start of it
+        head = cardmod.head(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked)
+        card = msgspec.structs.replace(card, asked=asked, head=head)
+    if key is not None:
+        if len(_shown) >= SHOWN:
+            _shown.clear()
+        _shown[key] = card
+    return card
+
+
+def turn_card(handle, log: Path, offset: int, first_seq: int) -> cardmod.Card | None:
+    """The card of the turn whose first line is at `offset`, as far as a hit shows it: its
+    seqs, time, prompt, outcome and duration (the rest left empty), the same as cards.feed
+    folds them. Work in proportion to the turn: only lines that may end it are decoded whole,
+    of the others just kind, seq and time (the whole .mem is not needed)."""
+    handle.seek(offset)
+    first = _whole(handle.readline())
+    if not isinstance(first, records.Message) or first.agent is not None or first.seq != first_seq:
+        return memfile_card(log, first_seq)  # the log moved under us
+    turn = cardmod.Turn(first_seq=first.seq, at=first.at, asked=first.text or first.command,
+                        last_seq=first.seq, last_at=first.at)  # fmt: skip
+    outcome = None  # the log ends inside the turn: under way, unless it has a turn.end
+    for line in iter(handle.readline, b""):
+        if not line.endswith(b"\n"):
+            break  # a writer at work: readers skip a torn last line
+        brief = _brief_of(line)
+        if brief is None:
+            continue
+        if brief.kind in _CLOSING:
+            record = _whole(line)
+            if record is None:
+                continue
+            if isinstance(record, records.Message) and record.agent is None:
+                outcome = "unfinished"
+                break
+            if isinstance(record, records.SessionResume):
+                outcome = "interrupted"
+                break
+            if isinstance(record, records.TurnEnd):
+                turn.status, turn.duration_ms = record.status, record.duration_ms
+        turn.last_seq, turn.last_at = brief.seq, brief.at or turn.last_at
+    return cardmod.card(turn, outcome)
+
+
+def _whole(line: bytes) -> records.Event | None:
+    line = line.rstrip(b"\n")
+    if not line.strip():
+        return None
+    try:
+        return records.decode(line)
+    except records.Damaged:
+        return None  # skipped, as logfile.read skips it
+
+
+def _brief_of(line: bytes) -> Brief | None:
+    """kind, seq and time of a line, as records.decode would give them; None: no record."""
+    if not line.strip():
+        return None
+    try:
+        brief = _brief.decode(line)
+    except msgspec.ValidationError:  # not an object, or odd field types: decode it whole
+        record = _whole(line)
+        if record is None:
+            return None
+        return Brief(kind=records.kind_of(record), seq=record.seq, at=record.at)
+    except msgspec.DecodeError:
+        return None
+    return brief if brief.seq >= 1 else None
 
 
 def memfile_card(log: Path, first_seq: int) -> cardmod.Card | None:
@@ -258,6 +340,7 @@ def memfile_card(log: Path, first_seq: int) -> cardmod.Card | None:
 
 
 def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> TurnHit:
+    """A turn as a hit; `card` as shown_card gives it (or None: an event outside turns)."""
     seen = state.tasks[task]
     best = max(hit.score for hit in members)
     if card is None:
@@ -267,12 +350,6 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> T
             head=f"event seq {seq}, outside any turn", asked="", score=best,
             at=events[0].at, events=events,
         )  # fmt: skip
-    asked = redact(card.asked)  # the head repeats the start of it
-    card = msgspec.structs.replace(
-        card,
-        asked=asked,
-        head=cardmod.head(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked),
-    )
     return TurnHit(
         task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
         last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,

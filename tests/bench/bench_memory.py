@@ -7,6 +7,12 @@ of appending one turn to a huge log, and the same searches through SQLite FTS5 a
 the large one (~4,400 logs of ~226 events). Texts are cut from the real corpus
 (../shared/corpus, imported with nodwyn's own importers), so words are realistic. Figures are
 wall-clock on a shared machine: they are noisy. Not a test: CI runs it at a tiny size.
+
+New-process figures come from a small `python -c` script that imports nodwyn.memory and runs
+one search, in words mode and in the default mode ("both": words fused with meaning, which
+needs numpy and the model), beside the bare start-up of the same Python. The FTS5 comparison
+gives both engines equal work: FTS5's top 20 events (with the same stored keys as nodwyn's
+index) go through nodwyn's own grouping, cards and snippets.
 """
 
 import argparse
@@ -152,8 +158,10 @@ def timed(run, items) -> list[float]:
 
 
 def phase_serve(data: Path, words: list[str]) -> dict:
-    """Warm process: 10 warm-up searches, then every query, whole search and index only."""
+    """Warm process: 10 warm-up searches, then every query: the whole search(), the index
+    lookup only, and lookup + assembly without the change check (what the FTS5 side does)."""
     from nodwyn.memory import index as wordindex
+    from nodwyn.memory import words as wordsmod
     from nodwyn.store import Store
 
     module = word_search()
@@ -163,18 +171,73 @@ def phase_serve(data: Path, words: list[str]) -> dict:
     full = timed(lambda q: module.search(store, q), words)
     state = wordindex.refresh(store)
     bare = timed(lambda q: module.hits(store, state, q, None, 20), words)
-    return {"full": full, "bare": bare, "peak_mb": peak_mb()}
+
+    def assembled(query: str):
+        found = module.hits(store, state, query, None, 20)
+        return module.group(store, state, found, set(wordsmod.query_terms(query)))
+
+    equal = timed(assembled, words)
+    return {"full": full, "bare": bare, "equal": equal, "peak_mb": peak_mb()}
 
 
-def phase_one(data: Path, query: str) -> dict:
-    began = time.perf_counter()
+def phase_meaning(data: Path, words: list[str]) -> dict:
+    """Warm process, the default mode ("both"): 10 warm-up searches, then every query."""
+    from nodwyn import memory
     from nodwyn.store import Store
 
-    module = word_search()
-    loaded = time.perf_counter()
-    module.search(Store(data), query)
-    done = time.perf_counter()
-    return {"import_ms": (loaded - began) * 1000, "search_ms": (done - loaded) * 1000}
+    store = Store(data)
+    for query in words[:10]:
+        memory.search(store, query, mode="both")
+    found = memory.search(store, words[0], mode="both")
+    times = timed(lambda q: memory.search(store, q, mode="both"), words)
+    return {"times": times, "mode": found.mode, "peak_mb": peak_mb()}
+
+
+def phase_vectors(data: Path) -> dict:
+    """Every log's vectors made (memory.refresh), as the desktop worker does after imports."""
+    from nodwyn import memory
+    from nodwyn.store import Store
+
+    began = time.perf_counter()
+    memory.refresh(Store(data))
+    return {"seconds": time.perf_counter() - began}
+
+
+# A new process: the least a caller needs (not this script, whose own imports would hide some
+# of nodwyn's), timed from its first line; the interpreter's start-up is timed apart.
+ONE = """
+import sys, time
+began = time.perf_counter()
+from pathlib import Path
+from nodwyn import memory
+from nodwyn.store import Store
+loaded = time.perf_counter()
+found = memory.search(Store(Path(sys.argv[1])), sys.argv[2], mode=sys.argv[3])
+done = time.perf_counter()
+print((loaded - began) * 1000, (done - loaded) * 1000, found.mode, "numpy" in sys.modules)
+"""
+
+
+def new_process(data: Path, query: str, mode: str) -> dict:
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", ONE, str(data), query, mode],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    wall = (time.perf_counter() - began) * 1000
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    imports, search, used, numpy = done.stdout.split()
+    return {"import_ms": float(imports), "search_ms": float(search), "wall_ms": wall,
+            "mode": used, "numpy": numpy == "True"}  # fmt: skip
+
+
+def start_up(count: int) -> list[float]:
+    """Wall time of `python -c pass` (this venv's Python, its site and .pth files included)."""
+    out = []
+    for _ in range(count):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        out.append((time.perf_counter() - began) * 1000)
+    return out
 
 
 def child(*args: str) -> dict:
@@ -186,41 +249,76 @@ def child(*args: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def fts5(data: Path, words: list[str]) -> dict:
-    """The same events and queries through SQLite FTS5: one row per event, bm25(), OR query."""
-    from nodwyn.memory.words import STOP
+def phase_fts5(data: Path, words: list[str]) -> dict:
+    """The same queries through SQLite FTS5 (`bm25()`, OR of the terms, one row per event), its
+    top 20 events then grouped, carded and snipped by nodwyn's own code: equal work."""
+    from nodwyn.memory import index as wordindex
+    from nodwyn.memory import words as wordsmod
+    from nodwyn.store import Store
 
-    began = time.perf_counter()
-    reused = (data / "fts5.db").exists()
-    db = sqlite3.connect(data / "fts5.db")
-    if not reused:
-        _fill_fts5(db, data)
-    build = None if reused else time.perf_counter() - began
+    module = word_search()
+    store = Store(data)
+    state = wordindex.load_state(store.root, shared=True)
+    db = sqlite3.connect(data / FTS5_DB)
+    sql = ("SELECT bm25(ev), task, seq, turn, turn_at, offset, heading FROM ev "
+           "WHERE ev MATCH ? ORDER BY bm25(ev) LIMIT 20")  # fmt: skip
 
-    def search(query: str):
-        terms = [w for w in re.findall(r"\w+", query.lower()) if w not in STOP]
+    def lookup(query: str) -> list:
+        terms = [w for w in re.findall(r"\w+", query.lower()) if w not in wordsmod.STOP]
         if not terms:
             return []
-        match = " OR ".join(f'"{term}"' for term in terms)
-        sql = "SELECT task, seq, bm25(ev) FROM ev WHERE ev MATCH ? ORDER BY bm25(ev) LIMIT 20"
-        return db.execute(sql, (match,)).fetchall()
+        rows = db.execute(sql, (" OR ".join(f'"{term}"' for term in terms),)).fetchall()
+        return [module.Hit(-score, task, seq, turn, offset, heading, turn_at)
+                for score, task, seq, turn, turn_at, offset, heading in rows]  # fmt: skip
+
+    def assembled(query: str):
+        return module.group(store, state, lookup(query), set(wordsmod.query_terms(query)))
 
     for query in words[:10]:
-        search(query)
-    return {"build_s": build, "times": timed(search, words)}
+        assembled(query)
+    return {"bare": timed(lookup, words), "equal": timed(assembled, words)}
 
 
-def _fill_fts5(db, data: Path) -> None:
-    from nodwyn.log import logfile
-    from nodwyn.memory.index import text_of
+FTS5_DB = "fts5-events.db"  # one row per event, with the keys nodwyn's index stores
 
-    db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, seq UNINDEXED)")
-    for log in sorted((data / "sessions").glob("*.jsonl")):
-        rows = [(text_of(rec), log.stem, rec.seq) for _, _, rec in logfile.read(log)]
-        db.executemany("INSERT INTO ev VALUES (?, ?, ?)", [row for row in rows if row[0]])
+
+def fill_fts5(data: Path) -> float | None:
+    """Make the FTS5 table (None: kept from an earlier run). Its rows are the events of
+    nodwyn's index with the same stored keys (task, seq, turn, offsets, heading) and the text
+    nodwyn indexes (read from the log at the event's offset). Returns seconds to insert and
+    optimize."""
+    import tantivy
+    from nodwyn.log import records
+    from nodwyn.memory import index as wordindex
+
+    if (data / FTS5_DB).exists():
+        return None
+    state = wordindex.load_state(data)
+    searcher = wordindex.open_index(data, state).searcher()
+    found = searcher.search(tantivy.Query.all_query(), max(1, searcher.num_docs)).hits
+    by_task: dict[str, list] = {}
+    for _, address in found:
+        key = searcher.doc(address).to_dict()
+        by_task.setdefault(key["task"][0], []).append(key)
+    rows = []
+    for task, events in sorted(by_task.items()):
+        with open(data / "sessions" / f"{task}.jsonl", "rb") as handle:
+            for key in sorted(events, key=lambda key: key["offset"][0]):
+                handle.seek(key["offset"][0])
+                record = records.decode(handle.readline().rstrip(b"\n"))
+                text = wordindex.text_of(record, state.tool_output, clean=False)
+                rows.append((text, task, key["seq"][0], key["turn"][0], key["turn_at"][0],
+                             key["offset"][0], key["heading"][0]))  # fmt: skip
+    began = time.perf_counter()
+    db = sqlite3.connect(data / FTS5_DB)
+    db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, seq UNINDEXED, turn "
+               "UNINDEXED, turn_at UNINDEXED, offset UNINDEXED, heading UNINDEXED)")  # fmt: skip
+    db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     db.commit()
     db.execute("INSERT INTO ev(ev) VALUES ('optimize')")
     db.commit()
+    db.close()
+    return time.perf_counter() - began
 
 
 def append_cost(pool: dict, megabytes: int) -> list[str]:
@@ -300,7 +398,9 @@ def main() -> None:
         result = {
             "build": lambda: phase_build(data),
             "serve": lambda: phase_serve(data, words),
-            "one": lambda: phase_one(data, words[0]),
+            "vectors": lambda: phase_vectors(data),
+            "meaning": lambda: phase_meaning(data, words),
+            "fts5": lambda: phase_fts5(data, words),
         }[args.phase]()
         print(json.dumps(result))
         return
@@ -334,25 +434,43 @@ def run(args) -> None:
         mem_mb = sum(p.stat().st_size for p in (data / "sessions").glob("*.mem")) / 2**20
         print(f"on disk: index {index_mb:.1f} MB, .mem files {mem_mb:.1f} MB")
         serve = child("--phase", "serve", "--data", str(data), "--words", json.dumps(words))
-        print(figures(f"warm process, search() over {len(words)} queries", serve["full"]))
+        print(figures(f"warm process, search() over {len(words)} queries (words mode: change "
+                      "check, lookup, grouping, cards, snippets)", serve["full"]))  # fmt: skip
         print(figures("warm process, index lookup only (no grouping, snippets)", serve["bare"]))
         print(f"serving process peak RSS {serve['peak_mb']:.0f} MB")
-        fresh = [
-            child("--phase", "one", "--data", str(data), "--words", json.dumps([query]))
-            for query in words[: args.new_processes or len(words)]
-        ]
-        print(figures("new process, first search()", [f["search_ms"] for f in fresh]))
-        print(figures("new process, search() + imports", [f["search_ms"] + f["import_ms"]
-                                                           for f in fresh]))  # fmt: skip
-        lite = fts5(data, words)
-        lite_figures = figures("search", lite["times"]).split(": ", 1)[1]
-        built = "reused" if lite["build_s"] is None else f"{lite['build_s']:.2f} s"
-        print(f"SQLite FTS5 (bm25(), OR of terms, one row per event): build {built}, "
-              f"{lite_figures}")  # fmt: skip
-        ratio = statistics.median(lite["times"]) / statistics.median(serve["full"])
-        ratio_bare = statistics.median(lite["times"]) / statistics.median(serve["bare"])
-        print(f"FTS5 / nodwyn median ratio: {ratio:.1f}x (whole search()), "
-              f"{ratio_bare:.1f}x (index lookup only); >1 means nodwyn is faster")  # fmt: skip
+        made = child("--phase", "vectors", "--data", str(data))
+        print(f"vectors of every card and note made (memory.refresh): {made['seconds']:.1f} s")
+        both = child("--phase", "meaning", "--data", str(data), "--words", json.dumps(words))
+        label = f"warm process, default mode search() (words fused with meaning, {both['mode']!r})"
+        print(figures(label, both["times"]) + f", peak RSS {both['peak_mb']:.0f} MB")
+        count = args.new_processes or len(words)
+        bare = start_up(count)
+        print(figures(f"bare Python start-up (python -c pass, {count} runs)", bare))
+        for mode in ("words", "both"):
+            fresh = [new_process(data, query, mode) for query in words[:count]]
+            used = {f["mode"] for f in fresh}
+            numpy = "numpy loaded" if any(f["numpy"] for f in fresh) else "no numpy"
+            print(figures(f"new process, {mode} mode, first search() (mode {'/'.join(used)}, "
+                          f"{numpy})", [f["search_ms"] for f in fresh]))  # fmt: skip
+            print(figures(f"new process, {mode} mode, search() + imports", [f["search_ms"] +
+                          f["import_ms"] for f in fresh]) + ", whole process wall " +
+                  figures("", [f["wall_ms"] for f in fresh]).split(": ", 1)[1])  # fmt: skip
+        built = fill_fts5(data)
+        lite = child("--phase", "fts5", "--data", str(data), "--words", json.dumps(words))
+        print(f"SQLite FTS5 (bm25(), OR of terms, one row per event with nodwyn's stored keys): "
+              f"build {'kept' if built is None else f'{built:.2f} s'}; "
+              + figures("lookup only", lite["bare"]))  # fmt: skip
+        print(figures("SQLite FTS5 lookup + nodwyn's grouping, cards and snippets of its top 20",
+                      lite["equal"]))  # fmt: skip
+        print(figures("nodwyn lookup + the same grouping, cards and snippets (no change check)",
+                      serve["equal"]))  # fmt: skip
+        median = statistics.median
+        print(f"FTS5 / nodwyn median ratio: {median(lite['equal']) / median(serve['equal']):.1f}x "
+              f"(equal work: lookup + the same assembly of the top 20); "
+              f"{median(lite['equal']) / median(serve['full']):.1f}x (FTS5 with assembly against "
+              f"nodwyn's whole search(), which also checks every log for changes); "
+              f"{median(lite['bare']) / median(serve['bare']):.1f}x (index lookup only); "
+              f">1 means nodwyn is faster")  # fmt: skip
     if not args.skip_append:
         for line in append_cost(pool, args.append_mb):
             print(line)

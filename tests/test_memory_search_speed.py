@@ -1,0 +1,113 @@
+"""What search does to be fast gives the same answers: a hit's turn head read from the turn's
+lines alone equals its card, and searching by words loads neither numpy nor the model."""
+
+import subprocess
+import sys
+
+import pytest
+from memory_logs import at, turn, write
+from nodwyn import memory
+from nodwyn.importers.sync import import_paths
+from nodwyn.log import logfile
+from nodwyn.log import records as r
+from nodwyn.memory import index, mem
+from nodwyn.memory.search import turn_card
+from nodwyn.store import Store
+
+HEAD_FIELDS = ("first_seq", "last_seq", "at", "head", "asked", "outcome", "duration_ms")
+
+
+def first_lines(store: Store, task: str) -> dict[int, int]:
+    """Offset of each main-agent message's line: where the index says a turn starts."""
+    return {
+        record.seq: offset
+        for offset, _, record in logfile.read(store.log_path(task))
+        if isinstance(record, r.Message) and record.agent is None
+    }
+
+
+def assert_heads_match_cards(store: Store, task: str) -> int:
+    log = store.log_path(task)
+    starts = first_lines(store, task)
+    cards = mem.cards_of(log)[0]  # as folded, not yet redacted: turn_card's text too
+    assert [card.first_seq for card in cards] == sorted(starts)
+    with open(log, "rb") as handle:
+        for card in cards:
+            light = turn_card(handle, log, starts[card.first_seq], card.first_seq)
+            assert {name: getattr(light, name) for name in HEAD_FIELDS} == {
+                name: getattr(card, name) for name in HEAD_FIELDS
+            }
+    return len(cards)
+
+
+def test_every_ending_of_a_turn_gives_the_head_its_card_has(tmp_path):
+    store = Store(tmp_path / "data")
+    items = [
+        *turn("completed one", t0=0),
+        r.Message(text="a sub-agent's prompt is part of the turn", agent="helper", at=at(3)),
+        *turn("failed one", end="failed", t0=10),
+        r.Reply(text="after the end, still this turn", at=at(13)),
+        *turn("unfinished one", end=None, t0=20),  # closed by the next message
+        *turn("interrupted one", end=None, t0=30),
+        r.SessionResume(at=at(40)),
+        r.Reply(text="outside any turn", at=at(41)),
+        r.Message(command="/compact", at=at(50)),
+        r.ContextCompact(note="a note inside a turn", at=at(51)),
+        r.TurnEnd(status="cancelled", at=at(52)),  # no duration: from the times
+        r.TurnEnd(status="completed", duration_ms=7, at=at(53)),  # the last end counts
+        *turn("under way", end=None, t0=60),
+    ]
+    write(store, "t1", items)
+    with open(store.log_path("t1"), "ab") as handle:
+        handle.write(b'{"kind":"reply","seq":99,"at":"2026-11-29T11:00:00.000Z"')  # torn
+    assert assert_heads_match_cards(store, "t1") == 6
+
+
+def test_damaged_and_unknown_lines_count_as_the_fold_counts_them(tmp_path):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("first", end=None, t0=0))
+    with open(store.log_path("t1"), "ab") as handle:
+        handle.write(b'{"kind":"future.kind","seq":4,"at":"2026-11-29T10:00:05.000Z","x":1}\n')
+        handle.write(b"not json at all\n")
+        handle.write(b'{"kind":"reply","seq":0,"at":"2026-11-29T10:00:06.000Z"}\n')  # no seq
+        handle.write(b'{"kind":"turn.end","seq":5,"at":7,"status":"failed"}\n')  # odd fields
+        handle.write(b'{"kind":"message","seq":6,"at":"2026-11-29T10:00:08.000Z","text":1}\n')
+        handle.write(b"\n")
+    write(store, "t1", turn("second", t0=20))
+    assert assert_heads_match_cards(store, "t1") == 2
+
+
+def test_on_the_real_corpus_every_turn_head_is_its_card_head(corpus, tmp_path):
+    store = Store(tmp_path / "data")
+    import_paths(store, "claude", [corpus / "claude"])
+    import_paths(store, "codex", [corpus / "codex"])
+    index.refresh(store)
+    turns = sum(assert_heads_match_cards(store, info.id) for info in store.list(archived=None))
+    assert turns > 50
+
+
+def test_a_search_finds_a_turn_again_after_its_log_grew(tmp_path):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("configure the pager", end=None, t0=0))
+    first = memory.search(store, "pager", mode="words").turns[0]
+    assert first.last_seq is None  # under way
+    write(store, "t1", [r.TurnEnd(status="completed", duration_ms=1500, at=at(5))])
+    again = memory.search(store, "pager", mode="words").turns[0]
+    assert again.last_seq == 4 and "completed" in again.head
+
+
+@pytest.mark.parametrize("mode", ["words", "both"])
+def test_what_a_new_process_imports_to_search(tmp_path, mode):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("configure the pager", t0=0))
+    script = (
+        "import sys; from nodwyn import memory; from nodwyn.store import Store; "
+        f"found = memory.search(Store(sys.argv[1]), 'pager', mode={mode!r}); "
+        "print(len(found.turns), found.mode, 'numpy' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(store.root)], capture_output=True, text=True, check=True
+    )
+    turns, used, numpy = done.stdout.split()
+    assert (turns, used) == ("1", mode)
+    assert numpy == ("True" if mode == "both" else "False")
