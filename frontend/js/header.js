@@ -122,19 +122,29 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       .filter(Boolean)
       .join(" · ");
     const parts = [
-      el("span", { class: "mono", title: task.project, "data-field": "project" }, task.project),
-      task.branch ? el("span", { class: "mono", "data-field": "branch", title: "branch" }, task.branch) : null,
+      el("span", { class: "mono path", title: task.project, "data-field": "project" }, el("bdi", {}, task.project)),
+      task.branch ? el("span", { class: "mono", "data-field": "branch", title: `branch ${task.branch}` }, task.branch) : null,
       el("span", { "data-field": "agent" }, agent),
-      task.cost_usd !== null && task.cost_usd !== undefined
-        ? el("span", { "data-field": "cost", title: "cost so far" }, cost(task.cost_usd))
-        : null,
+      costEl(task),
       task.state !== "closed" ? el("span", { class: `state state-${task.state.replace(/ /g, "-")}` }, task.state) : null,
       task.archived ? el("span", { class: "state" }, "archived") : null,
     ].filter(Boolean);
+    // each field keeps its separator on its own line; a long path or branch is cut short
+    // (whole on hover) instead of wrapping the header over several lines
     parts.forEach((part, i) => {
-      if (i) meta.append(el("span", { class: "sep", "aria-hidden": "true" }, "·"));
-      meta.append(/** @type {Node} */ (part));
+      meta.append(el("span", { class: "meta-item" },
+        i ? el("span", { class: "sep", "aria-hidden": "true" }, "·") : null, part));
     });
+  }
+
+  /** A task's cost as the CLI says it: dollars, or "cost unknown" for an imported task whose
+   * log does not price every reply. @param {any} task */
+  function costEl(task) {
+    if (task.cost_usd !== null && task.cost_usd !== undefined) {
+      return el("span", { "data-field": "cost", title: "cost so far" }, cost(task.cost_usd));
+    }
+    if (task.origin === "nodwyn" || !task.turns) return null;
+    return el("span", { "data-field": "cost", title: "the agent's log does not say what every reply cost" }, "cost unknown");
   }
 
   /** @param {any} next @param {boolean} [history] */

@@ -181,3 +181,33 @@ def test_a_task_deleted_elsewhere_leaves_the_page_saying_so(page, served):
     Store(served.root).delete("demo-pager-readme")
     expect(page.get_by_text("This task no longer exists.")).to_be_visible(timeout=15000)
     expect(page.locator('[data-task="demo-pager-readme"]')).to_have_count(0)
+
+
+def imported_task(root, task, project, branch="main"):
+    """An imported Claude Code task whose replies carry usage but no price (cost unknown)."""
+    start = records.SessionStart(
+        project=project, origin=records.Origin(tool="claude-code"), branch=branch
+    )
+    with Store(root).create(start, task) as writer:
+        writer.append(
+            [
+                records.Message(text="Tidy the importer"),
+                records.Reply(text="Tidied.", usage=records.Usage(input=10, output=5)),
+                records.TurnEnd(status="completed"),
+            ]
+        )
+
+
+def test_a_long_path_keeps_the_header_to_one_line_and_an_import_says_cost_unknown(page, served):
+    deep = "/home/ana/src/" + "a-folder-with-a-rather-long-name/" * 5 + "tidy"
+    imported_task(served.root, "long-path", deep, branch="feature/" + "long-branch-name-" * 4)
+    open_page(page, served, task="long-path")
+    meta = page.locator("[data-meta]")
+    expect(meta.locator('[data-field="cost"]')).to_have_text("cost unknown")
+    line = page.locator('[data-meta] [data-field="agent"]').evaluate(
+        "n => parseFloat(getComputedStyle(n).lineHeight)"
+    )
+    assert meta.bounding_box()["height"] < 1.5 * line  # one line, not a path wrapped over four
+    project = meta.locator('[data-field="project"]')
+    expect(project).to_have_attribute("title", deep)  # whole on hover
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
