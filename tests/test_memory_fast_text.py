@@ -1,10 +1,12 @@
-"""The fast compound finder (words.compounds) gives exactly what its one-regex definition
-(words.COMPOUND's matches, cut by words.PART) gives, on odd strings and on real-looking text."""
+"""Text work that runs per event, made fast, gives exactly what its plain definition gives:
+the compound finder (words.compounds: words.COMPOUND's matches cut by words.PART) and the
+one-line cut of cards (cards.one_line: white space collapsed, then cut)."""
 
 import random
 import re
 
 from nodwyn.memory import words
+from nodwyn.memory.cards import one_line
 
 COMPOUND, PART = re.compile(words.COMPOUND), re.compile(words.PART)
 
@@ -40,3 +42,18 @@ def test_compounds_agree_with_the_definition_on_code_and_prose():
         assert words.parts(text) == [
             t for t in (p.lower() for p in by_definition(text).split()) if words._keep(t)
         ]
+
+
+def one_line_by_definition(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def test_a_long_text_cut_to_one_line_is_what_collapsing_all_of_it_gives():
+    rng = random.Random(6)
+    for _ in range(20_000):
+        limit = rng.choice([1, 2, 5, 10, 60])
+        text = "".join(rng.choice("ab  \n\t\u3000x") for _ in range(rng.randint(0, 300)))
+        assert one_line(text, limit) == one_line_by_definition(text, limit), (text, limit)
+    long_prompt = "Fix   the pager\n" * 10_000
+    assert one_line(long_prompt, 60) == one_line_by_definition(long_prompt, 60)

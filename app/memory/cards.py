@@ -97,6 +97,11 @@ class Fold(Struct, kw_only=True):
 
 
 def one_line(text: str, limit: int) -> str:
+    """The text on one line (runs of white space as one space), cut to `limit` characters."""
+    if len(text) > 4 * limit:  # a long text (a pasted log): only its start is looked at
+        head = " ".join(text[: 4 * limit].split())
+        if head.rfind(" ") >= limit:  # the word the cut may have split lies past the limit
+            return head[: limit - 1].rstrip() + "…"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 

@@ -67,7 +67,7 @@ def text_of(record: records.Event, tool_output: bool = True, clean: bool = True)
             parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
         case _:
             return ""
-    text = "\n".join(part for part in parts if part)
+    text = "\n".join([part for part in parts if part])
     return redact(text) if clean else text
 
 
@@ -101,7 +101,7 @@ def heading(record: records.Event, calls: dict[str, str]) -> str:
         parts.append(calls.get(record.call) or record.tool or "call")
     elif isinstance(record, records.Reply) and record.calls:
         parts.append("calls " + ", ".join(call.tool for call in record.calls))
-    return " · ".join(part for part in parts if part)
+    return " · ".join([part for part in parts if part])
 
 
 def mark_event(mark: memfile.Mark, start: int, record: records.Event) -> None:
