@@ -10,7 +10,7 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.log import records as r
-from nodwyn.memory import index, mem
+from nodwyn.memory import encoder, fusion, index, mem, vectors
 from nodwyn.memory.search import turn_card
 from nodwyn.store import Store
 
@@ -111,3 +111,63 @@ def test_what_a_new_process_imports_to_search(tmp_path, mode):
     turns, used, numpy = done.stdout.split()
     assert (turns, used) == ("1", mode)
     assert numpy == ("True" if mode == "both" else "False")
+
+
+class Counting:
+    """The built-in model, noting each text it is asked to encode."""
+
+    def __init__(self):
+        self.model, self.texts = encoder.builtin(), []
+        self.id = self.model.id
+
+    def encode(self, texts):
+        self.texts.extend(texts)
+        return self.model.encode(texts)
+
+
+def as_a_new_process(monkeypatch) -> None:
+    monkeypatch.setattr(fusion, "_stack", fusion.Stack())
+    monkeypatch.setattr(vectors, "_cache", {})
+
+
+def test_a_new_process_maps_the_saved_stack_and_folds_only_changed_logs_on_it(
+    tmp_path, monkeypatch
+):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("install the cuda toolkit", reply="apt install cuda", t0=0))
+    write(store, "t2", turn("fix the broken bibliography", reply="bibtex fixed", t0=0))
+    monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
+    as_a_new_process(monkeypatch)
+    state = index.refresh(store)
+    first, _ = fusion.meaning_ranking(store, state, "cuda", None, Counting(), floor=-1.0)
+    assert vectors.stack_path(store.root).exists()
+    as_a_new_process(monkeypatch)
+    for vec in store.sessions.glob("*.vec"):
+        vec.unlink()  # so rows not taken from the stack would have to be encoded again
+    counting = Counting()
+    again, _ = fusion.meaning_ranking(store, state, "cuda", None, counting, floor=-1.0)
+    assert again == first and counting.texts == ["cuda"]
+    write(store, "t2", turn("set up the nvidia graphics drivers", reply="done", t0=10))
+    state = index.refresh(store)
+    as_a_new_process(monkeypatch)
+    counting = Counting()
+    ranked, _ = fusion.meaning_ranking(store, state, "nvidia drivers", None, counting, floor=-1.0)
+    encoded = [text.split("\n")[0] for text in counting.texts]
+    assert encoded == ["nvidia drivers", "fix the broken bibliography",
+                       "set up the nvidia graphics drivers"]  # fmt: skip
+    assert ranked[0][0] == ("t2", 5) and {key for key, _ in ranked} == {
+        ("t1", 2),
+        ("t2", 2),
+        ("t2", 5),
+    }
+
+
+def test_a_damaged_or_foreign_saved_stack_is_passed_over(tmp_path, monkeypatch):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("install the cuda toolkit", reply="apt install cuda", t0=0))
+    state = index.refresh(store)
+    as_a_new_process(monkeypatch)
+    vectors.stack_path(store.root).write_bytes(vectors.STACK_MAGIC + b"\x05\x00\x00\x00junk!")
+    ranked, _ = fusion.meaning_ranking(store, state, "cuda", None, Counting(), floor=-1.0)
+    assert [key for key, _ in ranked] == [("t1", 2)]
+    assert vectors.load_stack(store.root, "other:model") is None

@@ -36,7 +36,7 @@ class Builtin:
     def __init__(self, folder: Path = MODEL):
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         tokens = (folder / "vocab.txt").read_text(encoding="utf-8").split("\n")[: meta["rows"]]
-        self.table = np.load(folder / "table.npy")
+        self.table = np.load(folder / "table.npy", mmap_mode="r")  # rows read as used
         if self.table.shape != (meta["rows"], meta["dims"]) or len(tokens) != meta["rows"]:
             raise ValueError(f"the model in {folder} is damaged: its parts do not agree")
         self.pieces = WordPiece(tokens)

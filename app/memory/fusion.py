@@ -77,7 +77,8 @@ _stack = Stack()
 
 def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
     """The stack of the tasks' vectors (made again only when a log changed), and the tasks
-    that had no vectors to search."""
+    that had no vectors to search. Searching every task, the rows of unchanged logs come from
+    the stack an earlier process saved (mapped, not read), the others from their .vec."""
     global _stack
     import numpy as np
 
@@ -88,36 +89,78 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
     key = (encoder.id, tuple(seen.items()))
     if _stack.key == key:
         return _stack, []
+    saved = vectors.load_stack(store.root, encoder.id) if tasks is None else None
+    entries, saved_turns, saved_matrix = saved or ({}, None, None)
     deadline = time.monotonic() + BUDGET
-    names, parts, without, logs = [], [], [], []
+    names, parts, without, logs, kept = [], [], [], [], []
     for task in chosen:
-        log = store.log_path(task)
-        try:
-            found = vectors.searchable(log, encoder, deadline, seen[task])
-        except TaskNotFound:
-            continue
+        entry = entries.get(task)
+        log = None
+        if entry is not None and (entry.size, entry.mtime_ns) == seen[task]:
+            found = saved_turns[entry.start : entry.end], saved_matrix[entry.start : entry.end]
+        else:
+            log = store.log_path(task)
+            try:
+                found = vectors.searchable(log, encoder, deadline, seen[task])
+            except TaskNotFound:
+                continue
         if found is None:
             without.append(task)
-        elif len(found[0]):
+            continue
+        kept.append((task, len(found[0])))
+        if len(found[0]):
             names.append(task)
             parts.append(found)
             logs.append(log)
     if not parts:
         return Stack(), without
+    complete = not without and time.monotonic() <= deadline
+    lengths = [len(turns) for turns, _ in parts]
+    whole = saved is not None and all(log is None for log in logs)
     stack = Stack(
-        key=key if not without and time.monotonic() <= deadline else (),
+        key=key if complete else (),
         names=names,
-        owner=np.concatenate([np.full(len(t), at) for at, (t, _) in enumerate(parts)]),
-        turns=np.concatenate([t for t, _ in parts]),
-        matrix=np.concatenate([m for _, m in parts], dtype=np.float32),  # float16 products are slow
+        owner=np.repeat(np.arange(len(parts)), lengths),
+        turns=saved_turns if whole and sum(lengths) == len(saved_turns) else None,
+        matrix=saved_matrix if whole and sum(lengths) == len(saved_turns) else None,
     )
-    start = 0
-    for log, (turns, _) in zip(logs, parts, strict=True):
-        end = start + len(turns)
-        vectors.keep(log, stack.turns[start:end], stack.matrix[start:end])
-        start = end
+    if stack.matrix is None:
+        stack.turns = np.concatenate([t for t, _ in parts])
+        stack.matrix = np.concatenate([m for _, m in parts], dtype=np.float32)  # float16 is slow
+        _keep_rows(vectors, logs, lengths, stack)
+        if tasks is None and complete:
+            _save(store.root, encoder.id, seen, kept, stack)
     _stack = stack
     return stack, without
+
+
+SAVE_EVERY = 30.0  # seconds: a stack changing with every turn of a live task is saved at most
+_saved_at = [-SAVE_EVERY]  # this often by one process (others fold the changed logs on it)
+
+
+def _save(root, model: str, seen: dict, kept: list[tuple[str, int]], stack: Stack) -> None:
+    from . import vectors
+
+    if time.monotonic() - _saved_at[0] < SAVE_EVERY:
+        return
+    _saved_at[0] = time.monotonic()
+    entries, start = [], 0
+    for task, rows in kept:
+        size, mtime_ns = seen[task]
+        entries.append(vectors.StackEntry(task, size, mtime_ns, start, start + rows))
+        start += rows
+    vectors.save_stack(root, model, entries, stack.turns, stack.matrix)
+
+
+def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
+    """Point each log's cached vectors at its rows of the stack (a process holds them once)."""
+    start = 0
+    for log, length in zip(logs, lengths, strict=True):
+        if log is not None:
+            vectors.keep(
+                log, stack.turns[start : start + length], stack.matrix[start : start + length]
+            )
+        start += length
 
 
 def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=FLOOR):

@@ -12,10 +12,12 @@ Invariants: derived and revocable like `.mem` (deleted with the task, since the 
 `<id>.*`); folded on incrementally: only texts whose crc changed (new turns, the turn under way)
 are encoded again, so a fold and a full rebuild give the same vectors; a change of encoder or
 format, or a damaged file, starts again. Written to a temporary file that is renamed into place.
+The stack of all of them (`vectors.stack`, below) is derived from the .vec files in turn.
 """
 
 import bisect
 import os
+import struct
 import threading
 import time
 import zlib
@@ -190,6 +192,85 @@ def keep(log: Path, turns: np.ndarray, matrix: np.ndarray) -> None:
     known = _cache.get(log)
     if known is not None:
         _cache[log] = (known[0], turns, matrix)
+
+
+# The stack of every task's vectors, saved for the next process: `<data>/vectors.stack` is
+# the line MAGIC, a u32 length, a msgpack StackHead (encoder, each task's log size and mtime
+# when its rows were made, and their rows), zeros up to a multiple of 64 bytes, then the rows
+# as float32. A new process maps the rows it can use instead of reading every .vec.
+STACK_MAGIC = b"nodwyn-stack 1\n"
+_length = struct.Struct("<I")
+
+
+class StackEntry(Struct, array_like=True, frozen=True):
+    task: str
+    size: int
+    mtime_ns: int
+    start: int  # its rows: start..end
+    end: int
+
+
+class StackHead(Struct, kw_only=True):
+    model: str
+    dims: int
+    entries: list[StackEntry]
+    turns: bytes  # int64, one per row
+
+
+_head_encoder = msgspec.msgpack.Encoder()
+_head_decoder = msgspec.msgpack.Decoder(StackHead)
+
+
+def stack_path(root: Path) -> Path:
+    return root / "vectors.stack"
+
+
+def _rows_at(head_length: int) -> int:
+    start = len(STACK_MAGIC) + _length.size + head_length
+    return start + (-start) % 64
+
+
+def save_stack(root: Path, model: str, entries: list[StackEntry], turns, matrix) -> None:
+    """Save a stack for other processes (written aside, renamed into place; a file another
+    process has mapped, which Windows will not replace, is left as it is)."""
+    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    head = _head_encoder.encode(StackHead(model=model, dims=matrix.shape[1], entries=entries,
+                                          turns=np.asarray(turns, np.int64).tobytes()))  # fmt: skip
+    file = stack_path(root)
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(STACK_MAGIC + _length.pack(len(head)) + head)
+            handle.write(bytes(_rows_at(len(head)) - handle.tell()))
+            matrix.tofile(handle)
+        os.replace(tmp, file)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def load_stack(root: Path, model: str):
+    """(entries by task, turns, rows mapped read-only) of the saved stack of this encoder,
+    or None when there is none, it is damaged or made by another encoder."""
+    file = stack_path(root)
+    try:
+        with open(file, "rb") as handle:
+            if handle.read(len(STACK_MAGIC)) != STACK_MAGIC:
+                return None
+            (length,) = _length.unpack(handle.read(_length.size))
+            head = _head_decoder.decode(handle.read(length))
+            size = os.fstat(handle.fileno()).st_size
+    except (OSError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    rows = len(head.turns) // 8
+    if head.model != model or not rows or size != _rows_at(length) + rows * head.dims * 4:
+        return None
+    try:
+        matrix = np.memmap(file, dtype=np.float32, mode="r", offset=_rows_at(length),
+                           shape=(rows, head.dims))  # fmt: skip
+    except (OSError, ValueError):
+        return None
+    turns = np.frombuffer(head.turns, dtype=np.int64)
+    return {entry.task: entry for entry in head.entries}, turns, matrix
 
 
 def refresh(store, progress=None) -> None:

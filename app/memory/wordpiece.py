@@ -102,10 +102,9 @@ class WordPiece:
         self.tokens = tokens
         self.ids_of = {token: row for row, token in enumerate(tokens)}
         self.unknown = self.ids_of.get(UNKNOWN, -1)
-        # no piece is longer than this, so longer matches need not be tried
-        self.longest = max(
-            (len(t) - 2 if t.startswith("##") else len(t) for t in tokens), default=1
-        )
+        # no piece is longer than this, so longer matches need not be tried (a bound: a
+        # "##" token counts its prefix too, which only tries a match that cannot be there)
+        self.longest = max(map(len, tokens), default=1)
         self._cache: dict[str, tuple[int, ...]] = {}
 
     def pieces(self, word: str) -> list[str]:
