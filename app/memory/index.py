@@ -29,10 +29,8 @@ this process adds, so it gives the same documents and `.mem` files as folding al
 
 import contextlib
 import os
-import shutil
 import sys
 import threading
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,7 +41,7 @@ from msgspec import Struct
 from .. import settings
 from ..errors import TaskNotFound
 from . import mem as memfile
-from . import sidecar, words
+from . import words
 from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read as index.X)
     Job,
     Row,
@@ -152,6 +150,9 @@ def open_index(root: Path, state: State) -> tantivy.Index:
 
 def _fresh(root: Path, tool_output: bool) -> State:
     """A new empty index (any old one removed) with a new id."""
+    import shutil  # here, with uuid and sidecar below: a search's start-up needs none of them
+    import uuid
+
     shutil.rmtree(folder(root), ignore_errors=True)
     folder(root).mkdir(parents=True)
     state = State(id=uuid.uuid4().hex, tool_output=tool_output)
@@ -329,6 +330,8 @@ def _write(store, state, writer, changed, gone, progress) -> None:
 def _fold_all(writer, state: State, jobs: list[Job], finish: Callable) -> None:
     """Fold every job here, and in a helper process too when that is worth it; `finish` is
     called with each job, what folding it gave and the documents added."""
+    from . import sidecar
+
     shared = sidecar.Shared(jobs)
     helper = sidecar.Helper.maybe(shared, _worth_helping(state, jobs))
     last_build.update(logs=len(jobs), helped=0)
