@@ -2,7 +2,9 @@
 the same `.mem` bytes, the same documents in the index and the same ranking; a helper that
 cannot fold leaves its logs to this process, and nothing is lost."""
 
+import os
 import shutil
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -151,3 +153,35 @@ def test_the_helper_folds_every_log_it_is_given_as_this_process_would(source):
     for job, taken in folded:
         assert taken == index.fold(job)
         assert taken.rows and not taken.gone
+
+
+class Stop(Exception):
+    pass
+
+
+def children() -> set[str]:
+    tasks = Path(f"/proc/{os.getpid()}/task")
+    return {pid for task in tasks.iterdir() for pid in (task / "children").read_text().split()}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
+def test_a_build_stopped_early_ends_its_helper_and_the_next_refresh_finishes_it(
+    source, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(index, "HELP_FROM", 1 << 62)
+    alone = built(tmp_path, "alone", source)
+    monkeypatch.setattr(index, "HELP_FROM", 0)
+    store = Store(tmp_path / "stopped")
+    for log in source.sessions.glob("*.jsonl"):
+        shutil.copy(log, store.sessions / log.name)
+    before = children()
+
+    def progress(done: int, total: int) -> None:
+        if done == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        index.refresh(store, progress)
+    assert children() == before, "the helper process was ended and waited for"
+    index.refresh(store)
+    assert_same(alone, store)

@@ -68,6 +68,7 @@ class Helper:
         self._results: queue.Queue = queue.Queue(WAITING)
         self._process: subprocess.Popen | None = None
         self._stopping = False
+        self._ended = False  # `rest` has seen the helper's end
         self._thread = threading.Thread(target=self._run, name="nodwyn-fold-helper", daemon=True)
         self._thread.start()
 
@@ -96,17 +97,19 @@ class Helper:
         """(job, Taken) of each log still to come, waiting for the helper to finish."""
         while (item := self._results.get()) is not None:
             yield item
+        self._ended = True
 
     def stop(self) -> None:
-        """End the helper and its thread: at once when this process stops early, else once
-        the helper has read the end of its input."""
+        """End the helper and its thread: at once when this process stops early (the helper
+        is killed), else once the helper has read the end of its input."""
         self._stopping = True
-        process = self._process
-        if process is not None and self._thread.is_alive():
-            process.kill()
         while self._thread.is_alive():
+            process = self._process
+            if not self._ended and process is not None and process.poll() is None:
+                process.kill()
             with contextlib.suppress(queue.Empty):
                 self._results.get(timeout=0.05)  # unblock a thread waiting to put
+        process = self._process
         if process is not None:
             try:
                 process.wait(timeout=10)
