@@ -160,7 +160,20 @@ def test_withdrawn_queued_words_join_the_next_prompt_as_an_attachment(src):
     assert later[1].attachments == []  # a task notification is the harness's, not a person's
 
 
-@pytest.mark.parametrize("cut", range(1, 8))
+def test_a_live_import_that_ends_on_a_prompt_gives_it_at_once_without_later_context(src):
+    lines = [
+        prompt("u1", None, 1, "Why is this slow?"),
+        attachment("a1", "u1", 1, type="opened_file_in_ide", filename="/a.go"),
+        reply("u2", "a1", 2, "m1", [text("It copies.")]),
+    ]
+    store = Store()
+    (message,) = messages(events(store, write(src, lines[:1])))  # live: shown while it works
+    assert message.text == "Why is this slow?"
+    (message,) = messages(events(store, age(write(src, lines))))
+    assert message.attachments == []  # written after the import took the prompt: 0003
+
+
+@pytest.mark.parametrize("cut", [1, *range(3, 9)])  # not 2: the case above
 def test_any_live_cut_then_the_whole_file_gives_the_log_of_one_import(tmp_path, src, cut):
     lines = [
         queue("enqueue", 1, "withdrawn words"),

@@ -116,17 +116,30 @@ def test_a_recorded_turn_duration_is_the_turns_one_end(src):
     assert end.duration_ms == 4800 and end.src.line == 6
 
 
-def test_a_live_source_gives_a_turn_end_when_the_next_response_or_quiet_shows_it(src):
+def test_a_live_source_gives_a_turn_end_when_the_next_prompt_or_quiet_shows_it(src):
     lines = two_turns()
     store = Store()
     found = events(store, write(src, lines[:4]))  # fresh: live, the answer may go on
     assert not ends(found)
-    found = events(store, write(src, lines[:5]))  # a prompt: the answer may still go on
-    assert not ends(found)
-    found = events(store, write(src, lines))  # a new response: the answer was final
+    found = events(store, write(src, lines[:5]))  # the next prompt: the answer was final
     assert [e.src.line for e in ends(found)] == [4] and kinds(found)[-1] == "message"
+    found = events(store, write(src, lines))  # live: the new answer may go on
+    assert [e.src.line for e in ends(found)] == [4]
     found = events(store, age(write(src, lines)))  # quiet: the last answer ends its turn
     assert [e.src.line for e in ends(found)] == [4, 6]
+
+
+def test_a_live_import_that_ends_on_a_prompt_typed_mid_stream_ends_the_turn_too_soon(tmp_path, src):
+    lines = [
+        prompt("u1", None, 1, "Why does streaming break?", version=OLD),
+        reply("u2", "u1", 2, "m1", [text("I see! It encodes twice.")]),
+        prompt("u3", "u2", 3, "only the token stream", version=OLD),  # typed while m1 streams
+        reply("u4", "u3", 4, "m1", [use("c1", "Edit", file_path="/a.ts")]),
+    ]
+    store = Store()
+    events(store, write(src, lines[:3]))  # live, and the prompt is shown at once
+    found = events(store, age(write(src, lines)))
+    assert [e.src.line for e in ends(found)] == [2]  # 0003: the one case a cut decides
 
 
 @pytest.mark.parametrize("cut", range(1, 7))

@@ -8,11 +8,12 @@ source-line order, which follows the `parentUuid` chain even where timestamps go
 
 What may still change is held back in the carry: the streamed parts of one response (merged
 by `message.id`, usage counted once), a slash command until we know whether it ran locally,
-a compaction boundary until its summary, a prompt until the next line (a part of the answer
-before it shows the turn went on), and a final answer's turn end until the next prompt.
-`finish(live=False)` writes them out; while the source is live (changed in the last
-minutes) they wait for the next import. Versions that write no turn end get one derived from
-a final answer (docs/decisions/0003-imported-sessions.md).
+a compaction boundary until its summary, and a final answer's turn end until the next
+prompt. `finish(live=False)` writes them out; while the source is live (changed in the last
+minutes) they wait for the next import. A prompt waits for the next line of the same import
+only (its context lines, or a part of the answer before it showing the turn went on).
+Versions that write no turn end get one derived from a final answer
+(docs/decisions/0003-imported-sessions.md).
 
 Only the fields read are declared, so unknown fields and record types are skipped. One
 response's streamed parts become one reply in `claude_replies`; what 2.1's `attachment` and
@@ -133,7 +134,8 @@ class Parser:
 
     def finish(self, live: bool, out: list) -> None:
         """End of the source for now: write out what was held back unless the source is live."""
-        if live:
+        if live:  # a person's prompt is shown (and searchable) while the agent works on it
+            self._release(None, out)
             return
         c = self.carry
         self._flush_group(out)
