@@ -126,8 +126,38 @@ export function createSidebar({ list, filter, href, onOpen }) {
     return labels;
   }
 
+  /** What has the keyboard focus in the list, to give it back after a render. */
+  function focused() {
+    const node = document.activeElement;
+    if (!(node instanceof HTMLElement) || !list.contains(node)) return null;
+    const group = node.closest("[data-group-key]")?.getAttribute("data-group-key") || "";
+    if (node.dataset.task) return { task: node.dataset.task, group };
+    if (node.dataset.group) return { heading: node.dataset.group };
+    if (node.classList.contains("show-more")) return { more: group, at: node.previousElementSibling?.children.length || 0 };
+    return null;
+  }
+
+  /** The same thing after a render, or what took its place ("Show N more" gives way to the
+   * first task it showed). @param {any} was */
+  function refocus(was) {
+    if (!was) return;
+    /** @type {Element|null|undefined} */
+    let node = null;
+    const inGroup = (/** @type {string} */ key) => [...list.querySelectorAll("[data-group-key]")].find((g) => g.getAttribute("data-group-key") === key);
+    if (was.task) {
+      node = inGroup(was.group)?.querySelector(`[data-task="${CSS.escape(was.task)}"]`) || list.querySelector(`[data-task="${CSS.escape(was.task)}"]`);
+    } else if (was.heading) {
+      node = list.querySelector(`[data-group="${CSS.escape(was.heading)}"]`);
+    } else if (was.more) {
+      const group = inGroup(was.more);
+      node = group?.querySelectorAll(".task-item")[was.at] || group?.querySelector(".group-heading");
+    }
+    if (node instanceof HTMLElement) node.focus({ preventScroll: true });
+  }
+
   function render() {
     const scrollTop = list.scrollTop;
+    const had = focused(); // a refresh or a fold never takes the keyboard's place away
     clear(list);
     const words = filter.value.trim().toLowerCase();
     const filtering = words.length > 0;
@@ -163,6 +193,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
     if (machine.length) list.append(section(":machine", `Machine runs (${machine.length})`, machine, "", filtering));
     if (archived.length) list.append(section(":archived", `Archived (${archived.length})`, archived, "", filtering));
     list.scrollTop = scrollTop; // a refresh never moves what the person is reading
+    refocus(had);
   }
 
   function emptyList(/** @type {boolean} */ filtering) {

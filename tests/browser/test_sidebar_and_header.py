@@ -97,6 +97,34 @@ def test_arrow_keys_move_through_the_sidebar_and_enter_opens(page, served):
     expect(page.locator("h1[data-title]")).to_have_text(re.compile("Fix the flaky"))
 
 
+def test_folding_a_folder_or_showing_more_by_keyboard_keeps_the_focus_in_the_list(page, served):
+    open_page(page, served)
+    heading = page.get_by_role("button", name="infra")
+    heading.focus()
+    page.keyboard.press("Enter")
+    expect(heading).to_have_attribute("aria-expanded", "false")
+    expect(heading).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(heading).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(page.locator('[data-task="demo-infra-tf"]')).to_be_focused()
+    page.get_by_role("button", name="Show 1 more").focus()
+    page.keyboard.press("Enter")
+    pager = page.locator('[data-group-key="/home/ana/src/pager"] .task-item')
+    expect(pager).to_have_count(6)
+    expect(pager.nth(5)).to_be_focused()  # the first task it showed
+
+
+def test_a_refresh_of_the_list_leaves_the_keyboard_where_it_was(page, served):
+    open_page(page, served, task="demo-pager-flaky")
+    page.locator('[data-task="demo-pager-readme"]').focus()
+    Store(served.root).rename("demo-infra-tf", "Pin the AWS provider")
+    expect(page.get_by_text("Pin the AWS provider")).to_be_visible(timeout=15000)
+    expect(page.locator('[data-task="demo-pager-readme"]')).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(page.locator('[data-task="demo-pager-lint"]')).to_be_focused()
+
+
 def test_rename_saves_on_enter_and_on_leaving_and_escape_keeps_the_name(page, served):
     open_page(page, served, task="demo-pager-limit")
     title = page.locator("h1[data-title]")
