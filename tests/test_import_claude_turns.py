@@ -2,6 +2,7 @@
 a final answer before the next prompt ends its turn as completed (docs/decisions/0003)."""
 
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from importing import (
     use,
     write,
 )
+from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
 from nodwyn.store import Store
@@ -164,3 +166,14 @@ def test_corpus_turns_that_end_in_a_final_answer_end_as_completed(corpus, name):
     found = log_of(Store(), report.created[0])
     completed = [e for e in ends(found) if e.status == "completed" and e.duration_ms is None]
     assert len(completed) == claude_answered(copy)
+
+
+def test_corpus_cards_read_completed_where_the_log_shows_a_final_answer(corpus):
+    store, outcomes, answered = Store(), Counter(), 0
+    for name in FILES:
+        report = import_paths(store, "claude", [corpus / "claude" / name])
+        answered += claude_answered(corpus / "claude" / name)
+        for task in report.created:
+            outcomes.update(card.outcome for card in memory.cards(store, task))
+    assert outcomes["completed"] == answered == 64  # none before the rule (0003)
+    assert outcomes["cancelled"] == 6 and outcomes["unfinished"] == 3
