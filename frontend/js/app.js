@@ -86,12 +86,15 @@ const results = createResults({
   failure,
 });
 
+/** From a historical view back to the results (or the history panel) that opened it. */
+function back() {
+  const from = new URLSearchParams(location.search).get("from") || state.task;
+  navigate(state.q ? { task: from, q: state.q, scope: state.scope } : { task: state.task, view: "history" });
+}
+
 const transcript = createTranscript({
   pane,
-  onBack: () => {
-    const from = new URLSearchParams(location.search).get("from") || state.task;
-    navigate(state.q ? { task: from, q: state.q, scope: state.scope } : { task: state.task, view: "history" });
-  },
+  onBack: back,
   onOpenTurn: (seq) => navigate({ task: state.task, seq }),
   failure,
 });
@@ -210,6 +213,7 @@ document.addEventListener("keydown", (event) => {
       input.value = "";
       navigate({ task: state.task });
     } else if (document.activeElement === input) input.blur();
+    else if (state.seq !== null && state.task && !isTyping(event.target)) back(); // as "Back to results"
   }
 });
 

@@ -16,6 +16,8 @@ export const SCOPES = { task: "this task", project: "earlier tasks in this proje
  */
 export function createResults({ pane, href, onOpen, failure }) {
   let asked = 0; // number of the latest question
+  /** @type {{task: string, seq: number}|null} */
+  let opened = null; // the hit last opened: coming back, the keyboard finds it again
   /** @type {AbortController|null} */
   let inFlight = null;
 
@@ -71,6 +73,14 @@ export function createResults({ pane, href, onOpen, failure }) {
     }
     pane.append(list);
     pane.scrollTop = 0;
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active === pane || pane.contains(active);
+    const again = opened && [...list.querySelectorAll("a[data-hit]")].find((a) =>
+      a.getAttribute("data-hit-task") === opened?.task && a.getAttribute("data-hit") === String(opened?.seq));
+    if (lost && again instanceof HTMLElement) {
+      again.focus({ preventScroll: true });
+      again.scrollIntoView({ block: "center" });
+    }
   }
 
   /** @param {any} turn @param {string[]} terms */
@@ -94,6 +104,7 @@ export function createResults({ pane, href, onOpen, failure }) {
       onclick: (/** @type {MouseEvent} */ event) => {
         if (event.ctrlKey || event.metaKey || event.shiftKey || event.button) return;
         event.preventDefault();
+        opened = { task, seq };
         onOpen(task, seq);
       },
     }, ...body);

@@ -23,6 +23,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
   let loading = 0; // the number of the latest load: an older answer is dropped
   /** @type {string[]} */
   let words = []; // the search's words, marked inside the highlighted event
+  /** @type {number|null} */
+  let openedTurn = null; // the history's turn last opened: coming back, the keyboard finds it
 
   /** @param {string} task @param {number|null} hit @param {string} backLabel */
   async function load(task, hit, backLabel) {
@@ -42,6 +44,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
       render();
       if (hit !== null) reveal(hit);
       else pane.scrollTop = pane.scrollHeight;
+      if (hit !== null) takeFocus(pane.querySelector(".events [data-hit]"));
     } catch (err) {
       if (mine !== loading) return;
       clear(pane).append(failure(`Could not read this task: ${err.message}`, () => load(task, hit, backLabel)));
@@ -111,6 +114,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
     if (!node) return null;
     node.classList.add("hit");
     node.setAttribute("data-hit", "");
+    node.setAttribute("tabindex", "-1"); // the keyboard starts from here
     markWords(node, words);
     for (let up = node.parentElement; up && up !== pane; up = up.parentElement) {
       if (up instanceof HTMLDetailsElement) up.open = true;
@@ -124,6 +128,15 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
       if (button instanceof HTMLButtonElement) button.textContent = "Show less";
     }
     return node;
+  }
+
+  /** Give the keyboard to a node of the pane, unless the person is busy elsewhere (typing
+   * in a field): the link or button that led here is gone, and the page's top is no place
+   * to leave the focus. @param {Element|null} node */
+  function takeFocus(node) {
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active === pane || pane.contains(active);
+    if (lost && node instanceof HTMLElement) node.focus({ preventScroll: true });
   }
 
   /** @param {number} seq */
@@ -146,8 +159,12 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
       if (!cards.length) pane.append(el("p", { class: "empty muted" }, "No turns yet."));
       pane.append(el("ol", { class: "history", "data-history": "" }, cards.map((/** @type {any} */ card) =>
         el("li", {}, el("button", { type: "button", class: `history-item outcome-${String(card.outcome).replace(/ /g, "-")}`,
-          "data-turn-seq": card.first_seq, onclick: () => onOpenTurn(card.first_seq) },
+          "data-turn-seq": card.first_seq, onclick: () => {
+            openedTurn = card.first_seq;
+            onOpenTurn(card.first_seq);
+          } },
         el("span", { class: "history-head" }, card.head), timeEl(card.at))))));
+      if (openedTurn !== null) takeFocus(pane.querySelector(`[data-turn-seq="${openedTurn}"]`));
     } catch (err) {
       if (mine === loading) clear(pane).append(failure(`Could not read the history: ${err.message}`, () => history(task)));
     }

@@ -129,6 +129,36 @@ def test_keyboard_reaches_search_and_results(page, served):
     expect(page.get_by_label("Search", exact=True)).to_be_focused()
 
 
+def test_the_keyboard_goes_from_a_hit_to_its_event_and_back_to_the_same_hit(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    search(page, "pager", "all")
+    hits = page.locator("a[data-hit]")
+    assert hits.count() > 2
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    expect(hits.nth(1)).to_be_focused()
+    opened = hits.nth(1).get_attribute("href")
+    page.keyboard.press("Enter")
+    shown = page.locator("[data-events] [data-hit]")
+    expect(shown).to_be_focused()  # not the top of the page: the links that led here are gone
+    page.keyboard.press("Escape")  # as "Back to results"
+    expect(page.locator("[data-results]")).to_be_visible()
+    expect(hits.nth(1)).to_be_focused()
+    assert hits.nth(1).get_attribute("href") == opened
+    page.keyboard.press("ArrowDown")
+    expect(hits.nth(2)).to_be_focused()
+
+
+def test_a_turn_opened_from_the_history_gives_the_keyboard_back_to_it(page, served):
+    page.goto(served.at(task="demo-pager-index", view="history"))
+    items = page.locator("[data-history] [data-turn-seq]")
+    items.nth(1).focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-events] [data-hit]")).to_be_focused()
+    page.get_by_role("button", name="Back to the history").press("Enter")
+    expect(items.nth(1)).to_be_focused()
+
+
 def test_a_failed_search_offers_retry(page, served):
     page.goto(served.at(task="demo-pager-flaky"))
     broken = json.dumps({"ok": False, "error": "the index is being rebuilt", "status": 503})
