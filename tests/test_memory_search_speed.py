@@ -1,6 +1,7 @@
 """What search does to be fast gives the same answers: a hit's turn head read from the turn's
 lines alone equals its card, and searching by words loads neither numpy nor the model."""
 
+import os
 import subprocess
 import sys
 
@@ -101,16 +102,18 @@ def test_what_a_new_process_imports_to_search(tmp_path, mode):
     store = Store(tmp_path / "data")
     write(store, "t1", turn("configure the pager", t0=0))
     script = (
-        "import sys; from nodwyn import memory; from nodwyn.store import Store; "
+        "import os, sys; from nodwyn import memory; from nodwyn.store import Store; "
         f"found = memory.search(Store(sys.argv[1]), 'pager', mode={mode!r}); "
-        "print(len(found.turns), found.mode, 'numpy' in sys.modules)"
+        "print(len(found.turns), found.mode, 'numpy' in sys.modules, "
+        "os.environ['OPENBLAS_NUM_THREADS'])"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(store.root)], capture_output=True, text=True, check=True
-    )
-    turns, used, numpy = done.stdout.split()
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", script, str(store.root)], env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    turns, used, numpy, threads = done.stdout.split()
     assert (turns, used) == ("1", mode)
     assert numpy == ("True" if mode == "both" else "False")
+    assert threads == "1"  # numpy's product on one thread (see nodwyn.memory)
 
 
 class Counting:
