@@ -210,6 +210,21 @@ def test_the_history_panel_lists_every_card_and_opens_a_turn(page, served):
     expect(page.locator("[data-events] [data-hit]")).to_contain_text("Try again")
 
 
+def test_the_history_button_looks_pressed_while_the_history_is_open(page, served):
+    page.goto(served.at(task="demo-site-form"))
+    button = page.get_by_role("button", name="History")
+    look = "n => getComputedStyle(n).backgroundColor + getComputedStyle(n).borderColor"
+    closed = button.evaluate(look)
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "true")
+    page.mouse.move(600, 700)
+    assert button.evaluate(look) != closed
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "false")
+    page.mouse.move(600, 700)  # not hovering it
+    assert button.evaluate(look) == closed
+
+
 def test_the_transcript_shows_cards_calls_errors_compactions_and_sub_agents(page, served):
     page.goto(served.at(task="demo-pager-flaky"))
     card = page.locator("details.card").first
