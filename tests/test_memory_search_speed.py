@@ -12,7 +12,7 @@ from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.log import records as r
 from nodwyn.memory import encoder, fusion, index, mem, vectors
-from nodwyn.memory.search import turn_card
+from nodwyn.memory.heads import turn_card
 from nodwyn.store import Store
 
 HEAD_FIELDS = ("first_seq", "last_seq", "at", "head", "asked", "outcome", "duration_ms")

@@ -1,7 +1,8 @@
 """Task memory: turn cards (L1), episodes (L2), the word index of all logs, search and recall.
 
-Dependencies inside the package point one way: words <- cards <- mem <- index <- search, recall;
-wordpiece <- encoder <- providers, vectors <- fusion (search by words, meaning or both).
+Dependencies inside the package point one way: words <- cards <- mem <- index <- heads <-
+search, recall; wordpiece <- encoder <- providers, vectors <- fusion (search by words, meaning
+or both).
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
 """
 

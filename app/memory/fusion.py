@@ -27,7 +27,8 @@ from ..errors import BadInput, NodwynError, TaskNotFound
 from ..log import logfile, records
 from . import index as wordindex
 from . import words
-from .search import Hit, Results, _check, event_hit, hits, scoped, shown_card, turn_hit
+from .heads import shown_card
+from .search import Hit, Results, _check, event_hit, hits, scoped, turn_hit
 from .search import search as word_search
 
 MODES = ("words", "meaning", "both")
@@ -135,7 +136,7 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
 
 
 SAVE_EVERY = 30.0  # seconds: a stack changing with every turn of a live task is saved at most
-_saved_at = [-SAVE_EVERY]  # this often by one process (others fold the changed logs on it)
+_saved_at = [float("-inf")]  # this often by one process (others fold the changed logs on it)
 
 
 def _save(root, model: str, seen: dict, kept: list[tuple[str, int]], stack: Stack) -> None:

@@ -17,22 +17,19 @@ grouped by task (tasks in the order of their best event), then by turn (same), e
 order; each with its heading and up to three snippet lines that keep the matched words.
 """
 
-import bisect
 import functools
 import os
 from pathlib import Path
 
-import msgspec
 import tantivy
 from msgspec import Struct
 
 from ..errors import BadInput, TaskNotFound
 from ..log import logfile, records
 from ..log.redact import redact
-from . import cards as cardmod
 from . import index as wordindex
-from . import mem as memfile
 from . import words
+from .heads import shown_card
 from .index import text_of
 
 SCOPES = ("task", "project", "all")
@@ -233,110 +230,6 @@ def group(store, state, found: list[Hit], terms: set[str]) -> list[TurnHit]:
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
     return turns
-
-
-class Brief(Struct):
-    """What of a record says where a turn ends; the rest of its line is skipped unread."""
-
-    kind: str = ""
-    seq: int = 0
-    at: str = ""
-
-
-_brief = msgspec.json.Decoder(Brief)
-# kinds that close a turn or say how it ended: decoded whole, exactly as the fold decodes them
-_CLOSING = frozenset(("message", "session.resume", "turn.end"))
-# shown cards by (log, first seq, the log's size and mtime as the index saw them): a warm
-# process folds and redacts each turn's head once, not once per search that finds it
-_shown: dict[tuple, cardmod.Card | None] = {}
-SHOWN = 4096
-
-
-def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
-    """The card of a hit's turn as a hit shows it (prompt redacted), or None for an event
-    outside any turn; see turn_card."""
-    if turn <= 0:
-        return None
-    seen = state.tasks.get(task)
-    key = (log, turn, seen.size, seen.mtime_ns) if seen is not None else None
-    if key is not None and key in _shown:
-        return _shown[key]
-    card = turn_card(handle, log, offset, turn)
-    if card is not None:
-        asked = redact(card.asked)  # the head repeats the start of it
-        head = cardmod.head(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked)
-        card = msgspec.structs.replace(card, asked=asked, head=head)
-    if key is not None:
-        if len(_shown) >= SHOWN:
-            _shown.clear()
-        _shown[key] = card
-    return card
-
-
-def turn_card(handle, log: Path, offset: int, first_seq: int) -> cardmod.Card | None:
-    """The card of the turn whose first line is at `offset`, as far as a hit shows it: its
-    seqs, time, prompt, outcome and duration (the rest left empty), the same as cards.feed
-    folds them. Work in proportion to the turn: only lines that may end it are decoded whole,
-    of the others just kind, seq and time (the whole .mem is not needed)."""
-    handle.seek(offset)
-    first = _whole(handle.readline())
-    if not isinstance(first, records.Message) or first.agent is not None or first.seq != first_seq:
-        return memfile_card(log, first_seq)  # the log moved under us
-    turn = cardmod.Turn(first_seq=first.seq, at=first.at, asked=first.text or first.command,
-                        last_seq=first.seq, last_at=first.at)  # fmt: skip
-    outcome = None  # the log ends inside the turn: under way, unless it has a turn.end
-    for line in iter(handle.readline, b""):
-        if not line.endswith(b"\n"):
-            break  # a writer at work: readers skip a torn last line
-        brief = _brief_of(line)
-        if brief is None:
-            continue
-        if brief.kind in _CLOSING:
-            record = _whole(line)
-            if record is None:
-                continue
-            if isinstance(record, records.Message) and record.agent is None:
-                outcome = "unfinished"
-                break
-            if isinstance(record, records.SessionResume):
-                outcome = "interrupted"
-                break
-            if isinstance(record, records.TurnEnd):
-                turn.status, turn.duration_ms = record.status, record.duration_ms
-        turn.last_seq, turn.last_at = brief.seq, brief.at or turn.last_at
-    return cardmod.card(turn, outcome)
-
-
-def _whole(line: bytes) -> records.Event | None:
-    line = line.rstrip(b"\n")
-    if not line.strip():
-        return None
-    try:
-        return records.decode(line)
-    except records.Damaged:
-        return None  # skipped, as logfile.read skips it
-
-
-def _brief_of(line: bytes) -> Brief | None:
-    """kind, seq and time of a line, as records.decode would give them; None: no record."""
-    if not line.strip():
-        return None
-    try:
-        brief = _brief.decode(line)
-    except msgspec.ValidationError:  # not an object, or odd field types: decode it whole
-        record = _whole(line)
-        if record is None:
-            return None
-        return Brief(kind=records.kind_of(record), seq=record.seq, at=record.at)
-    except msgspec.DecodeError:
-        return None
-    return brief if brief.seq >= 1 else None
-
-
-def memfile_card(log: Path, first_seq: int) -> cardmod.Card | None:
-    cards = memfile.cards_of(log)[0]
-    at = bisect.bisect_left(cards, first_seq, key=lambda card: card.first_seq)
-    return cards[at] if at < len(cards) and cards[at].first_seq == first_seq else None
 
 
 def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> TurnHit:
