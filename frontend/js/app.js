@@ -218,15 +218,27 @@ document.addEventListener("keydown", (event) => {
 });
 
 const drawerButton = $("[data-drawer-button]");
+const sidebarBox = $("[data-sidebar]");
+/** The drawer closes; the keyboard, if it was in there, goes back to the button that opened it. */
 function closeDrawer() {
+  if (!layout.classList.contains("drawer-open")) return;
+  const inside = sidebarBox.contains(document.activeElement);
   layout.classList.remove("drawer-open");
   drawerButton.setAttribute("aria-expanded", "false");
   $("[data-scrim]").hidden = true;
+  if (inside || document.activeElement === document.body) drawerButton.focus();
 }
 drawerButton.addEventListener("click", () => {
-  const open = layout.classList.toggle("drawer-open");
-  drawerButton.setAttribute("aria-expanded", String(open));
-  $("[data-scrim]").hidden = !open;
+  if (layout.classList.contains("drawer-open")) {
+    closeDrawer();
+    return;
+  }
+  layout.classList.add("drawer-open");
+  drawerButton.setAttribute("aria-expanded", "true");
+  $("[data-scrim]").hidden = false;
+  // the keyboard goes into the drawer: to the open task, else to the filter
+  const current = sidebarBox.querySelector('.task-item[aria-current="page"]');
+  (current instanceof HTMLElement ? current : $("[data-filter]")).focus();
 });
 $("[data-scrim]").addEventListener("click", closeDrawer);
 

@@ -297,6 +297,26 @@ def test_phone_width_turns_the_sidebar_into_a_drawer(browser, served):
     context.close()
 
 
+def test_the_drawer_takes_the_keyboard_in_and_gives_it_back(browser, served):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(served.at(task="demo-pager-limit"))
+    expect(page.locator("[data-events]")).to_be_visible()
+    tasks = page.get_by_role("button", name="Tasks")
+    tasks.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator('[data-sidebar] [data-task="demo-pager-limit"]')).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(page.locator('[data-sidebar] [data-task="demo-pager-index"]')).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-sidebar]")).to_be_hidden()
+    expect(tasks).to_be_focused()
+    page.goto(served.url)  # no task open: the filter
+    page.get_by_role("button", name="Tasks").click()
+    expect(page.get_by_label("Filter tasks")).to_be_focused()
+    context.close()
+
+
 @pytest.fixture
 def in_process(data_dir):
     store = demo.make_demo(data_dir / "demo")
