@@ -201,7 +201,9 @@ export function createSidebar({ list, filter, href, onOpen }) {
     if (filtering) return el("p", { class: "muted empty-list" }, `No task matches “${filter.value.trim()}”.`);
     return el("div", { class: "empty-list", "data-empty": "tasks" },
       el("p", {}, "No tasks yet."),
-      el("p", { class: "muted" }, "nodwyn reads Claude Code's sessions in ~/.claude/projects and Codex's in ~/.codex/sessions."),
+      // where nodwyn looked is the first-run pane's to say: it asks the server, which knows
+      // CLAUDE_CONFIG_DIR and CODEX_HOME; a fixed ~/.claude here would be wrong for some
+      el("p", { class: "muted" }, "Your agents' sessions appear here as nodwyn imports them."),
       el("p", { class: "muted" }, "Import them with ", el("code", {}, "nodwyn import claude"), " or ",
         el("code", {}, "nodwyn import codex"), "; a folder with ", el("code", {}, "nodwyn import claude PATH"), "."));
   }

@@ -27,6 +27,15 @@ def test_a_first_run_says_where_it_looked_and_imports_a_named_folder(no_agents, 
     expect(page.locator(f'[data-task="cc-{session.id}"]')).to_contain_text("plover")
 
 
+def test_a_first_run_names_only_the_folders_it_really_looked_in(no_agents, page, served_empty):
+    page.goto(served_empty.url)
+    expect(page.locator('[data-empty="tasks"]')).to_contain_text("No tasks yet")
+    expect(page.locator("[data-places]")).to_contain_text(str(no_agents / "codex" / "sessions"))
+    # CLAUDE_CONFIG_DIR and CODEX_HOME point elsewhere: the default folders are not where it looked
+    expect(page.locator("body")).not_to_contain_text("~/.claude/projects")
+    expect(page.locator("body")).not_to_contain_text("~/.codex/sessions")
+
+
 def test_import_a_folder_says_what_is_wrong_with_it(no_agents, page, served_empty):
     page.goto(served_empty.url)
     page.get_by_role("textbox", name="Folder to import").fill(str(no_agents / "nowhere"))
