@@ -72,12 +72,15 @@ class Helper:
         self._thread = threading.Thread(target=self._run, name="nodwyn-fold-helper", daemon=True)
         self._thread.start()
 
+    @staticmethod
+    def possible() -> bool:
+        """Whether this machine has a second core to give a helper, and a Python to run it."""
+        return (_cores() or 1) >= 2 and not getattr(sys, "frozen", False)
+
     @classmethod
     def maybe(cls, shared: Shared, worth: bool) -> "Helper | None":
-        """A helper when it is worth one and this machine has a second core to give it."""
-        if not worth or (_cores() or 1) < 2 or getattr(sys, "frozen", False):
-            return None
-        return cls(shared)
+        """A helper when it is worth one (see `possible`)."""
+        return cls(shared) if worth and cls.possible() else None
 
     def ready(self) -> list:
         """(job, Taken) of the logs the helper has folded so far."""
