@@ -22,7 +22,8 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       titleBox.append(el("h1", { class: "task-name" }, "nodwyn"));
       return;
     }
-    const name = el("h1", { class: "task-name", title: "Double click to rename", "data-title": "" }, task.title);
+    // a long title is cut short on one line: the whole of it on hover
+    const name = el("h1", { class: "task-name", title: `${task.title}\n(double click to rename)`, "data-title": "" }, task.title);
     name.addEventListener("dblclick", startRename);
     titleBox.append(
       name,

@@ -64,7 +64,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
         },
       },
       marks ? el("span", { class: "dot", title: marks, "aria-label": marks }) : null,
-      el("span", { class: "task-title" }, task.title),
+      el("span", { class: "task-title", title: task.title }, task.title), // cut short: whole on hover
       timeEl(task.last_activity),
     );
   }
