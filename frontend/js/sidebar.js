@@ -155,9 +155,21 @@ export function createSidebar({ list, filter, href, onOpen }) {
     if (node instanceof HTMLElement) node.focus({ preventScroll: true });
   }
 
+  /** The first task row in sight and how far down the list's window it sits. */
+  function anchor() {
+    if (list.scrollTop <= 0) return null; // at the top a new task may push the rest down
+    const top = list.getBoundingClientRect().top;
+    for (const node of list.querySelectorAll(".task-item")) {
+      const box = node.getBoundingClientRect();
+      if (box.bottom > top && node instanceof HTMLElement) return { task: node.dataset.task, at: box.top - top };
+    }
+    return null;
+  }
+
   function render() {
     const scrollTop = list.scrollTop;
     const had = focused(); // a refresh or a fold never takes the keyboard's place away
+    const seen = anchor();
     clear(list);
     const words = filter.value.trim().toLowerCase();
     const filtering = words.length > 0;
@@ -192,7 +204,11 @@ export function createSidebar({ list, filter, href, onOpen }) {
     }
     if (machine.length) list.append(section(":machine", `Machine runs (${machine.length})`, machine, "", filtering));
     if (archived.length) list.append(section(":archived", `Archived (${archived.length})`, archived, "", filtering));
-    list.scrollTop = scrollTop; // a refresh never moves what the person is reading
+    list.scrollTop = scrollTop; // a refresh never moves what the person is reading:
+    const again = seen && list.querySelector(`.task-item[data-task="${CSS.escape(seen.task || "")}"]`);
+    if (seen && again) { // a task that came in above it shifts the scroll, not the rows in sight
+      list.scrollTop += again.getBoundingClientRect().top - list.getBoundingClientRect().top - seen.at;
+    }
     refocus(had);
   }
 

@@ -251,3 +251,23 @@ def test_a_title_cut_short_is_whole_on_hover(browser, served):
     expect(item).to_have_attribute("title", whole)
     expect(page.locator("h1[data-title]")).to_have_attribute("title", re.compile(re.escape(whole)))
     context.close()
+
+
+def test_a_new_task_above_does_not_move_the_rows_being_read(browser, served):
+    context = browser.new_context(viewport={"width": 1000, "height": 400})
+    page = context.new_page()
+    open_page(page, served)
+    task_list = page.locator("[data-task-list]")
+    task_list.evaluate("n => { n.scrollTop = 120; }")
+    row = page.locator('[data-task="demo-work-site-links"]')
+    before = row.bounding_box()["y"]
+    start = records.SessionStart(
+        project="/home/ana/src/brand-new", origin=records.Origin(tool="codex")
+    )
+    with Store(served.root).create(start, "brand-new") as writer:
+        writer.append([records.Message(text="Start the brand new thing")])
+    expect(page.locator('[data-task="brand-new"]')).to_have_count(1, timeout=15000)
+    assert abs(row.bounding_box()["y"] - before) <= 1
+    task_list.evaluate("n => { n.scrollTop = 0; }")
+    expect(page.locator('[data-task="brand-new"]')).to_be_in_viewport()
+    context.close()
