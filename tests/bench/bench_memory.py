@@ -148,13 +148,16 @@ def phase_build(data: Path) -> dict:
     }
 
 
-def timed(run, items) -> list[float]:
-    out = []
+def timed(run, items) -> dict:
+    """Wall and CPU milliseconds of run(item) for each item (CPU: this process, all threads;
+    on a machine shared with other work it is the steadier figure)."""
+    wall, cpu = [], []
     for item in items:
-        began = time.perf_counter()
+        began, used = time.perf_counter(), time.process_time()
         run(item)
-        out.append((time.perf_counter() - began) * 1000)
-    return out
+        cpu.append((time.process_time() - used) * 1000)
+        wall.append((time.perf_counter() - began) * 1000)
+    return {"wall": wall, "cpu": cpu}
 
 
 def phase_serve(data: Path, words: list[str]) -> dict:
@@ -218,26 +221,32 @@ print((loaded - began) * 1000, (done - loaded) * 1000, found.mode, "numpy" in sy
 """
 
 
+def child_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (used.ru_utime + used.ru_stime) * 1000
+
+
 def new_process(data: Path, query: str, mode: str) -> dict:
-    began = time.perf_counter()
+    began, used = time.perf_counter(), child_cpu()
     done = subprocess.run([sys.executable, "-c", ONE, str(data), query, mode],
                           capture_output=True, text=True, check=False)  # fmt: skip
-    wall = (time.perf_counter() - began) * 1000
+    wall, cpu = (time.perf_counter() - began) * 1000, child_cpu() - used
     if done.returncode != 0:
         raise SystemExit(done.stderr)
     imports, search, used, numpy = done.stdout.split()
     return {"import_ms": float(imports), "search_ms": float(search), "wall_ms": wall,
-            "mode": used, "numpy": numpy == "True"}  # fmt: skip
+            "cpu_ms": cpu, "mode": used, "numpy": numpy == "True"}  # fmt: skip
 
 
-def start_up(count: int) -> list[float]:
-    """Wall time of `python -c pass` (this venv's Python, its site and .pth files included)."""
-    out = []
+def start_up(count: int) -> dict:
+    """Wall and CPU time of `python -c pass` (this venv's Python, its site and .pth files)."""
+    wall, cpu = [], []
     for _ in range(count):
-        began = time.perf_counter()
+        began, used = time.perf_counter(), child_cpu()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
-        out.append((time.perf_counter() - began) * 1000)
-    return out
+        cpu.append(child_cpu() - used)
+        wall.append((time.perf_counter() - began) * 1000)
+    return {"wall": wall, "cpu": cpu}
 
 
 def child(*args: str) -> dict:
@@ -373,10 +382,37 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def figures(label: str, values: list[float]) -> str:
-    return (
-        f"{label}: median {statistics.median(values):.2f} ms, p95 {percentile(values, 0.95):.2f} ms"
-    )
+def figures(label: str, values) -> str:
+    """median and p95 of wall times (a list), and the CPU median when given ({"wall", "cpu"})."""
+    wall = values["wall"] if isinstance(values, dict) else values
+    out = f"{label}: median {statistics.median(wall):.2f} ms, p95 {percentile(wall, 0.95):.2f} ms"
+    if isinstance(values, dict):
+        out += f" (CPU median {statistics.median(values['cpu']):.2f} ms)"
+    return out
+
+
+def ratio(theirs: dict, ours: dict) -> str:
+    median = statistics.median
+    wall = median(theirs["wall"]) / median(ours["wall"])
+    return f"{wall:.1f}x ({median(theirs['cpu']) / median(ours['cpu']):.1f}x)"
+
+
+def new_processes(data: Path, words: list[str]) -> None:
+    """Print the bare start-up, then one search per new process in words and default mode."""
+    bare = start_up(len(words))
+    print(figures(f"bare Python start-up (python -c pass, {len(words)} runs), process wall",
+                  bare))  # fmt: skip
+    for mode in ("words", "both"):
+        fresh = [new_process(data, query, mode) for query in words]
+        used = "/".join(sorted({f["mode"] for f in fresh}))
+        numpy = "numpy loaded" if any(f["numpy"] for f in fresh) else "no numpy"
+        print(figures(f"new process, {mode} mode, first search() (mode {used}, {numpy})",
+                      [f["search_ms"] for f in fresh]))  # fmt: skip
+        print(figures(f"new process, {mode} mode, search() + imports",
+                      [f["search_ms"] + f["import_ms"] for f in fresh]))  # fmt: skip
+        print(figures(f"new process, {mode} mode, whole process wall (start-up to exit)",
+                      {"wall": [f["wall_ms"] for f in fresh],
+                       "cpu": [f["cpu_ms"] for f in fresh]}))  # fmt: skip
 
 
 def main() -> None:
@@ -443,18 +479,7 @@ def run(args) -> None:
         both = child("--phase", "meaning", "--data", str(data), "--words", json.dumps(words))
         label = f"warm process, default mode search() (words fused with meaning, {both['mode']!r})"
         print(figures(label, both["times"]) + f", peak RSS {both['peak_mb']:.0f} MB")
-        count = args.new_processes or len(words)
-        bare = start_up(count)
-        print(figures(f"bare Python start-up (python -c pass, {count} runs)", bare))
-        for mode in ("words", "both"):
-            fresh = [new_process(data, query, mode) for query in words[:count]]
-            used = {f["mode"] for f in fresh}
-            numpy = "numpy loaded" if any(f["numpy"] for f in fresh) else "no numpy"
-            print(figures(f"new process, {mode} mode, first search() (mode {'/'.join(used)}, "
-                          f"{numpy})", [f["search_ms"] for f in fresh]))  # fmt: skip
-            print(figures(f"new process, {mode} mode, search() + imports", [f["search_ms"] +
-                          f["import_ms"] for f in fresh]) + ", whole process wall " +
-                  figures("", [f["wall_ms"] for f in fresh]).split(": ", 1)[1])  # fmt: skip
+        new_processes(data, words[: args.new_processes or len(words)])
         built = fill_fts5(data)
         lite = child("--phase", "fts5", "--data", str(data), "--words", json.dumps(words))
         print(f"SQLite FTS5 (bm25(), OR of terms, one row per event with nodwyn's stored keys): "
@@ -464,13 +489,12 @@ def run(args) -> None:
                       lite["equal"]))  # fmt: skip
         print(figures("nodwyn lookup + the same grouping, cards and snippets (no change check)",
                       serve["equal"]))  # fmt: skip
-        median = statistics.median
-        print(f"FTS5 / nodwyn median ratio: {median(lite['equal']) / median(serve['equal']):.1f}x "
-              f"(equal work: lookup + the same assembly of the top 20); "
-              f"{median(lite['equal']) / median(serve['full']):.1f}x (FTS5 with assembly against "
-              f"nodwyn's whole search(), which also checks every log for changes); "
-              f"{median(lite['bare']) / median(serve['bare']):.1f}x (index lookup only); "
-              f">1 means nodwyn is faster")  # fmt: skip
+        print("FTS5 / nodwyn median ratio, wall (CPU): "
+              f"{ratio(lite['equal'], serve['equal'])} equal work: lookup + the same assembly of "
+              f"the top 20; {ratio(lite['equal'], serve['full'])} FTS5 with that assembly against "
+              f"nodwyn's whole search(), which also checks every log for changes; "
+              f"{ratio(lite['bare'], serve['bare'])} index lookup only; "
+              ">1 means nodwyn is faster")  # fmt: skip
     if not args.skip_append:
         for line in append_cost(pool, args.append_mb):
             print(line)
