@@ -160,8 +160,17 @@ class Stop(Exception):
 
 
 def children() -> set[str]:
-    tasks = Path(f"/proc/{os.getpid()}/task")
-    return {pid for task in tasks.iterdir() for pid in (task / "children").read_text().split()}
+    """This process's child processes (Linux lists them per thread; a thread may end while
+    they are read, its children going to another thread)."""
+    found: set[str] = set()
+    for _ in range(5):
+        try:
+            for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+                found.update((task / "children").read_text().split())
+            return found
+        except FileNotFoundError:
+            found.clear()
+    raise AssertionError("threads kept ending while their children were read")
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
