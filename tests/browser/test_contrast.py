@@ -23,6 +23,9 @@ SAMPLES = [
     ".snippet mark",
     ".snippet",
     ".banner button.link",
+    ".result-turn-head mark",  # a marked word in the grey head line
+    ".hit .label",  # an error result's red label on the highlight
+    ".hit .event-meta time",  # grey metadata on the highlight
 ]
 
 CONTRAST = """
@@ -60,6 +63,7 @@ def test_text_has_a_contrast_of_at_least_4_5(browser, served, scheme):
         served.at(task="demo-site-form"),
         served.at(task="demo-pager-index"),
         served.at(task="demo-pager-flaky", q="pager order", scope="all"),
+        served.at(task="demo-pager-index", seq=95),  # a turn opened from the history
     ):
         page.goto(url)
         expect(page.locator("[data-events], [data-results]").first).to_be_visible()
