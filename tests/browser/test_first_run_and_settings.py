@@ -112,3 +112,22 @@ def test_an_imported_folder_is_listed_in_settings_and_can_stop_being_followed(
     expect(row).to_have_count(0)
     expect(page.get_by_role("dialog", name="Settings")).to_contain_text("no longer followed")
     assert settings.load(served_empty.root).extra_folders == {}
+
+
+def test_settings_fit_a_phone_wide_window(browser, served):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(served.url)
+    page.get_by_role("button", name="Tasks").click()
+    page.get_by_role("button", name="Settings").click()
+    dialog = page.locator("dialog[data-settings]")
+    expect(dialog.get_by_role("combobox").first).to_be_visible()
+    right = dialog.evaluate("n => n.getBoundingClientRect().right - 10")  # inside its padding
+    wide = dialog.evaluate(
+        """(n, right) => [...n.querySelectorAll("select, input, button")]
+            .filter((c) => c.getBoundingClientRect().right > right)
+            .map((c) => c.outerHTML.slice(0, 80))""",
+        right,
+    )
+    assert wide == []
+    context.close()
