@@ -174,3 +174,18 @@ def test_a_damaged_or_foreign_saved_stack_is_passed_over(tmp_path, monkeypatch):
     ranked, _ = fusion.meaning_ranking(store, state, "cuda", None, Counting(), floor=-1.0)
     assert [key for key, _ in ranked] == [("t1", 2)]
     assert vectors.load_stack(store.root, "other:model") is None
+
+
+def test_a_log_added_or_grown_after_a_search_is_found_by_the_next(tmp_path):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("configure the pager", t0=0))
+    long_ago = 1_600_000_000
+    os.utime(store.sessions, (long_ago, long_ago))  # a settled folder: its listing is kept
+    assert [t.task for t in memory.search(store, "pager", mode="words").turns] == ["t1"]
+    write(store, "t2", turn("the pager again", t0=0))  # a new file: the folder changes
+    found = memory.search(store, "pager", mode="words").turns
+    assert sorted(t.task for t in found) == ["t1", "t2"]
+    os.utime(store.sessions, (long_ago, long_ago))
+    memory.search(store, "pager", mode="words")
+    write(store, "t1", turn("now the scroller", t0=10))  # an append: the folder does not change
+    assert [t.task for t in memory.search(store, "scroller", mode="words").turns] == ["t1"]

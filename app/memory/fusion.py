@@ -28,7 +28,7 @@ from ..log import logfile, records
 from . import index as wordindex
 from . import words
 from .heads import shown_card
-from .search import Hit, Results, _check, event_hit, hits, scoped, turn_hit
+from .search import Hit, Results, _check, damaged, event_hit, hits, scoped, turn_hit
 from .search import search as word_search
 
 MODES = ("words", "meaning", "both")
@@ -243,8 +243,7 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
         return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode)
     fused = rrf([word_ranking(found), [key for key, _ in meant]])
     order = meant if mode == "meaning" else fused
-    damaged = {name for name, seen in state.tasks.items() if seen.problems}
-    incomplete = sorted(damaged if tasks is None else damaged & tasks)
+    incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     turns = assemble(store, state, order[:limit], found, set(terms))
     return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode)
 

@@ -20,7 +20,7 @@ from . import cards as cardmod
 from . import mem as memfile
 
 
-class Brief(Struct):
+class Brief(Struct, frozen=True):
     """What of a record says where a turn ends; the rest of its line is skipped unread."""
 
     kind: str = ""

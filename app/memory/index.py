@@ -31,6 +31,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -271,18 +272,38 @@ def stale(sessions: Path, state: State) -> tuple[dict[str, os.stat_result], list
     if _stamps[0] is not state or len(_stamps[1]) != len(state.tasks):
         _stamps[:] = [state, {f"{t}.jsonl": (s.size, s.mtime_ns) for t, s in state.tasks.items()}]
     stamps = _stamps[1]
-    with os.scandir(sessions) as found:
-        logs = [item for item in found if item.name.endswith(".jsonl")]
-    changed = {}
-    for item in logs:
-        stat = item.stat()
-        if stamps.get(item.name) != (stat.st_size, stat.st_mtime_ns):
-            changed[item.name[:-6]] = stat
+    folder, logs, changed = str(sessions), [], {}
+    for name in _logs(sessions):
+        try:
+            stat = os.stat(f"{folder}/{name}")
+        except FileNotFoundError:
+            continue  # removed since the folder was listed
+        logs.append(name)
+        if stamps.get(name) != (stat.st_size, stat.st_mtime_ns):
+            changed[name[:-6]] = stat
     gone = []
     if len(logs) - sum(1 for name in changed if name not in state.tasks) != len(state.tasks):
-        present = {item.name[:-6] for item in logs}
+        present = {name[:-6] for name in logs}
         gone = [task for task in state.tasks if task not in present]
     return changed, gone
+
+
+_listing: list = [None, []]  # (folder, its mtime) when listed, and the logs' names then
+SETTLED_NS = 3_000_000_000  # the coarsest clock of a folder's mtime (FAT: 2 s), and then some
+
+
+def _logs(sessions: Path) -> list[str]:
+    """The log files' names in the folder, listed again only when the folder changed: adding,
+    removing or renaming a file changes its mtime (at 1M events a listing of the folder, four
+    files a task, cost as much as the stat of every log). A listing made within SETTLED_NS of
+    the folder's mtime is not kept: a change in the same tick of its clock can leave it as is."""
+    mtime = os.stat(sessions).st_mtime_ns
+    if _listing[0] == (sessions, mtime):
+        return _listing[1]
+    names = [name for name in os.listdir(sessions) if name.endswith(".jsonl")]
+    settled = time.time_ns() - mtime > SETTLED_NS
+    _listing[:] = [(sessions, mtime) if settled else None, names]
+    return names
 
 
 def refresh(store, progress: Callable[[int, int], None] | None = None) -> State:

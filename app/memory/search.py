@@ -203,12 +203,19 @@ def search(
     tasks = scoped(state, scope, task, project)
     terms = words.query_terms(words_text)
     found = hits(store, state, words_text, tasks, limit) if tasks != set() else []
-    incomplete = sorted(
-        name
-        for name, seen in state.tasks.items()
-        if seen.problems and (tasks is None or name in tasks)
-    )
+    incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     return Results(turns=group(store, state, found, set(terms)), incomplete=incomplete, terms=terms)
+
+
+_damaged: list = [None, []]  # the state they were found in, and its tasks with unread lines
+
+
+def damaged(state) -> list[str]:
+    """Tasks whose logs have lines that could not be read, sorted (found once per state, not
+    once per search: a search otherwise looks at every task for this)."""
+    if _damaged[0] is not state:
+        _damaged[:] = [state, sorted(name for name, seen in state.tasks.items() if seen.problems)]
+    return _damaged[1]
 
 
 def group(store, state, found: list[Hit], terms: set[str]) -> list[TurnHit]:
