@@ -78,9 +78,29 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
     }
   }
 
+  /** Where the keyboard is in the pane, as a selector that finds it again after a render. */
+  function focusedPlace() {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || !pane.contains(active)) return null;
+    if (active.matches("[data-earlier], [data-later], [data-hit]")) {
+      return active.hasAttribute("data-earlier") ? "[data-earlier]" : active.hasAttribute("data-later") ? "[data-later]" : ".events [data-hit]";
+    }
+    const fold = active.closest("[data-fold]")?.getAttribute("data-fold");
+    if (active.tagName === "SUMMARY" && fold) return `[data-fold="${CSS.escape(fold)}"] > summary`;
+    return ""; // somewhere in the pane: the pane itself
+  }
+
+  /** @param {string|null} place */
+  function refocus(place) {
+    if (place === null) return;
+    const node = (place && pane.querySelector(place)) || pane;
+    if (node instanceof HTMLElement) node.focus({ preventScroll: true });
+  }
+
   function render() {
     if (!view) return;
     const scroll = pane.scrollTop;
+    const place = focusedPlace(); // a refresh or another page never drops the keyboard's place
     clear(pane);
     const historical = view.hit !== null;
     if (historical) {
@@ -106,6 +126,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
     pane.append(el("p", { class: "muted window-note" }, `events #${first}–#${last} of ${view.total}`));
     if (historical && view.hit !== null) mark(view.hit);
     pane.scrollTop = scroll;
+    refocus(place);
   }
 
   /** Highlight an event and open every fold around it. @param {number} seq */

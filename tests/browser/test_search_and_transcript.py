@@ -6,6 +6,8 @@ import re
 
 import pytest
 from nodwyn import api, demo
+from nodwyn.log import records
+from nodwyn.store import Store
 from playwright.sync_api import expect
 
 
@@ -103,6 +105,23 @@ def test_earlier_and_later_read_more_of_a_long_task(page, served):
     expect(page.locator("[data-events]")).to_contain_text("sorting once in place")
     assert events.count() > 0
     expect(page.locator("[data-events] [data-hit]")).to_contain_text("Round 15:")
+
+
+def test_a_page_read_or_a_refresh_keeps_the_keyboard_in_the_transcript(page, served):
+    page.goto(served.at(task="demo-pager-index", seq=47, q="round", scope="task"))
+    page.get_by_role("button", name=re.compile("^Later")).focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name=re.compile("^Later"))).to_have_count(0)
+    assert page.evaluate("document.activeElement.matches('[data-pane]')")  # not the page's top
+
+    page.goto(served.at(task="demo-pager-flaky"))
+    edit = page.locator("details.call:has(> summary:has-text('pager/order.go')) > summary")
+    edit.focus()
+    with Store(served.root).writer("demo-pager-flaky") as writer:
+        writer.append([records.Message(text="And the other map in pager/list.go?")])
+    latest = page.locator("[data-events] .event.message").last
+    expect(latest).to_contain_text("pager/list.go", timeout=15000)
+    expect(edit).to_be_focused()
 
 
 def test_keyboard_reaches_search_and_results(page, served):
