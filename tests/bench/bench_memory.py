@@ -423,7 +423,8 @@ def main() -> None:
     parser.add_argument("--append-mb", type=int, default=1024, help="size of the huge log")
     parser.add_argument("--skip-append", action="store_true", help="no huge-log figures")
     parser.add_argument("--keep", help="keep the corpus (and FTS5 table) in this folder and "
-                        "use them again next time; the index is always built anew")  # fmt: skip
+                        "use them again next time; the index, .mem and vectors are always "
+                        "built anew")  # fmt: skip
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--words", help=argparse.SUPPRESS)
@@ -456,7 +457,8 @@ def run(args) -> None:
             logs, events, size = make_corpus(data, args.size, pool)
             (data / "corpus.json").write_text(json.dumps([logs, events, size]))
         shutil.rmtree(data / "index", ignore_errors=True)
-        for derived in (data / "sessions").glob("*.mem"):
+        (data / "vectors.stack").unlink(missing_ok=True)
+        for derived in [*(data / "sessions").glob("*.mem"), *(data / "sessions").glob("*.vec")]:
             derived.unlink()
         print(f"corpus: {logs} logs, {events:,} events, {size / 2**20:.1f} MB of logs "
               f"(ready in {time.perf_counter() - began:.1f} s)")  # fmt: skip
