@@ -68,7 +68,22 @@ export function relative(at) {
   if (seconds < 86400) return `${Math.floor(seconds / 3600)}h`;
   if (seconds < 2 * 86400) return "yesterday";
   if (seconds < 30 * 86400) return `${Math.floor(seconds / 86400)}d`;
-  return at.slice(0, 10);
+  return localDate(then);
+}
+
+const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
+
+/** A date as YYYY-MM-DD in the person's own time zone (the log's stamps are UTC). @param {Date} when */
+function localDate(when) {
+  return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}`;
+}
+
+/** The local time of day, HH:MM:SS, as the transcript shows it beside each event. @param {string} at */
+export function clock(at) {
+  if (!at) return "";
+  const when = new Date(at);
+  if (Number.isNaN(when.getTime())) return "";
+  return `${pad(when.getHours())}:${pad(when.getMinutes())}:${pad(when.getSeconds())}`;
 }
 
 /** The exact local time, for hover titles. @param {string} at */

@@ -4,7 +4,7 @@
 // separators, and sub-agent events nested under the call that started them. Every piece
 // of log text goes in as a text node (see dom.js).
 
-import { cost, duration, el, exact } from "./dom.js";
+import { clock, cost, duration, el, exact } from "./dom.js";
 
 const CLIP_LINES = 12;
 
@@ -98,7 +98,7 @@ function cardEl(card, opened) {
 /** @param {any} ev @param {string} cls @param {...any} body */
 function box(ev, cls, ...body) {
   return el("div", { class: `event ${cls}`, "data-seq": ev.seq, "data-kind": ev.kind },
-    el("div", { class: "event-meta" }, el("time", { datetime: ev.at, title: exact(ev.at) }, (ev.at || "").slice(11, 19)),
+    el("div", { class: "event-meta" }, el("time", { datetime: ev.at, title: exact(ev.at) }, clock(ev.at)),
       el("span", { class: "seq" }, `#${ev.seq}`), ev.agent ? el("span", { class: "agent" }, ev.agent) : null),
     ...body);
 }

@@ -353,3 +353,22 @@ def test_progress_is_shown_while_importing(page, in_process):
     expect(progress).to_contain_text("importing 120/480", timeout=10000)
     in_process.status.clear()
     expect(progress).to_be_hidden(timeout=10000)
+
+
+def test_event_times_are_the_persons_local_time(browser, served):
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 800}, timezone_id="America/New_York"
+    )
+    page = context.new_page()
+    page.goto(served.at(task="demo-pager-flaky"))
+    first = page.locator("[data-events] .event-meta time").first
+    expect(first).to_be_visible()
+    stamp = first.get_attribute("datetime")
+    local = page.evaluate(
+        """(at) => new Date(at).toLocaleTimeString("en-GB", {hour12: false,
+            timeZone: "America/New_York"})""",
+        stamp,
+    )
+    expect(first).to_have_text(local)  # not the UTC stamp of the log, hours off the hover
+    assert local != stamp[11:19]
+    context.close()
