@@ -199,12 +199,9 @@ const isTyping = (/** @type {EventTarget|null} */ target) =>
   target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
 
 document.addEventListener("keydown", (event) => {
-  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+  if (((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") || (event.key === "/" && !isTyping(event.target))) {
     event.preventDefault();
-    input.focus();
-    input.select();
-  } else if (event.key === "/" && !isTyping(event.target)) {
-    event.preventDefault();
+    closeDrawer(); // at phone width the search box sits under the drawer
     input.focus();
     input.select();
   } else if (event.key === "Escape" && !document.querySelector("dialog[open]")) {

@@ -333,6 +333,9 @@ def test_the_drawer_takes_the_keyboard_in_and_gives_it_back(browser, served):
     page.goto(served.url)  # no task open: the filter
     page.get_by_role("button", name="Tasks").click()
     expect(page.get_by_label("Filter tasks")).to_be_focused()
+    page.keyboard.press("Control+k")  # search from anywhere: the drawer gets out of the way
+    expect(page.locator("[data-sidebar]")).to_be_hidden()
+    expect(page.get_by_label("Search", exact=True)).to_be_focused()
     context.close()
 
 
