@@ -398,7 +398,12 @@ def ratio(theirs: dict, ours: dict) -> str:
 
 
 def new_processes(data: Path, words: list[str]) -> None:
-    """Print the bare start-up, then one search per new process in words and default mode."""
+    """Print the bare start-up, then one search per new process in words and default mode.
+    nodwyn's byte-code is compiled first, as an installed package has it (with
+    PYTHONDONTWRITEBYTECODE set, every new process would otherwise compile changed sources)."""
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "app"), quiet=1)
     bare = start_up(len(words))
     print(figures(f"bare Python start-up (python -c pass, {len(words)} runs), process wall",
                   bare))  # fmt: skip
