@@ -241,6 +241,18 @@ def test_a_long_path_keeps_the_header_to_one_line_and_an_import_says_cost_unknow
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
 
 
+def test_a_short_branch_leaves_no_gap_in_the_header(page, served):
+    open_page(page, served, task="demo-needs-answer")
+    branch = page.locator('[data-meta] [data-field="branch"]')
+    expect(branch).to_have_text("main")
+    item = branch.locator("xpath=..")
+    slack = item.evaluate(
+        """n => n.getBoundingClientRect().width - [...n.children]
+            .reduce((sum, c) => sum + c.getBoundingClientRect().width, 0)"""
+    )
+    assert slack <= 7  # the one 6px gap between "·" and "main", nothing more
+
+
 def test_a_title_cut_short_is_whole_on_hover(browser, served):
     context = browser.new_context(viewport={"width": 900, "height": 600})
     page = context.new_page()
