@@ -27,7 +27,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     name.addEventListener("dblclick", startRename);
     titleBox.append(
       name,
-      el("button", { type: "button", class: "icon", "aria-label": "Rename", title: "Rename", onclick: startRename }, "✎"),
+      el("button", { type: "button", class: "icon", "aria-label": "Rename", title: "Rename", "data-rename": "", onclick: startRename }, "✎"),
     );
   }
 
@@ -41,17 +41,23 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     const finish = async (/** @type {boolean} */ save) => {
       if (done) return;
       done = true;
+      // Enter or Escape: the keyboard goes back to the pencil (leaving the field already moved it)
+      const keyboard = document.activeElement === field;
+      const back = () => {
+        showTitle();
+        if (keyboard) /** @type {HTMLElement|null} */ (titleBox.querySelector("[data-rename]"))?.focus();
+      };
       const title = field.value.trim();
       if (!save || title === before || !title) {
-        showTitle();
+        back();
         return;
       }
       try {
         task = await api.rename(task.id, title);
-        showTitle();
+        back();
         onChanged(task);
       } catch (err) {
-        showTitle();
+        back();
         onError(`Could not rename: ${err.message}`);
       }
     };
@@ -74,7 +80,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
   async function setArchived(/** @type {boolean} */ archived) {
     try {
       task = await api.archive(task.id, archived);
-      show(task, historyOpen);
+      show(task, historyOpen); // redrawn as its opposite, the button keeps the keyboard
       onChanged(task);
     } catch (err) {
       onError(`Could not ${archived ? "archive" : "unarchive"}: ${err.message}`);
@@ -106,13 +112,13 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     clear(actions);
     if (!task) return;
     actions.append(
-      el("button", { type: "button", "aria-pressed": String(historyOpen), onclick: onHistory, title: "All of this task's turns" }, "History"),
+      el("button", { type: "button", "aria-pressed": String(historyOpen), "data-history-button": "", onclick: onHistory, title: "All of this task's turns" }, "History"),
     );
     // as the store: only a task nodwyn runs and has not closed refuses archive and delete
     if (task.state === "open" || task.state === "needs an answer") return;
     actions.append(
-      el("button", { type: "button", onclick: () => setArchived(!task.archived) }, task.archived ? "Unarchive" : "Archive"),
-      el("button", { type: "button", class: "danger", onclick: askDelete }, "Delete…"),
+      el("button", { type: "button", "data-archive": "", onclick: () => setArchived(!task.archived) }, task.archived ? "Unarchive" : "Archive"),
+      el("button", { type: "button", class: "danger", "data-delete": "", onclick: askDelete }, "Delete…"),
     );
   }
 
@@ -153,9 +159,13 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     const renaming = titleBox.querySelector(".title-field") && next && task && next.id === task.id;
     task = next;
     historyOpen = history;
+    const active = document.activeElement;
+    const place = ["data-rename", "data-history-button", "data-archive", "data-delete"].find((name) => active?.hasAttribute(name));
     if (!renaming) showTitle(); // a refresh never takes a half-typed name away
     showActions();
     showMeta();
+    // nor the keyboard's place: the button it was on is drawn again
+    if (place && !active?.isConnected) /** @type {HTMLElement|null} */ (document.querySelector(`[${place}]`))?.focus();
   }
 
   return { show, current: () => task };

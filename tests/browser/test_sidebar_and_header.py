@@ -148,6 +148,28 @@ def test_rename_saves_on_enter_and_on_leaving_and_escape_keeps_the_name(page, se
     assert Store(served.root).get("demo-pager-limit").title == "Limit flag, saved by leaving"
 
 
+def test_rename_and_archive_by_keyboard_leave_the_focus_on_their_button(page, served):
+    open_page(page, served, task="demo-pager-limit")
+    rename = page.get_by_role("button", name="Rename")
+    rename.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_label("Task name")).to_be_focused()
+    page.keyboard.press("End")
+    page.keyboard.type(" now")
+    page.keyboard.press("Enter")
+    expect(page.locator("h1[data-title]")).to_contain_text("pages. now")
+    expect(rename).to_be_focused()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    expect(rename).to_be_focused()
+    page.get_by_role("button", name="Archive", exact=True).focus()
+    page.keyboard.press("Enter")
+    unarchive = page.get_by_role("button", name="Unarchive")
+    expect(unarchive).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="Archive", exact=True)).to_be_focused()
+
+
 def test_archive_unarchive_and_delete_after_asking(page, served):
     open_page(page, served, task="demo-pager-ci")
     page.get_by_role("button", name="Archive", exact=True).click()
