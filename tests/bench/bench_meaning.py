@@ -65,6 +65,7 @@ class Tasks:
 class Sessions:
     def __init__(self, folder: Path):
         self.sessions = folder
+        self.root = folder  # where a search saves the stack of every task's vectors
 
     def log_path(self, task: str) -> Path:
         return self.sessions / f"{task}.jsonl"
