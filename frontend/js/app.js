@@ -79,8 +79,14 @@ const header = createHeader({
   onError: notice,
 });
 
+/** One line for screen readers (the pane itself is not a live region: a transcript is long). */
+function announce(/** @type {string} */ text) {
+  $("[data-announce]").textContent = text;
+}
+
 const results = createResults({
   pane,
+  announce,
   href: (task, seq) => pageUrl({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   onOpen: (task, seq) => navigate({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   failure,

@@ -12,9 +12,10 @@ export const SCOPES = { task: "this task", project: "earlier tasks in this proje
 /**
  * @param {{pane: HTMLElement, href: (task: string, seq: number) => string,
  *   onOpen: (task: string, seq: number) => void,
- *   failure: (message: string, retry: () => void) => HTMLElement}} options
+ *   failure: (message: string, retry: () => void) => HTMLElement,
+ *   announce: (text: string) => void}} options
  */
-export function createResults({ pane, href, onOpen, failure }) {
+export function createResults({ pane, href, onOpen, failure, announce }) {
   let asked = 0; // number of the latest question
   /** @type {{task: string, seq: number}|null} */
   let opened = null; // the hit last opened: coming back, the keyboard finds it again
@@ -52,10 +53,11 @@ export function createResults({ pane, href, onOpen, failure }) {
       byTask.get(turn.task)?.push(turn);
     }
     const scope = SCOPES[/** @type {keyof SCOPES} */ (query.scope)] || query.scope;
-    pane.append(el("h2", { class: "pane-title", "data-results-title": "" },
-      turns.length
-        ? `${turns.length} turn${turns.length > 1 ? "s" : ""} in ${byTask.size} task${byTask.size > 1 ? "s" : ""} for “${query.q}” in ${scope}`
-        : `Nothing found for “${query.q}” in ${scope}`));
+    const title = turns.length
+      ? `${turns.length} turn${turns.length > 1 ? "s" : ""} in ${byTask.size} task${byTask.size > 1 ? "s" : ""} for “${query.q}” in ${scope}`
+      : `Nothing found for “${query.q}” in ${scope}`;
+    pane.append(el("h2", { class: "pane-title", "data-results-title": "" }, title));
+    announce(title);
     if (!turns.length) {
       pane.append(el("p", { class: "empty muted", "data-empty": "results" },
         query.scope === "all" ? "Try fewer or other words." : "Try fewer words, or search All tasks."));

@@ -44,6 +44,16 @@ def test_search_in_each_scope_groups_by_task_then_turn(page, served):
     assert snippets.count() <= 3
 
 
+def test_a_screen_reader_hears_the_results_line_not_the_whole_pane(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    expect(page.locator("[data-events]")).to_be_visible()
+    pane = page.locator("[data-pane]")
+    assert pane.get_attribute("aria-live") is None  # 81 events read out at every refresh
+    search(page, "pager", "all")
+    status = page.get_by_role("status").filter(has_text="turns in")
+    expect(status).to_have_text(page.locator("[data-results-title]").inner_text())
+
+
 def test_query_and_scope_live_in_the_url_for_reload_and_back(page, served):
     asked = []
     page.on("request", lambda request: "/api/search?" in request.url and asked.append(request.url))
