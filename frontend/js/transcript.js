@@ -74,7 +74,18 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
         if (again) pane.scrollTop += again.getBoundingClientRect().top - offset; // nothing jumps
       }
     } catch (err) {
-      if (mine === loading) pane.prepend(failure(`Could not read more: ${err.message}`, () => more(earlier)));
+      if (mine !== loading) return;
+      // said beside the button that was pressed: at the far end of the pane it would go unseen
+      for (const old of pane.querySelectorAll("[data-more-failure]")) old.remove();
+      const box = failure(`Could not read more: ${err.message}`, () => {
+        box.remove();
+        more(earlier);
+      });
+      box.setAttribute("data-more-failure", "");
+      const button = pane.querySelector(earlier ? "[data-earlier]" : "[data-later]");
+      if (button) button.after(box);
+      else pane.prepend(box);
+      box.scrollIntoView({ block: "nearest" });
     }
   }
 

@@ -134,6 +134,24 @@ def test_a_page_read_or_a_refresh_keeps_the_keyboard_in_the_transcript(page, ser
     expect(edit).to_be_focused()
 
 
+def test_a_failed_later_page_says_so_beside_the_button_and_offers_retry(page, served):
+    page.goto(served.at(task="demo-pager-index", seq=47, q="round", scope="task"))
+    expect(page.locator("[data-events] [data-hit]")).to_be_visible()
+    broken = json.dumps({"ok": False, "error": "nodwyn is busy", "status": 503})
+    later_pages = re.compile(r".*/api/tasks/demo-pager-index/context\?.*before=0.*")
+    page.route(later_pages, lambda route: route.fulfill(status=503, body=broken))
+    later = page.get_by_role("button", name=re.compile("^Later"))
+    later.scroll_into_view_if_needed()
+    later.click()
+    said = page.get_by_role("alert").filter(has_text="Could not read more")
+    expect(said).to_contain_text("nodwyn is busy")
+    expect(said).to_be_in_viewport()  # not at the top of a long pane, out of sight
+    page.unroute(later_pages)
+    said.get_by_role("button", name="Retry").click()
+    expect(page.locator("[data-events]")).to_contain_text("sorting once in place")
+    expect(said).to_have_count(0)
+
+
 def test_keyboard_reaches_search_and_results(page, served):
     page.goto(served.at(task="demo-pager-flaky"))
     expect(page.locator("[data-events]")).to_be_visible()
