@@ -71,7 +71,10 @@ function cardEl(card, opened) {
   const files = card.files || [];
   const errors = card.errors || [];
   const failed = commands.filter((c) => c.error).length;
-  const head = [card.head, card.cost_usd ? cost(card.cost_usd) : ""].filter(Boolean).join(" · ");
+  // the head line as UI.md draws it; the ask has its own line below (memory's `head`, which
+  // carries the ask too, is for lists where the card stands alone: results, history)
+  const seqs = `turn seq ${card.first_seq}–${card.last_seq ?? "…"}`;
+  const head = [seqs, card.outcome, duration(card.duration_ms), card.cost_usd ? cost(card.cost_usd) : ""].filter(Boolean).join(" · ");
   const body = el("div", { class: "card-body" },
     card.asked ? el("p", { class: "asked" }, "asked “", card.asked, "”") : null,
     el("div", { class: "card-folds" },
