@@ -189,3 +189,23 @@ def test_a_log_added_or_grown_after_a_search_is_found_by_the_next(tmp_path):
     memory.search(store, "pager", mode="words")
     write(store, "t1", turn("now the scroller", t0=10))  # an append: the folder does not change
     assert [t.task for t in memory.search(store, "scroller", mode="words").turns] == ["t1"]
+
+
+def test_a_deleted_task_takes_its_vectors_out_of_the_saved_stack(tmp_path, monkeypatch):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("install the cuda toolkit", reply="apt install cuda", t0=0))
+    write(store, "t2", turn("fix the broken bibliography", reply="bibtex fixed", t0=0))
+    monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
+    as_a_new_process(monkeypatch)
+    fusion.meaning_ranking(store, index.refresh(store), "cuda", None, Counting(), floor=-1.0)
+    assert vectors.stack_path(store.root).exists()
+    store.delete("t2")
+    memory.refresh(store)  # as the app's worker does
+    assert not vectors.stack_path(store.root).exists()
+    fusion.meaning_ranking(store, index.refresh(store), "cuda", None, Counting(), floor=-1.0)
+    saved, _, _ = vectors.load_stack(store.root, encoder.builtin().id)
+    assert list(saved) == ["t1"]
+    store.delete("t1")
+    as_a_new_process(monkeypatch)
+    ranked, _ = fusion.meaning_ranking(store, index.refresh(store), "cuda", None, Counting())
+    assert ranked == [] and not vectors.stack_path(store.root).exists()  # the next search too

@@ -92,6 +92,8 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
         return _stack, []
     saved = vectors.load_stack(store.root, encoder.id) if tasks is None else None
     entries, saved_turns, saved_matrix = saved or ({}, None, None)
+    if saved is not None and not entries.keys() <= seen.keys():
+        vectors.drop_stale_stack(store.root, seen)  # a deleted task's vectors go with it
     deadline = time.monotonic() + BUDGET
     names, parts, without, logs, kept = [], [], [], [], []
     for task in chosen:

@@ -16,6 +16,7 @@ The stack of all of them (`vectors.stack`, below) is derived from the .vec files
 """
 
 import bisect
+import contextlib
 import os
 import struct
 import threading
@@ -273,10 +274,28 @@ def load_stack(root: Path, model: str):
     return {entry.task: entry for entry in head.entries}, turns, matrix
 
 
+def drop_stale_stack(root: Path, present) -> None:
+    """Remove the saved stack when it holds the vectors of a task not `present` (deleted):
+    like its .vec, they go with the task (the next search saves the stack anew)."""
+    try:
+        with open(stack_path(root), "rb") as handle:
+            if handle.read(len(STACK_MAGIC)) != STACK_MAGIC:
+                return
+            (length,) = _length.unpack(handle.read(_length.size))
+            head = _head_decoder.decode(handle.read(length))
+    except (OSError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
+        return
+    if any(entry.task not in present for entry in head.entries):
+        with contextlib.suppress(OSError):  # Windows: mapped by a process; it is dropped later
+            stack_path(root).unlink(missing_ok=True)
+
+
 def refresh(store, progress=None) -> None:
     """Bring every task's .vec up to date; nothing while search_mode is "words" (so nothing
-    is sent to a provider then), or when no encoder can be had or it fails.
+    is sent to a provider then), or when no encoder can be had or it fails. A saved stack
+    holding a deleted task's vectors is removed whatever the mode.
     `progress(done, total)` is called after each task (it may raise to stop the work)."""
+    drop_stale_stack(store.root, {log.stem for log in store.sessions.glob("*.jsonl")})
     if settingsmod.load(store.root).search_mode == "words":
         return
     try:
