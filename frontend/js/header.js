@@ -138,9 +138,9 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     ].filter(Boolean);
     // each field keeps its separator on its own line; a long path or branch is cut short
     // (whole on hover) instead of wrapping the header over several lines
-    parts.forEach((part, i) => {
-      meta.append(el("span", { class: "meta-item" },
-        i ? el("span", { class: "sep", "aria-hidden": "true" }, "·") : null, part));
+    // every field has its "·" in front; the one that starts a line is clipped off (style.css)
+    parts.forEach((part) => {
+      meta.append(el("span", { class: "meta-item" }, el("span", { class: "sep", "aria-hidden": "true" }, "·"), part));
     });
   }
 

@@ -305,3 +305,34 @@ def test_a_new_task_above_does_not_move_the_rows_being_read(browser, served):
     task_list.evaluate("n => { n.scrollTop = 0; }")
     expect(page.locator('[data-task="brand-new"]')).to_be_in_viewport()
     context.close()
+
+
+NO_SEPARATOR_STARTS_A_LINE = """meta => {
+  const left = meta.getBoundingClientRect().left + 12;  // what the clip leaves in sight
+  let top = null;
+  const bad = [];
+  for (const item of meta.children) {
+    const box = item.getBoundingClientRect();
+    const starts = top === null || box.top > top + 2;
+    top = box.top;
+    if (!item.querySelector(".sep")) continue;
+    const sep = item.querySelector(".sep").getBoundingClientRect();
+    if (starts && sep.right > left + 0.5) bad.push(item.textContent);
+    if (!starts && sep.left < left) bad.push(item.textContent);
+  }
+  return bad;
+}"""
+
+
+def test_no_line_of_the_header_starts_with_a_separator(browser, served):
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 844})
+        page = context.new_page()
+        page.goto(served.at(task="demo-pager-flaky"))
+        meta = page.locator("[data-meta]")
+        expect(meta.locator('[data-field="cost"]')).to_be_visible()
+        assert meta.evaluate(NO_SEPARATOR_STARTS_A_LINE) == []
+        box = meta.bounding_box()
+        search = page.get_by_label("Search", exact=True).bounding_box()
+        assert abs((box["x"] + 12) - search["x"]) <= 1  # lined up with the search box as before
+        context.close()
