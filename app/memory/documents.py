@@ -124,7 +124,7 @@ class Job(Struct, frozen=True, array_like=True):
     tool_output: bool
     known: bool  # the state has seen this task before
     problems: int  # lines before its mark that could not be read
-    size: int  # the log's size when it was found changed
+    unread: int  # about how many bytes of the log are to be read (see `unread`)
 
 
 class Taken(Struct, kw_only=True):
@@ -141,11 +141,18 @@ class Taken(Struct, kw_only=True):
     gone: bool = False  # the log went away while it was read
 
 
+def unread(state, task: str, size: int) -> int:
+    """About how many bytes of a log of `size` a fold reads: what it gained since the state of
+    the index (index.State) saw it, or all of it when it is new or shorter than then."""
+    seen = state.tasks.get(task)
+    return size - seen.size if seen is not None and size >= seen.size else size
+
+
 def job_of(state, task: str, log: Path, size: int) -> Job:
-    """The job of folding `task`'s log for the index of `state` (index.State)."""
+    """The job of folding `task`'s log, now `size` bytes, for the index of `state`."""
     seen = state.tasks.get(task)
     return Job(task, str(log), state.id, state.tool_output, seen is not None,
-               seen.problems if seen else 0, size)  # fmt: skip
+               seen.problems if seen else 0, unread(state, task, size))  # fmt: skip
 
 
 def start(job: Job) -> Taken:

@@ -41,8 +41,8 @@ from msgspec import Struct
 
 from .. import settings
 from ..errors import TaskNotFound
+from . import documents, words
 from . import mem as memfile
-from . import words
 from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read as index.X)
     Job,
     Row,
@@ -386,14 +386,15 @@ def _fold_all(writer, jobs: list[Job], finish: Callable, helped: bool) -> None:
 
 
 def _worth_helping(state: State, changed: dict[str, os.stat_result]) -> bool:
-    """Whether a helper process pays for its start (about 0.1 s of CPU on the other core)."""
-    known = state.tasks
-    unread = sum(stat.st_size - (known[t].size if t in known else 0) for t, stat in changed.items())
-    if unread < HELP_FROM:
+    """Whether a helper process pays for its start (about 0.1 s of CPU on the other core):
+    whether the logs it may take hold HELP_FROM bytes or more to read."""
+    gained = [documents.unread(state, task, stat.st_size) for task, stat in changed.items()]
+    if sum(gained) < HELP_FROM:
         return False
     from . import sidecar
 
-    return sidecar.Helper.possible()
+    fit = sum(size for size in gained if size <= sidecar.HELPER_LOG)
+    return fit >= HELP_FROM and sidecar.Helper.possible()
 
 
 def _seen(state: State, listed: dict, task: str, stat: os.stat_result, problems: int) -> None:

@@ -10,8 +10,9 @@ from the front and the helper from the back, so both stay busy to the end whatev
 Invariants: only this process writes (the index, every `.mem`, the state); the helper reads
 logs and `.mem` files and sends back what it folded. A helper that cannot start, or dies, gives
 its logs back to the list and this process folds them: the helper only ever saves time. Logs
-of more than HELPER_LOG bytes stay here, where their documents stream into the index instead
-of crossing the pipe whole; results waiting to be added are bounded (WAITING), so memory is.
+with more than HELPER_LOG bytes to read stay here, where their documents stream into the index
+instead of crossing the pipe whole; results waiting to be added are bounded (WAITING), so
+memory is.
 
 Protocol: frames `[u32 length][msgpack]`, jobs on the helper's stdin and results on its stdout;
 the end of its stdin ends it.
@@ -30,7 +31,7 @@ import msgspec
 
 from . import documents
 
-HELPER_LOG = 16 << 20  # bytes; bigger logs are folded by this process only
+HELPER_LOG = 16 << 20  # bytes to read; logs with more are folded by this process only
 IN_FLIGHT = 2  # jobs sent ahead, so the helper never waits for the next one
 WAITING = 2  # folded logs waiting for this process to add them
 CHILD = "from nodwyn.memory import sidecar; sidecar.main()"
@@ -50,7 +51,7 @@ class Shared:
 
     def back(self):
         with self._lock:
-            if self._jobs and self._jobs[-1].size <= HELPER_LOG:
+            if self._jobs and self._jobs[-1].unread <= HELPER_LOG:
                 return self._jobs.pop()
             return None
 
