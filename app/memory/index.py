@@ -333,29 +333,28 @@ def _write(store, state, writer, changed, gone, progress, helped: bool) -> None:
         del state.tasks[task]
     jobs = [job_of(state, task, store.sessions / f"{task}.jsonl", stat.st_size)
             for task, stat in sorted(changed.items())]  # fmt: skip
-    listed = {info.id: info for info in store.list(archived=None)}
-    pending: list[tuple[Path, tuple]] = []
+    pending: list[tuple[Job, Taken, os.stat_result]] = []
     counts = {"docs": 0, "done": 0}
 
     def finish(job: Job, taken: Taken | None, added: int) -> None:
         counts["done"] += 1
         if taken is not None and not taken.gone:
-            _seen(state, listed, job.task, changed[job.task], taken.problems)
-            pending.append((Path(job.log), (taken.base, taken.gained)))
+            pending.append((job, taken, changed[job.task]))
             counts["docs"] += added
             if counts["docs"] >= BATCH:
-                _commit(store.root, state, writer, pending)
+                _commit(store, state, writer, pending)
                 counts["docs"] = 0
         if progress is not None:
             progress(counts["done"], len(jobs))
 
-    _fold_all(writer, jobs, finish, helped)
-    _commit(store.root, state, writer, pending)
+    _fold_all(writer, jobs, finish, store.root if helped else None)
+    _commit(store, state, writer, pending)
 
 
-def _fold_all(writer, jobs: list[Job], finish: Callable, helped: bool) -> None:
-    """Fold every job here, and in a helper process too when that is worth it; `finish` is
-    called with each job, what folding it gave and the documents added."""
+def _fold_all(writer, jobs: list[Job], finish: Callable, helped: Path | None) -> None:
+    """Fold every job here, and in a helper process too when `helped` (the data directory,
+    whose task list the helper brings up to date first); `finish` is called with each job,
+    what folding it gave and the documents added."""
     from . import sidecar
 
     shared = sidecar.Shared(jobs)
@@ -397,9 +396,8 @@ def _worth_helping(state: State, changed: dict[str, os.stat_result]) -> bool:
     return fit >= HELP_FROM and sidecar.Helper.possible()
 
 
-def _seen(state: State, listed: dict, task: str, stat: os.stat_result, problems: int) -> None:
-    info = listed.get(task)
-    state.tasks[task] = Seen(
+def _seen(stat: os.stat_result, problems: int, info) -> Seen:
+    return Seen(
         size=stat.st_size,
         mtime_ns=stat.st_mtime_ns,
         problems=problems,
@@ -409,11 +407,16 @@ def _seen(state: State, listed: dict, task: str, stat: os.stat_result, problems:
     )
 
 
-def _commit(root: Path, state: State, writer, pending: list) -> None:
-    """Commit, then write the marks and the state that describe what was committed."""
+def _commit(store, state: State, writer, pending: list) -> None:
+    """Commit, then write the marks and the state that describe what was committed (with
+    each task's project, title and archive flag from the task list, which a helper process
+    may have brought up to date meanwhile)."""
     writer.commit()
-    for log, (base, gained) in pending:
+    listed = {info.id: info for info in store.list(archived=None)} if pending else {}
+    for job, taken, stat in pending:
+        state.tasks[job.task] = _seen(stat, taken.problems, listed.get(job.task))
+        log = Path(job.log)
         if log.exists():
-            memfile.append(log, base, gained)
+            memfile.append(log, taken.base, taken.gained)
     pending.clear()
-    save_state(root, state)
+    save_state(store.root, state)

@@ -26,6 +26,7 @@ import struct
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import msgspec
 
@@ -63,8 +64,9 @@ class Shared:
 class Helper:
     """The helper process and the thread in this process that talks to it."""
 
-    def __init__(self, shared: Shared):
+    def __init__(self, shared: Shared, root: Path | None = None):
         self._shared = shared
+        self._root = root
         self._decoder = msgspec.msgpack.Decoder(documents.Taken)
         self._results: queue.Queue = queue.Queue(WAITING)
         self._process: subprocess.Popen | None = None
@@ -79,9 +81,10 @@ class Helper:
         return (_cores() or 1) >= 2 and not getattr(sys, "frozen", False)
 
     @classmethod
-    def maybe(cls, shared: Shared, worth: bool) -> "Helper | None":
-        """A helper when it is worth one (see `possible`)."""
-        return cls(shared) if worth and cls.possible() else None
+    def maybe(cls, shared: Shared, root: Path | None) -> "Helper | None":
+        """A helper for the data directory `root` when one is worth it (root given) and
+        `possible`."""
+        return cls(shared, root) if root is not None and cls.possible() else None
 
     def ready(self) -> list:
         """(job, Taken) of the logs the helper has folded so far."""
@@ -125,8 +128,9 @@ class Helper:
     def _run(self) -> None:
         sent: collections.deque = collections.deque()
         try:
+            root = [str(self._root)] if self._root is not None else []
             self._process = subprocess.Popen(
-                [sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                [sys.executable, "-c", CHILD, *root], stdin=subprocess.PIPE, stdout=subprocess.PIPE
             )
             pipe_in, pipe_out = self._process.stdin, self._process.stdout
             while not self._stopping:
@@ -172,7 +176,16 @@ def _receive(pipe) -> bytes | None:
 
 
 def main() -> None:
-    """The helper's loop: fold each job read from stdin, write what it gave to stdout."""
+    """The helper's loop: fold each job read from stdin, write what it gave to stdout. Given a
+    data directory, it first brings that directory's task list (the catalogue) up to date,
+    which the indexing process reads when it commits: on a first build that is a read of
+    every log, better done on this core."""
+    if len(sys.argv) > 1:
+        from ..errors import NodwynError
+        from ..store import Store
+
+        with contextlib.suppress(OSError, NodwynError):
+            Store(Path(sys.argv[1])).list(archived=None)
     decoder = msgspec.msgpack.Decoder(documents.Job)
     encoder = msgspec.msgpack.Encoder()
     pipe_in, pipe_out = sys.stdin.buffer, sys.stdout.buffer
