@@ -91,6 +91,14 @@ def assert_same(one: Store, other: Store) -> None:
         assert saved(log) == saved(other.sessions / log.name)
     assert documents(one) == documents(other)
     assert ranking(one) == ranking(other)
+    assert seen(one) == seen(other)
+    assert all(project for _, _, project, _, _ in seen(one).values()), "projects were listed"
+
+
+def seen(store: Store) -> dict:
+    """What the index's state knows of each task, but the log's mtime (each copy has its own)."""
+    tasks = index.load_state(store.root).tasks
+    return {task: (s.size, s.problems, s.project, s.title, s.archived) for task, s in tasks.items()}
 
 
 @pytest.fixture
