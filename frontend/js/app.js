@@ -48,11 +48,16 @@ function failure(message, retry) {
     el("button", { type: "button", onclick: retry }, "Retry"));
 }
 
-function notice(/** @type {string} */ message) {
-  const box = el("div", { class: "notice", role: "alert" }, message,
+/** A failed change, said over the header with Retry; it stays until dismissed or retried.
+ * @param {string} message @param {() => void} retry */
+function notice(message, retry) {
+  const box = el("div", { class: "notice", role: "alert", "data-notice": "" }, message,
+    el("button", { type: "button", onclick: () => {
+      box.remove();
+      retry();
+    } }, "Retry"),
     el("button", { type: "button", class: "icon", "aria-label": "Dismiss", onclick: () => box.remove() }, "×"));
   $("[data-header]").append(box);
-  setTimeout(() => box.remove(), 8000);
 }
 
 const sidebar = createSidebar({

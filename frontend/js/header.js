@@ -9,7 +9,7 @@ import { clear, cost, el } from "./dom.js";
 /**
  * @param {{titleBox: HTMLElement, actions: HTMLElement, meta: HTMLElement,
  *   dialog: HTMLDialogElement, onChanged: (task: any) => void, onDeleted: (id: string) => void,
- *   onHistory: () => void, onError: (message: string) => void}} options
+ *   onHistory: () => void, onError: (message: string, retry: () => void) => void}} options
  */
 export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDeleted, onHistory, onError }) {
   /** @type {any} */
@@ -52,14 +52,9 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
         back();
         return;
       }
-      try {
-        task = await api.rename(task.id, title);
-        back();
-        onChanged(task);
-      } catch (err) {
-        back();
-        onError(`Could not rename: ${err.message}`);
-      }
+      const saved = await rename(task.id, title);
+      back();
+      if (saved) onChanged(saved);
     };
     field.addEventListener("keydown", (event) => {
       if (event.key === "Enter") {
@@ -77,13 +72,40 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     field.select();
   }
 
-  async function setArchived(/** @type {boolean} */ archived) {
+  /** Save a name; a failure is said with Retry. @param {string} id @param {string} title */
+  async function rename(id, title) {
     try {
-      task = await api.archive(task.id, archived);
-      show(task, historyOpen); // redrawn as its opposite, the button keeps the keyboard
-      onChanged(task);
+      const saved = await api.rename(id, title);
+      if (task && task.id === id) task = saved;
+      return saved;
     } catch (err) {
-      onError(`Could not ${archived ? "archive" : "unarchive"}: ${err.message}`);
+      onError(`Could not rename: ${err.message}`, async () => {
+        const saved = await rename(id, title);
+        if (saved && task && task.id === id) showTitle();
+        if (saved) onChanged(saved);
+      });
+      return null;
+    }
+  }
+
+  /** @param {boolean} archived @param {string} [id] */
+  async function setArchived(archived, id = task.id) {
+    try {
+      const saved = await api.archive(id, archived);
+      if (task && task.id === id) show(saved, historyOpen); // redrawn as its opposite, the button keeps the keyboard
+      onChanged(saved);
+    } catch (err) {
+      onError(`Could not ${archived ? "archive" : "unarchive"}: ${err.message}`, () => setArchived(archived, id));
+    }
+  }
+
+  /** @param {string} id */
+  async function remove(id) {
+    try {
+      await api.remove(id);
+      onDeleted(id);
+    } catch (err) {
+      onError(`Could not delete: ${err.message}`, () => remove(id));
     }
   }
 
@@ -94,14 +116,8 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     const id = task.id;
     dialog.addEventListener(
       "close",
-      async () => {
-        if (dialog.returnValue !== "ok") return;
-        try {
-          await api.remove(id);
-          onDeleted(id);
-        } catch (err) {
-          onError(`Could not delete: ${err.message}`);
-        }
+      () => {
+        if (dialog.returnValue === "ok") remove(id);
       },
       { once: true },
     );

@@ -1,5 +1,6 @@
 """The sidebar and the task header, in Chromium against `nodwyn serve --demo`."""
 
+import json
 import re
 
 from nodwyn.log import records
@@ -189,6 +190,30 @@ def test_archive_unarchive_and_delete_after_asking(page, served):
     expect(page.locator('[data-task="demo-pager-ci"]')).to_have_count(0)
     expect(page.get_by_text("Pick a task on the left")).to_be_visible()
     assert not Store(served.root).exists("demo-pager-ci")
+
+
+def test_a_failed_archive_or_delete_says_what_happened_and_offers_retry(page, served):
+    open_page(page, served, task="demo-pager-readme")
+    busy = json.dumps({"ok": False, "error": "the task is being written", "status": 409})
+    page.route("**/api/tasks/demo-pager-readme/archive", lambda r: r.fulfill(status=409, body=busy))
+    page.get_by_role("button", name="Archive", exact=True).click()
+    said = page.get_by_role("alert").filter(has_text="Could not archive")
+    expect(said).to_contain_text("the task is being written")
+    page.unroute("**/api/tasks/demo-pager-readme/archive")
+    said.get_by_role("button", name="Retry").click()
+    expect(page.get_by_role("button", name="Unarchive")).to_be_visible()
+    expect(said).to_have_count(0)
+    assert Store(served.root).get("demo-pager-readme").archived
+
+    page.route("**/api/tasks/demo-pager-readme", lambda r: r.fulfill(status=409, body=busy))
+    page.get_by_role("button", name="Delete…").click()
+    page.get_by_role("button", name="Delete", exact=True).click()
+    said = page.get_by_role("alert").filter(has_text="Could not delete")
+    expect(said).to_be_visible()
+    page.unroute("**/api/tasks/demo-pager-readme")
+    said.get_by_role("button", name="Retry").click()
+    expect(page.locator('[data-task="demo-pager-readme"]')).to_have_count(0)
+    assert not Store(served.root).exists("demo-pager-readme")
 
 
 def test_an_open_task_offers_no_archive_or_delete(page, served):
