@@ -3,19 +3,19 @@
 A first build is CPU-bound in Python (decoding lines, folding cards and marks, picking out
 compounds), and one process runs Python on one core. For a refresh with much to read
 (index.HELP_FROM), `Helper` starts one more Python process and hands it logs to fold with
-`documents.fold`, the very function this process folds with, so documents and `.mem` contents are
-the same whichever process folded a log. Both take logs from one `Shared` list, this process
-from the front and the helper from the back, so both stay busy to the end whatever the sizes.
+`documents.fold`, the very function this process folds with, so documents and `.mem` contents
+are the same whichever process folded a log. Both take logs from one `Shared` list, this
+process from the front and the helper from the back, so both stay busy to the end whatever the
+sizes.
 
 Invariants: only this process writes the index, every `.mem` and the index's state; the helper
 reads logs and `.mem` files and sends back what it folded. Given the data directory, it first
 lists the tasks (Store.list), which brings the catalogue up to date as any process listing
 tasks may (the CLI and the app do, side by side): on a first build that reads every log. A
-helper that cannot start, or dies, gives its logs back to the list and this process folds
-them: the helper only ever saves time. Logs
-with more than HELPER_LOG bytes to read stay here, where their documents stream into the index
-instead of crossing the pipe whole; results waiting to be added are bounded (WAITING), so
-memory is.
+helper that cannot start, or dies, gives its logs back to the list and this process folds them:
+the helper only ever saves time. Logs with more than HELPER_LOG bytes to read stay here, where
+their documents stream into the index instead of crossing the pipe whole; results waiting to be
+added are bounded (WAITING), so memory is.
 
 Protocol: frames `[u32 length][msgpack]`, jobs on the helper's stdin and results on its stdout;
 the end of its stdin ends it.
