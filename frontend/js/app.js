@@ -219,7 +219,9 @@ document.addEventListener("keydown", (event) => {
     if (layout.classList.contains("drawer-open")) closeDrawer();
     else if (state.q && state.seq === null) {
       input.value = "";
+      const inResults = pane.contains(document.activeElement);
       navigate({ task: state.task });
+      if (inResults) input.focus(); // the results that held the keyboard are gone: back to where they came from
     } else if (document.activeElement === input) input.blur();
     else if (state.seq !== null && state.task && !isTyping(event.target)) back(); // as "Back to results"
   }

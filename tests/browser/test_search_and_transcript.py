@@ -176,7 +176,7 @@ def test_keyboard_reaches_search_and_results(page, served):
     expect(page.get_by_label("Search", exact=True)).to_be_focused()
 
 
-def test_the_keyboard_goes_from_a_hit_to_its_event_and_back_to_the_same_hit(page, served):
+def test_the_keyboard_goes_from_a_hit_to_its_event_back_to_it_then_to_the_search_box(page, served):
     page.goto(served.at(task="demo-pager-flaky"))
     search(page, "pager", "all")
     hits = page.locator("a[data-hit]")
@@ -194,6 +194,9 @@ def test_the_keyboard_goes_from_a_hit_to_its_event_and_back_to_the_same_hit(page
     assert hits.nth(1).get_attribute("href") == opened
     page.keyboard.press("ArrowDown")
     expect(hits.nth(2)).to_be_focused()
+    page.keyboard.press("Escape")  # closes the results: the keyboard goes back to the search box
+    expect(page.locator("[data-results]")).to_have_count(0)
+    expect(page.get_by_label("Search", exact=True)).to_be_focused()
 
 
 def test_a_turn_opened_from_the_history_gives_the_keyboard_back_to_it(page, served):
