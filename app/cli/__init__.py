@@ -1,0 +1,135 @@
+"""The `nodwyn` command line.
+
+A thin edge: each command parses its arguments, calls one core function and prints. Expected
+errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
+defined in this package's modules by group: tasks.py, memory.py, agents.py.
+"""
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from ..errors import NodwynError
+
+if TYPE_CHECKING:
+    import argparse
+
+# The store (and msgspec with it) is imported inside the commands, so that a listing from a
+# current catalogue (listing.fast_json) starts in the least time; and only the parser of the
+# command's own group is built.
+
+# Each command's group: the module (in this package) whose add(sub) defines it, in help order.
+GROUPS = {
+    **dict.fromkeys(("sessions", "rename", "archive", "unarchive", "close"), "tasks"),
+    **dict.fromkeys(("resume", "delete", "serve"), "tasks"),
+    **dict.fromkeys(("mcp", "settings", "app"), "agents"),
+    **dict.fromkeys(("memory", "import"), "memory"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if quick_listing(argv):
+        return 0
+    parser = build_parser(command_of(argv))
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args) or 0
+    except NodwynError as exc:
+        print(f"nodwyn: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("nodwyn: stopped", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def build_parser(command: str | None = None) -> "argparse.ArgumentParser":
+    """The parser of one command's group (`command`), or of every command (help, errors)."""
+    import argparse  # not on quick_listing's path
+
+    parser = argparse.ArgumentParser(
+        prog="nodwyn", description="Keep and search the history of AI coding-agent sessions."
+    )
+    parser.add_argument("--version", action="version", version=f"nodwyn {__version__}")
+    parser.add_argument(
+        "--data-dir", help="data directory (default: NODWYN_DATA_DIR, else the OS's own)"
+    )
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    for group in [GROUPS[command]] if command in GROUPS else dict.fromkeys(GROUPS.values()):
+        _module(group).add(sub)
+    return parser
+
+
+def _module(group: str):
+    # Imports written out, not by name, so that a packager sees them.
+    if group == "tasks":
+        from . import tasks as module
+    elif group == "agents":
+        from . import agents as module
+    else:
+        from . import memory as module
+    return module
+
+
+def store(args):
+    from ..store import Store
+
+    return Store(args.data_dir)
+
+
+def show(task) -> None:
+    print(f"{task.id}  {task.title}  ({task.state}{', archived' if task.archived else ''})")
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command word after the global options, or None (help, --version, nothing)."""
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if word == "--data-dir":
+            at += 2
+        elif word.startswith("--data-dir="):
+            at += 1
+        else:
+            return None if word.startswith("-") else word
+    return None
+
+
+def quick_listing(argv: list[str]) -> bool:
+    """`[--data-dir DIR] sessions [--all] --json` printed from a current catalogue without
+    building the parser for every command (a listing is what scripts run most); False when
+    the arguments are anything else or the catalogue must be folded first."""
+    args = list(argv)
+    root = None
+    if args[:1] == ["--data-dir"] and len(args) > 1:
+        root, args = args[1], args[2:]
+    elif args and args[0].startswith("--data-dir="):
+        root, args = args[0].split("=", 1)[1], args[1:]
+    if (
+        not args
+        or args[0] != "sessions"
+        or sorted(args[1:]) not in (["--json"], ["--all", "--json"])
+    ):
+        return False
+    from .. import listing, paths
+
+    text = listing.fast_json(paths.data_root(root), None if "--all" in args else False)
+    if text is None:
+        return False
+    try:
+        sys.stdout.buffer.write(text + b"\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    return True
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=None))

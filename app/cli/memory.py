@@ -1,0 +1,137 @@
+"""`nodwyn memory search|recall` (issue 4) and `nodwyn import claude|codex` (issue 3)."""
+
+import sys
+
+from ..errors import NodwynError
+from . import store
+
+
+def add(sub) -> None:
+    add_memory_commands(sub)
+    add_import_command(sub)
+
+
+def add_memory_commands(sub) -> None:
+    """`nodwyn memory search|recall` (issue 4)."""
+    memory = sub.add_parser("memory", help="search and recall what tasks came to")
+    inner = memory.add_subparsers(title="memory commands", metavar="COMMAND")
+    cmd = inner.add_parser("search", help="find turns by words (all tasks unless narrowed)")
+    cmd.add_argument("words", nargs="+")
+    cmd.add_argument("--task", help="only this task (with --project: its project's other tasks)")
+    cmd.add_argument("--project", help="the tasks of this folder's project (git worktrees too)")
+    cmd.add_argument("--all", action="store_true", help="every task (the default)")
+    cmd.add_argument("-n", type=int, default=20, help="at most N matching events (default 20)")
+    cmd.add_argument(
+        "--mode", choices=("words", "meaning", "both"),
+        help="rank by words, by meaning, or both fused (default: the search_mode setting)",
+    )  # fmt: skip
+    cmd.add_argument("--json", action="store_true", help="print JSON")
+    cmd.set_defaults(run=cmd_memory_search)
+    cmd = inner.add_parser("recall", help="one event back whole; a turn's first message: its card")
+    cmd.add_argument("task")
+    cmd.add_argument("seq", type=int)
+    cmd.add_argument("start", type=int, nargs="?", default=0, help="first line shown (from 0)")
+    cmd.add_argument("count", type=int, nargs="?", default=200, help="lines shown")
+    cmd.add_argument("--json", action="store_true", help="print JSON")
+    cmd.set_defaults(run=cmd_memory_recall)
+    memory.set_defaults(run=lambda a: memory.print_help() or 2)
+
+
+def cmd_memory_search(args) -> int:
+    import msgspec
+
+    from .. import memory
+
+    if args.all:
+        scope, project = "all", None
+    elif args.project:
+        scope, project = "project", args.project
+    else:
+        scope, project = ("task" if args.task else "all"), None
+    found = memory.search(
+        store(args), " ".join(args.words), scope=scope, task=args.task, project=project,
+        limit=args.n, mode=args.mode,
+    )  # fmt: skip
+    if args.mode in ("meaning", "both") and found.mode == "words":
+        print("(search by meaning is unavailable now: words alone)", file=sys.stderr)
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
+        return 0
+    task = None
+    for turn in found.turns:
+        if turn.task != task:
+            task = turn.task
+            print(f"{turn.task}  {turn.title}  ({turn.project})")
+        print(f"  {turn.head}  [{turn.score:.2f}]")
+        for event in turn.events:
+            print(f"    seq {event.seq} {event.heading}")
+            for line in event.lines:
+                print(f"      {line}")
+    if not found.turns:
+        print("Nothing found.")
+    for name in found.incomplete:
+        print(f"(log {name} has lines that could not be read)", file=sys.stderr)
+    return 0
+
+
+def cmd_memory_recall(args) -> int:
+    import msgspec
+
+    from .. import memory
+
+    found = memory.recall(store(args), args.task, args.seq)
+    if args.start < 0 or args.count < 1:
+        raise NodwynError("START is 0 or more and COUNT 1 or more")
+    end = args.start + args.count
+    if args.json:
+        found = msgspec.structs.replace(found, lines=found.lines[args.start : end])
+        sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
+        return 0
+    if found.card is not None:
+        lines = [found.card.head, *found.lines]
+    else:
+        lines = msgspec.json.format(msgspec.json.encode(found.event)).decode().splitlines()
+    for line in lines[args.start : end]:
+        print(line)
+    if end < len(lines):
+        print(f"({len(lines) - end} more lines: nodwyn memory recall {args.task} {args.seq} {end})")
+    return 0
+
+
+def add_import_command(sub) -> None:
+    """`nodwyn import claude|codex [PATH...]` (issue 3)."""
+    cmd = sub.add_parser("import", help="import Claude Code or Codex sessions as tasks")
+    cmd.add_argument("tool", choices=("claude", "codex"), help="whose sessions")
+    cmd.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders (default: the agent's own)"
+    )
+    cmd.add_argument("--json", action="store_true", help="print what happened as JSON")
+    cmd.set_defaults(run=cmd_import)
+
+
+def cmd_import(args) -> int:
+    from pathlib import Path
+
+    import msgspec
+
+    from ..importers.sync import import_paths
+
+    progress = None
+    if sys.stderr.isatty():
+
+        def progress(done: int, total: int) -> None:
+            end = "\n" if done == total else ""
+            print(f"\rimporting: {done}/{total} files", end=end, file=sys.stderr, flush=True)
+
+    paths = [Path(p) for p in args.paths] or None
+    report = import_paths(store(args), args.tool, paths, progress)
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+        return 0
+    print(
+        f"{len(report.created)} created, {len(report.extended)} extended, "
+        f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
+    )
+    for skipped in report.skipped:
+        print(f"  skipped {skipped.path}: {skipped.reason}")
+    return 0

@@ -1,0 +1,133 @@
+"""`nodwyn sessions`, `rename`, `archive`, `unarchive`, `close`, `resume`, `delete` and `serve`
+(issues 2 and 5): what a person does to tasks, and the console in a browser."""
+
+import sys
+from datetime import UTC, datetime
+
+from ..errors import NodwynError
+from . import show, store
+
+
+def add(sub) -> None:
+    cmd = sub.add_parser("sessions", help="list tasks, newest activity first")
+    cmd.add_argument("--all", action="store_true", help="archived tasks too")
+    cmd.add_argument("--json", action="store_true", help="print a JSON array")
+    cmd.set_defaults(run=cmd_sessions)
+
+    cmd = sub.add_parser("rename", help="name a task (an empty name takes the name back)")
+    cmd.add_argument("id")
+    cmd.add_argument("title")
+    cmd.set_defaults(run=lambda a: show(store(a).rename(a.id, a.title)))
+
+    for name, archived in (("archive", True), ("unarchive", False)):
+        cmd = sub.add_parser(name, help=f"{name} a closed task")
+        cmd.add_argument("id")
+        cmd.set_defaults(run=lambda a, archived=archived: show(store(a).archive(a.id, archived)))
+
+    cmd = sub.add_parser("close", help="close a task")
+    cmd.add_argument("id")
+    cmd.set_defaults(run=lambda a: show(store(a).close(a.id)))
+
+    cmd = sub.add_parser("resume", help="open a closed task again")
+    cmd.add_argument("id")
+    cmd.set_defaults(run=lambda a: show(store(a).resume(a.id)))
+
+    cmd = sub.add_parser("delete", help="delete a closed task and all nodwyn keeps of it")
+    cmd.add_argument("id")
+    cmd.add_argument("--yes", action="store_true", help="do not ask")
+    cmd.set_defaults(run=cmd_delete)
+
+    cmd = sub.add_parser("serve", help="show the console in a browser (until Ctrl+C)")
+    cmd.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
+    cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
+    cmd.set_defaults(run=cmd_serve)
+
+
+def cmd_sessions(args) -> None:
+    archived = None if args.all else False
+    if args.json:  # main() tried quick_listing first: the catalogue must be folded
+        sys.stdout.buffer.write(store(args).list_json(archived).encode() + b"\n")
+        return
+    tasks = store(args).list(archived)
+    if not tasks:
+        print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
+        return
+    now = datetime.now(UTC)
+    for task in tasks:
+        marks = ", ".join(
+            mark
+            for mark in (
+                task.state,
+                "archived" if task.archived else "",
+                f"{task.turns} turns",
+                cost(task),
+            )
+            if mark
+        )
+        when = relative(task.last_activity, now)
+        print(f"{task.id}  {when:>9}  {task.title}  [{marks}]  {task.project}")
+
+
+def cost(task) -> str:
+    """A task's cost as lists show it: dollars, "cost unknown" for an imported task, else ""."""
+    if task.cost_usd is not None:
+        return f"${task.cost_usd:.2f}"
+    return "cost unknown" if task.origin != "nodwyn" and task.turns else ""
+
+
+def cmd_delete(args) -> int:
+    data = store(args)
+    task = data.get(args.id)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise NodwynError("delete asks first: add --yes to delete without asking")
+        answer = input(f"Delete {task.title!r} and everything nodwyn keeps of it? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Kept.")
+            return 1
+    data.delete(args.id)
+    print(f"Deleted {args.id}.")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from .. import api, demo  # bottle is loaded only by the commands that serve
+    from ..store import Store
+
+    data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
+    if args.demo:
+        demo.make_demo(data.root)
+    server = api.Server(data, port=args.port).start()
+    print(f"nodwyn serves {data.root} at {server.url}", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        import threading
+
+        threading.Event().wait()
+    finally:
+        server.stop()
+    return 0
+
+
+def relative(at: str, now: datetime) -> str:
+    """A time as lists show it: 'now', '5m', '2h', 'yesterday', '3d', or the date."""
+    if not at:
+        return "-"
+    from ..catalogue import parse_time
+
+    seconds = (now - parse_time(at)).total_seconds()
+    if seconds < 60:
+        return "now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h"
+    if seconds < 2 * 86400:
+        return "yesterday"
+    if seconds < 30 * 86400:
+        return f"{int(seconds // 86400)}d"
+    return at[:10]
