@@ -229,6 +229,16 @@ document.addEventListener("keydown", (event) => {
 
 const drawerButton = $("[data-drawer-button]");
 const sidebarBox = $("[data-sidebar]");
+
+// The sidebar's width, as the person dragged it, is kept for the next time (not the drawer's).
+const WIDTH_KEY = "nodwyn.sidebar-width";
+const phone = matchMedia("(max-width: 700px)");
+const keptWidth = Number(localStorage.getItem(WIDTH_KEY));
+if (keptWidth >= 190 && keptWidth <= 480) sidebarBox.style.width = `${keptWidth}px`;
+new ResizeObserver(() => {
+  const width = Math.round(sidebarBox.getBoundingClientRect().width);
+  if (!phone.matches && width) localStorage.setItem(WIDTH_KEY, String(width));
+}).observe(sidebarBox);
 /** The drawer closes; the keyboard, if it was in there, goes back to the button that opened it. */
 function closeDrawer() {
   if (!layout.classList.contains("drawer-open")) return;

@@ -361,3 +361,26 @@ def test_no_line_of_the_header_starts_with_a_separator(browser, served):
         search = page.get_by_label("Search", exact=True).bounding_box()
         assert abs((box["x"] + 12) - search["x"]) <= 1  # lined up with the search box as before
         context.close()
+
+
+def test_the_sidebar_keeps_the_width_it_was_dragged_to(browser, served):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    open_page(page, served)
+    sidebar = page.locator("[data-sidebar]")
+    box = sidebar.bounding_box()
+    assert round(box["width"]) == 260
+    corner = (box["x"] + box["width"] - 3, box["y"] + box["height"] - 3)
+    page.mouse.move(*corner)
+    page.mouse.down()
+    page.mouse.move(corner[0] + 100, corner[1], steps=5)
+    page.mouse.up()
+    assert round(sidebar.bounding_box()["width"]) == 360
+    page.reload()
+    expect(page.locator("[data-task-list] .task-item").first).to_be_visible()
+    assert round(sidebar.bounding_box()["width"]) == 360
+    page.set_viewport_size({"width": 390, "height": 844})  # a drawer keeps its own width
+    page.get_by_role("button", name="Tasks").click()
+    expect(sidebar).to_be_visible()
+    assert sidebar.bounding_box()["width"] <= 0.85 * 390 + 1
+    context.close()
