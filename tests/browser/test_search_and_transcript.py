@@ -58,6 +58,8 @@ def test_query_and_scope_live_in_the_url_for_reload_and_back(page, served):
     asked = []
     page.on("request", lambda request: "/api/search?" in request.url and asked.append(request.url))
     page.goto(served.at(task="demo-pager-flaky"))
+    # the page has shown its first state: a search typed before that is asked once more by it
+    expect(page.locator("[data-events]")).to_be_visible()
     search(page, "TestPagerOrder", "task")
     entries = page.evaluate("history.length")
     page.get_by_label("Search", exact=True).press("Enter")  # submitting again asks again
