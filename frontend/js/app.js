@@ -4,7 +4,7 @@
 // search and transcript together, and follows the change feed.
 
 import { api, pageUrl } from "./api.js";
-import { clear, el } from "./dom.js";
+import { clear, el, folderLabels } from "./dom.js";
 import { createHeader } from "./header.js";
 import { createResults, SCOPES } from "./search.js";
 import { createSidebar, moveFocus } from "./sidebar.js";
@@ -92,6 +92,8 @@ function announce(/** @type {string} */ text) {
 const results = createResults({
   pane,
   announce,
+  // a project's short name as the sidebar's heading says it ("src/site" beside "work/site")
+  folder: (project) => folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project],
   href: (task, seq) => pageUrl({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   onOpen: (task, seq) => navigate({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   failure,

@@ -117,3 +117,25 @@ export function pathParts(path) {
   const parts = path.split(/[\\/]+/).filter(Boolean);
   return { name: parts.at(-1) || path, parent: parts.at(-2) || "" };
 }
+
+/**
+ * Each project folder's short name: its last part, or "parent/name" where two folders of
+ * the same name would be told apart only so (the sidebar's headings and result headings).
+ * @param {string[]} projects
+ * @returns {Record<string, string>}
+ */
+export function folderLabels(projects) {
+  /** @type {Record<string, Set<string>>} */
+  const named = {};
+  for (const project of projects) {
+    const { name } = pathParts(project);
+    (named[name] ||= new Set()).add(project);
+  }
+  /** @type {Record<string, string>} */
+  const labels = {};
+  for (const project of projects) {
+    const { name, parent } = pathParts(project);
+    labels[project] = named[name].size > 1 && parent ? `${parent}/${name}` : name;
+  }
+  return labels;
+}

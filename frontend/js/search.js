@@ -5,7 +5,7 @@
 // arrives after the person moved on is dropped.
 
 import { api } from "./api.js";
-import { clear, el, exact, marked, pathParts, relative } from "./dom.js";
+import { clear, el, exact, marked, relative } from "./dom.js";
 
 export const SCOPES = { task: "this task", project: "earlier tasks in this project", all: "all tasks" };
 
@@ -13,9 +13,9 @@ export const SCOPES = { task: "this task", project: "earlier tasks in this proje
  * @param {{pane: HTMLElement, href: (task: string, seq: number) => string,
  *   onOpen: (task: string, seq: number) => void,
  *   failure: (message: string, retry: () => void) => HTMLElement,
- *   announce: (text: string) => void}} options
+ *   announce: (text: string) => void, folder: (project: string) => string}} options
  */
-export function createResults({ pane, href, onOpen, failure, announce }) {
+export function createResults({ pane, href, onOpen, failure, announce, folder }) {
   let asked = 0; // number of the latest question
   /** @type {{task: string, seq: number}|null} */
   let opened = null; // the hit last opened: coming back, the keyboard finds it again
@@ -68,7 +68,7 @@ export function createResults({ pane, href, onOpen, failure, announce }) {
     const terms = results.terms || [];
     const list = el("div", { class: "results", "data-results": "" });
     for (const [task, group] of byTask) {
-      const { name } = pathParts(group[0].project || "");
+      const name = folder(group[0].project || "");
       list.append(el("section", { class: "result-task", "data-result-task": task },
         el("h3", {}, el("span", {}, group[0].title), el("span", { class: "muted mono", title: group[0].project }, ` ${name}`)),
         group.map((turn) => turnEl(turn, terms))));

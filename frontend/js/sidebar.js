@@ -4,7 +4,7 @@
 // folder with "Show N more", machine runs and the archive folded at the end. A folder's fold
 // is remembered in localStorage; the filter shows matches in every folder and the archive.
 
-import { clear, el, pathParts, timeEl } from "./dom.js";
+import { clear, el, folderLabels, timeEl } from "./dom.js";
 
 const PER_FOLDER = 5;
 const FOLDS_KEY = "nodwyn.folds";
@@ -108,22 +108,6 @@ export function createSidebar({ list, filter, href, onOpen }) {
           )
         : null;
     return el("section", { class: "group", "data-group-key": key }, heading, body, more);
-  }
-
-  function folderLabels(/** @type {string[]} */ projects) {
-    /** @type {Record<string, number>} */
-    const count = {};
-    for (const project of projects) {
-      const { name } = pathParts(project);
-      count[name] = (count[name] || 0) + 1;
-    }
-    /** @type {Record<string, string>} */
-    const labels = {};
-    for (const project of projects) {
-      const { name, parent } = pathParts(project);
-      labels[project] = count[name] > 1 && parent ? `${parent}/${name}` : name;
-    }
-    return labels;
   }
 
   /** What has the keyboard focus in the list, to give it back after a render. */

@@ -54,6 +54,17 @@ def test_a_screen_reader_hears_the_results_line_not_the_whole_pane(page, served)
     expect(status).to_have_text(page.locator("[data-results-title]").inner_text())
 
 
+def test_two_folders_of_one_name_are_told_apart_in_results_as_in_the_list(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    expect(page.locator("[data-events]")).to_be_visible()
+    search(page, "page", "all")
+    form = page.locator('[data-result-task="demo-site-form"] h3 .mono')
+    links = page.locator('[data-result-task="demo-work-site-links"] h3 .mono')
+    expect(form).to_have_text("src/site")
+    expect(links).to_have_text("work/site")
+    expect(page.locator('[data-result-task="demo-pager-limit"] h3 .mono')).to_have_text("pager")
+
+
 def test_query_and_scope_live_in_the_url_for_reload_and_back(page, served):
     asked = []
     page.on("request", lambda request: "/api/search?" in request.url and asked.append(request.url))
