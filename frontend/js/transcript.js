@@ -244,7 +244,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
 function markWords(node, terms) {
   const wanted = terms.filter((term) => term.length > 1);
   if (!wanted.length) return;
-  const pattern = new RegExp(`(${wanted.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`, "gi");
+  // touching words make one mark (as in dom.js)
+  const pattern = new RegExp(`((?:${wanted.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})+)`, "gi");
   const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
   const found = [];
   for (let text = walker.nextNode(); text; text = walker.nextNode()) {

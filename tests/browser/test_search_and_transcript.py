@@ -65,6 +65,16 @@ def test_two_folders_of_one_name_are_told_apart_in_results_as_in_the_list(page, 
     expect(page.locator('[data-result-task="demo-pager-limit"] h3 .mono')).to_have_text("pager")
 
 
+def test_words_that_touch_are_marked_as_one(page, served):
+    page.goto(served.at(task="demo-pager-flaky"))
+    expect(page.locator("[data-events]")).to_be_visible()
+    search(page, "pager order", "task")
+    marks = page.locator("[data-results] .snippet mark").all_inner_texts()
+    assert "PagerOrder" in marks and "Pager" not in marks  # no seam inside TestPagerOrder
+    page.goto(served.at(task="demo-pager-flaky", seq=2, q="pager order", scope="task"))
+    expect(page.locator("[data-events] [data-hit] mark").first).to_have_text("PagerOrder")
+
+
 def test_query_and_scope_live_in_the_url_for_reload_and_back(page, served):
     asked = []
     page.on("request", lambda request: "/api/search?" in request.url and asked.append(request.url))
