@@ -56,6 +56,7 @@ class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     end: int = 0
     last_offset: int = -1
     last_crc: int = 0
+    turn_cost: float = 0.0  # replies' cost in the turn under way, until its end says the cost
 
 
 class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
@@ -78,7 +79,10 @@ class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
 
 
 _json = msgspec.json.Encoder()
-_folds = msgspec.msgpack.Decoder(dict[str, Summary])
+# The folds file is [FOLDS, {task: Summary}]; a summary folded by other rules (another FOLDS,
+# or the bare dict of format 1) is not folded on from: every log is folded again.
+FOLDS = 2  # 2: a turn's end gives the turn's cost
+_folds = msgspec.msgpack.Decoder(tuple[int, dict[str, Summary]])
 _info_decoder = msgspec.json.Decoder(TaskInfo)
 
 
@@ -151,6 +155,7 @@ def fold(summary: Summary, record: records.Event) -> None:
             summary.closed = False
         case records.Message() if record.agent is None:
             summary.turns += 1
+            summary.turn_cost = 0.0
             if not summary.first_message:
                 summary.first_message = first_sentence(record.text or record.command)
         case records.Reply():
@@ -158,9 +163,16 @@ def fold(summary: Summary, record: records.Event) -> None:
                 summary.model = record.model
             if record.cost_usd is not None:
                 summary.cost_usd += record.cost_usd
+                summary.turn_cost += record.cost_usd
                 summary.priced = True
             elif record.usage is not None:
                 summary.cost_unknown = True
+        case records.TurnEnd() if record.cost_usd is not None:
+            # A turn's end says what the whole turn cost (as its card shows): it stands in
+            # for the replies' sum, so the task's cost is the sum of its turns' costs.
+            summary.cost_usd += record.cost_usd - summary.turn_cost
+            summary.turn_cost = 0.0
+            summary.priced = True
         case records.ApprovalAsk():
             summary.asks.append(record.call)
         case records.ApprovalAnswer():
@@ -282,14 +294,15 @@ class Cache:
 
     def _load_folds(self) -> dict[str, Summary]:
         try:
-            return _folds.decode(self.folds_file.read_bytes())
+            version, folds = _folds.decode(self.folds_file.read_bytes())
         except (FileNotFoundError, msgspec.DecodeError, msgspec.ValidationError):
             return {}
+        return folds if version == FOLDS else {}
 
     def _save_folds(self, folds: dict[str, Summary]) -> None:
         tmp = f"{self.folds_file.name}.{os.getpid()}.{threading.get_ident()}.tmp"
         tmp = self.folds_file.with_name(tmp)
-        tmp.write_bytes(msgspec.msgpack.encode(folds))
+        tmp.write_bytes(msgspec.msgpack.encode((FOLDS, folds)))
         os.replace(tmp, self.folds_file)
 
 

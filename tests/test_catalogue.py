@@ -4,7 +4,7 @@ import os
 import time
 
 import pytest
-from nodwyn.catalogue import fold_log
+from nodwyn.catalogue import Summary, fold_log
 from nodwyn.log import records
 from nodwyn.store import Store
 
@@ -190,3 +190,42 @@ def test_asking_about_one_task_folds_on_from_the_kept_summary_only_while_it_hold
         + b'{"kind":"message","seq":4,"at":"","text":"y"}\n'
     )  # fmt: skip
     assert (store.get(task).title, store.get(task).turns) == ("a different first message", 3)
+
+
+def test_a_tasks_cost_is_the_sum_of_its_turns_costs_as_their_cards_say(store):
+    from nodwyn import memory
+
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="nodwyn"))
+    with store.create(start) as writer:
+        writer.append(
+            [
+                records.Message(text="one"),
+                records.Reply(text="a", cost_usd=0.10),
+                records.Reply(text="b", cost_usd=0.03),
+                records.TurnEnd(cost_usd=0.41),  # the whole turn, sub-calls included
+                records.Message(text="two"),
+                records.Reply(text="c", cost_usd=0.05),
+                records.TurnEnd(),  # says no cost: the replies' sum stands
+                records.Message(text="three"),
+                records.Reply(text="d", cost_usd=0.02),  # under way
+            ]
+        )
+        task = writer.path.stem
+    cards = memory.cards(store, task)
+    assert [card.cost_usd for card in cards] == pytest.approx([0.41, 0.05, 0.02])
+    (listed,) = store.list()
+    assert listed.cost_usd == pytest.approx(0.48)
+    assert store.get(task).cost_usd == pytest.approx(0.48)
+
+
+def test_summaries_kept_by_other_fold_rules_are_folded_again(store):
+    import msgspec
+
+    task = make(store, "one")
+    listing(store)
+    folds = store.cache.folds_file
+    version, kept = msgspec.msgpack.decode(folds.read_bytes(), type=tuple[int, dict[str, Summary]])
+    kept[task].title = "from older rules"  # as if folded by rules since changed
+    folds.write_bytes(msgspec.msgpack.encode((version - 1, kept)))
+    store.cache.file.unlink()
+    assert [t[1] for t in listing(store)] == ["one"]
