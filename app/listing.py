@@ -21,11 +21,11 @@ is: no per-task decoding. The fold's state of each log, needed only to fold on w
 is kept apart in `catalogue.fold` (catalogue.py).
 """
 
-import contextlib
-import json
 import os
-import threading
 import time
+
+# json, contextlib and threading are imported where they are used: a listing from a current
+# catalogue (fast_json) needs none of them, and a process that lists starts sooner without.
 
 FILE = "catalogue.jsonl"
 OLD_FILES = ("catalogue.tsv",)  # earlier formats' names, removed when a catalogue is written
@@ -44,13 +44,21 @@ def read(file: str | os.PathLike) -> dict[str, list] | None:
         return None
     try:
         lines = data[:-1].decode().split("\n")
-        head, info = json.loads(lines[0]), json.loads(lines[2])
+        import json
+
+        head, info = _head(lines[0].encode()), json.loads(lines[2])
         stamps = {}
         for stamp in lines[1].split("\t") if lines[1] else ():
             task, size, mtime = stamp.rsplit(" ", 2)
             stamps[task] = [int(size), int(mtime)]
         rows = lines[3:]
         if head["nodwyn-catalogue"] != VERSION or not len(rows) == len(info) == len(stamps):
+            return None
+        if not isinstance(head["unarchived"], int) or head["unarchived"] != sum(
+            len(row.encode()) + 1
+            for row, fields in zip(rows, info.values(), strict=True)
+            if not fields[1]  # archived
+        ):
             return None
         return {
             task: [*stamps[task], *fields, row]
@@ -78,6 +86,9 @@ def write(file: str | os.PathLike, entries: dict[str, list]) -> None:
     stamps = "\t".join(sorted(f"{task} {f[SIZE]} {f[MTIME]}" for task, f in ordered))
     info = {task: [f[LAST_AT], f[ARCHIVED], f[STATE]] for task, f in ordered}
     lines = [_dumps(head).encode(), stamps.encode(), _dumps(info).encode(), *rows]
+    import contextlib
+    import threading
+
     # one name per thread too: the API lists tasks from several request threads at once
     tmp = f"{os.fspath(file)}.{os.getpid()}.{threading.get_ident()}.tmp"
     with open(tmp, "wb") as handle:
@@ -165,7 +176,7 @@ def fast_json(root: str | os.PathLike, archived: bool | None) -> bytes | None:
         head_end = data.index(b"\n")
         stamps_end = data.index(b"\n", head_end + 1)
         rows_at = data.index(b"\n", stamps_end + 1) + 1
-        head = json.loads(data[:head_end])
+        head = _head(data[:head_end])
         split = rows_at + head["unarchived"]
         running_from = head["running_from"]
     except (ValueError, KeyError, TypeError):
@@ -182,11 +193,31 @@ def fast_json(root: str | os.PathLike, archived: bool | None) -> bytes | None:
 
 def _merged(data: bytes, stamps_end: int, rows_at: int) -> bytes:
     """Archived and unarchived rows as one list, newest activity first."""
+    import json
+
     info = json.loads(data[stamps_end + 1 : rows_at - 1])
     rows = data[rows_at:-1].split(b"\n")
     keys = [(fields[0], task) for task, fields in info.items()]
     order = sorted(range(len(rows)), key=keys.__getitem__, reverse=True)
     return b"[" + b",".join([rows[n] for n in order]) + b"]"
+
+
+def _head(line: bytes) -> dict:
+    """Line 1, read without a JSON parser: its shape is fixed (see above), its values are
+    whole numbers, null, or times (no comma, no quote). ValueError when it is not that."""
+    text = line.decode("ascii")
+    if not (text.startswith("{") and text.endswith("}")):
+        raise ValueError("not a catalogue head")
+    head = {}
+    for item in text[1:-1].split(","):
+        key, _, value = item.partition(":")
+        if value == "null":
+            head[key.strip('"')] = None
+        elif key == '"running_from"' and value.startswith('"') and value.endswith('"'):
+            head[key.strip('"')] = value[1:-1]
+        else:
+            head[key.strip('"')] = int(value)
+    return head
 
 
 def _bytes(file: str | os.PathLike) -> bytes | None:
@@ -218,4 +249,6 @@ def _by_block(item: tuple[str, list]) -> tuple[bool, str, str]:
 
 
 def _dumps(value) -> str:
+    import json
+
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

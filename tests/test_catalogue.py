@@ -229,3 +229,19 @@ def test_summaries_kept_by_other_fold_rules_are_folded_again(store):
     folds.write_bytes(msgspec.msgpack.encode((version - 1, kept)))
     store.cache.file.unlink()
     assert [t[1] for t in listing(store)] == ["one"]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [b"", b"{", b'{"nodwyn-catalogue":6,"running_from":2026,"unarchived":"x"}', b"\xff\xfe"],
+)
+def test_a_damaged_catalogue_head_sends_the_listing_the_slow_way(store, head):
+    from nodwyn import listing
+
+    make(store, "one")
+    slow = store.list_json(None)
+    data = store.cache.file.read_bytes()
+    store.cache.file.write_bytes(head + data[data.index(b"\n") :])
+    assert listing.fast_json(store.root, None) is None
+    assert store.list_json(None) == slow
+    assert listing.fast_json(store.root, None) == slow.encode()  # written whole again

@@ -5,15 +5,10 @@ errors (NodwynError) print one line on stderr and exit 1, never a traceback. The
 defined in this package's modules by group: tasks.py, memory.py, agents.py.
 """
 
-import json
 import sys
-from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import NodwynError
-
-if TYPE_CHECKING:
-    import argparse
 
 # The store (and msgspec with it) is imported inside the commands, so that a listing from a
 # current catalogue (listing.fast_json) starts in the least time; and only the parser of the
@@ -49,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def build_parser(command: str | None = None) -> "argparse.ArgumentParser":
+def build_parser(command: str | None = None):
     """The parser of one command's group (`command`), or of every command (help, errors)."""
     import argparse  # not on quick_listing's path
 
@@ -132,4 +127,6 @@ def quick_listing(argv: list[str]) -> bool:
 
 
 def print_json(data) -> None:
+    import json
+
     print(json.dumps(data, ensure_ascii=False, indent=None))

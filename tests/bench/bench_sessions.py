@@ -69,6 +69,17 @@ def time_listing(root: Path, runs: int, cold: bool, python: str) -> tuple[list, 
     return times, cpu
 
 
+def compiled(python: str) -> None:
+    """nodwyn's byte-code written, as an installed package has it (where PYTHONDONTWRITEBYTECODE
+    is set, an editable install would otherwise compile its sources in every process timed)."""
+    code = (
+        "import compileall, os, nodwyn; "
+        "compileall.compile_dir(os.path.dirname(nodwyn.__file__), quiet=1)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([python, "-c", code], env=env, check=True)
+
+
 def bare_python(runs: int, python: str) -> float:
     times = []
     for _ in range(runs):
@@ -89,6 +100,7 @@ def main() -> None:
         begin = time.perf_counter()
         make_tasks(root, args.tasks)
         print(f"tasks: {args.tasks} written in {time.perf_counter() - begin:.1f} s")
+        compiled(args.python)
         cold = time_listing(root, args.runs, True, args.python)
         warm = time_listing(root, args.runs, False, args.python)
         print(f"interpreter: {args.python}")
