@@ -28,3 +28,17 @@ def turn(text: str, *, reply: str = "done", end: str | None = "completed", t0: i
     if end is not None:
         items.append(r.TurnEnd(status=end, duration_ms=2000, at=at(t0 + 2)))
     return items
+
+
+class Counting:
+    """The built-in model, noting each text it is asked to encode."""
+
+    def __init__(self):
+        from nodwyn.memory import encoder
+
+        self.model, self.texts = encoder.builtin(), []
+        self.id = self.model.id
+
+    def encode(self, texts):
+        self.texts.extend(texts)
+        return self.model.encode(texts)

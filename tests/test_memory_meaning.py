@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memory_logs import Counting
 from nodwyn import cli, memory, settings
 from nodwyn.errors import BadInput
 from nodwyn.importers.sync import import_paths
@@ -73,6 +74,7 @@ def test_a_word_that_cannot_be_split_is_unknown_and_left_out_of_ids():
 
 def test_wordpiece_agrees_with_the_tokenizers_package_on_corpus_text(corpus):
     import tokenizers  # a test dependency only: the runtime tokenizes in plain Python
+
     tok = tokenizers.Tokenizer(tokenizers.models.WordPiece({t: i for i, t in enumerate(VOCAB)}))
     tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
@@ -126,15 +128,6 @@ def test_vectors_folded_turn_by_turn_equal_a_full_rebuild(store):
 
 
 def test_a_fold_encodes_only_the_texts_that_changed(store):
-    class Counting:
-        def __init__(self):
-            self.model, self.texts = encoder.builtin(), []
-            self.id = self.model.id
-
-        def encode(self, texts):
-            self.texts.extend(texts)
-            return self.model.encode(texts)
-
     log = store.log_path("t1")
     write(store, "t1", turn("first prompt about wallets", "ok", 0))
     counting = Counting()

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from memory_logs import at, turn, write
+from memory_logs import Counting, at, turn, write
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
@@ -114,18 +114,6 @@ def test_what_a_new_process_imports_to_search(tmp_path, mode):
     assert (turns, used) == ("1", mode)
     assert numpy == ("True" if mode == "both" else "False")
     assert threads == "1"  # numpy's product on one thread (see nodwyn.memory)
-
-
-class Counting:
-    """The built-in model, noting each text it is asked to encode."""
-
-    def __init__(self):
-        self.model, self.texts = encoder.builtin(), []
-        self.id = self.model.id
-
-    def encode(self, texts):
-        self.texts.extend(texts)
-        return self.model.encode(texts)
 
 
 def as_a_new_process(monkeypatch) -> None:
