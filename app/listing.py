@@ -105,12 +105,15 @@ def in_order(entries: dict[str, list]) -> dict[str, list]:
 
 
 def stats(sessions: str | os.PathLike) -> dict[str, os.stat_result]:
-    """Every log's stat, by task id (a name with a tab or newline is no task's and is left out)."""
+    """Every log's stat, by task id (a name with a tab or newline, or one that is not UTF-8, is
+    no task's and is left out)."""
     found = {}
     with os.scandir(sessions) as items:
         for item in items:
             name = item.name
             if name.endswith(".jsonl") and "\t" not in name and "\n" not in name:
+                if not name.isascii() and not _utf8(name):
+                    continue  # undecodable bytes in its name (os gave surrogates): no task's
                 try:
                     found[name[:-6]] = item.stat()
                 except FileNotFoundError:
@@ -227,6 +230,14 @@ def _bytes(file: str | os.PathLike) -> bytes | None:
     except FileNotFoundError:
         return None
     return data if data.startswith(PREFIX.encode()) and data.endswith(b"\n") else None
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _text(file: str | os.PathLike) -> str | None:

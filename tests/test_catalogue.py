@@ -1,5 +1,6 @@
 """The catalogue is derived: rebuilt when missing or damaged, folded on when a log changes."""
 
+import json
 import os
 import time
 
@@ -245,3 +246,13 @@ def test_a_damaged_catalogue_head_sends_the_listing_the_slow_way(store, head):
     assert listing.fast_json(store.root, None) is None
     assert store.list_json(None) == slow
     assert listing.fast_json(store.root, None) == slow.encode()  # written whole again
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a file name of raw bytes needs a POSIX system")
+def test_a_log_whose_name_is_not_utf8_is_left_out_of_the_listing(store):
+    task = make(store, "one")
+    odd = os.path.join(os.fsencode(store.sessions), b"odd\xff.jsonl")
+    with open(odd, "wb") as out:
+        out.write((store.sessions / f"{task}.jsonl").read_bytes())
+    assert [t[0] for t in listing(store)] == [task]
+    assert [row["id"] for row in json.loads(store.list_json(None))] == [task]

@@ -3,6 +3,7 @@ deleted tasks, what is indexed and what is not."""
 
 import json
 import math
+import os
 import subprocess
 
 import msgspec
@@ -249,3 +250,12 @@ def test_snippets_headings_and_prompts_are_redacted_again_when_shown(store):
     found = word_search(store, "deploy")
     shown = json.dumps([msgspec.to_builtins(hit) for hit in found.turns])
     assert "deploy" in shown and secret not in shown and "[redacted]" in shown
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a file name of raw bytes needs a POSIX system")
+def test_a_log_whose_name_is_not_utf8_is_not_searched_and_breaks_nothing(store):
+    fill(store)
+    odd = os.path.join(os.fsencode(store.sessions), b"odd\xff.jsonl")
+    with open(odd, "wb") as out:
+        out.write((store.sessions / "A.jsonl").read_bytes())
+    assert {hit.task for hit in word_search(store, "pager").turns} == {"A", "B"}

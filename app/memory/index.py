@@ -300,10 +300,22 @@ def _logs(sessions: Path) -> list[str]:
     mtime = os.stat(sessions).st_mtime_ns
     if _listing[0] == (sessions, mtime):
         return _listing[1]
-    names = [name for name in os.listdir(sessions) if name.endswith(".jsonl")]
+    names = [name for name in os.listdir(sessions) if name.endswith(".jsonl") and _task_name(name)]
     settled = time.time_ns() - mtime > SETTLED_NS
     _listing[:] = [(sessions, mtime) if settled else None, names]
     return names
+
+
+def _task_name(name: str) -> bool:
+    """Whether a file's name can be a task's: not one with undecodable bytes (the os gives
+    them as surrogates, which neither the index nor JSON can hold)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def refresh(store, progress: Callable[[int, int], None] | None = None) -> State:
