@@ -197,3 +197,25 @@ def test_a_deleted_task_takes_its_vectors_out_of_the_saved_stack(tmp_path, monke
     as_a_new_process(monkeypatch)
     ranked, _ = fusion.meaning_ranking(store, index.refresh(store), "cuda", None, Counting())
     assert ranked == [] and not vectors.stack_path(store.root).exists()  # the next search too
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a file open elsewhere is replaced on POSIX only")
+def test_a_stack_replaced_while_it_is_read_gives_the_rows_its_head_names(tmp_path, monkeypatch):
+    import numpy as np
+
+    root = tmp_path
+    ours = np.arange(8, dtype=np.float32).reshape(2, 4)
+    vectors.save_stack(root, "m", [vectors.StackEntry("t1", 10, 20, 0, 2)], [2, 5], ours)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()  # another process's stack, of another task, with rows of its own
+    vectors.save_stack(theirs, "m", [vectors.StackEntry("t9", 10, 20, 0, 2)], [2, 5], -ours)
+    mapping = np.memmap
+
+    def replaced_first(*args, **kwargs):  # the other process renames its stack into place
+        os.replace(vectors.stack_path(theirs), vectors.stack_path(root))
+        return mapping(*args, **kwargs)
+
+    monkeypatch.setattr(np, "memmap", replaced_first)
+    entries, turns, matrix = vectors.load_stack(root, "m")
+    assert list(entries) == ["t1"] and turns.tolist() == [2, 5]
+    assert np.array_equal(matrix, ours)

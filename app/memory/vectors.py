@@ -260,15 +260,14 @@ def load_stack(root: Path, model: str):
             (length,) = _length.unpack(handle.read(_length.size))
             head = _head_decoder.decode(handle.read(length))
             size = os.fstat(handle.fileno()).st_size
-    except (OSError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    rows = len(head.turns) // 8
-    if head.model != model or not rows or size != _rows_at(length) + rows * head.dims * 4:
-        return None
-    try:
-        matrix = np.memmap(file, dtype=np.float32, mode="r", offset=_rows_at(length),
-                           shape=(rows, head.dims))  # fmt: skip
-    except (OSError, ValueError):
+            rows = len(head.turns) // 8
+            if head.model != model or not rows or size != _rows_at(length) + rows * head.dims * 4:
+                return None
+            # mapped through the handle the head was read from: a stack another process
+            # renamed into place meanwhile is a new file, whose rows are not this head's
+            matrix = np.memmap(handle, dtype=np.float32, mode="r", offset=_rows_at(length),
+                               shape=(rows, head.dims))  # fmt: skip
+    except (OSError, ValueError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
         return None
     turns = np.frombuffer(head.turns, dtype=np.int64)
     return {entry.task: entry for entry in head.entries}, turns, matrix
