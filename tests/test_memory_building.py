@@ -202,3 +202,13 @@ def test_a_build_stopped_early_ends_its_helper_and_the_next_refresh_finishes_it(
     assert children() == before, "the helper process was ended and waited for"
     index.refresh(store)
     assert_same(alone, store)
+
+
+def test_a_log_too_big_for_the_helper_does_not_keep_it_from_the_others(source):
+    state = index.current(source.root)
+    jobs = [index.job_of(state, log.stem, log, log.stat().st_size)
+            for log in sorted(source.sessions.glob("*.jsonl"))]  # fmt: skip
+    big = msgspec.structs.replace(jobs[-1], unread=sidecar.HELPER_LOG + 1)
+    shared = sidecar.Shared([*jobs[:-1], big])
+    assert shared.back() == jobs[-2]  # the helper takes the small logs
+    assert shared.front() == big  # this process, the big one

@@ -46,7 +46,9 @@ class Shared:
     """Logs to fold: this process takes from the front, the helper from the back."""
 
     def __init__(self, jobs: list):
-        self._jobs = collections.deque(jobs)
+        # logs too big for the helper first: one at the back would leave it nothing to take
+        big = [job for job in jobs if job.unread > HELPER_LOG]
+        self._jobs = collections.deque(big + [job for job in jobs if job.unread <= HELPER_LOG])
         self._lock = threading.Lock()
 
     def front(self):
