@@ -100,10 +100,46 @@ function cardEl(card, opened) {
 
 /** @param {any} ev @param {string} cls @param {...any} body */
 function box(ev, cls, ...body) {
-  return el("div", { class: `event ${cls}`, "data-seq": ev.seq, "data-kind": ev.kind },
+  const seqs = ev.part_seqs || [ev.seq]; // a joined reply answers to each part's seq
+  return el("div", { class: `event ${cls}`, "data-seq": ev.seq, "data-kind": ev.kind, "data-part-seqs": ev.part_seqs ? seqs.join(" ") : null },
     el("div", { class: "event-meta" }, el("time", { datetime: ev.at, title: exact(ev.at) }, clock(ev.at)),
-      el("span", { class: "seq" }, `#${ev.seq}`), ev.agent ? el("span", { class: "agent" }, ev.agent) : null),
+      el("span", { class: "seq" }, seqs.map((/** @type {number} */ s) => `#${s}`).join(" + ")), ev.agent ? el("span", { class: "agent" }, ev.agent) : null),
     ...body);
+}
+
+/** @param {number|null|undefined} a @param {number|null|undefined} b */
+function sum(a, b) {
+  return a === null || a === undefined ? b : b === null || b === undefined ? a : a + b;
+}
+
+/**
+ * Replies that follow each other with one response id (`src.id`) and one agent as one reply:
+ * an import that found its source quiet mid-response wrote the response in two parts
+ * (docs/decisions/0003-imported-sessions.md, "split replies"). Text joined as the importer
+ * joins a response's blocks, calls in order; usage and cost added up, which counts them
+ * once, as the log does (only the first part carries them). The parts' seqs stay known.
+ * @param {any[]} events
+ */
+export function joinSplitReplies(events) {
+  /** @type {any[]} */
+  const out = [];
+  for (const ev of events) {
+    const last = out[out.length - 1];
+    const id = ev.kind === "reply" ? ev.src?.id : null;
+    if (!id || !last || last.kind !== "reply" || last.src?.id !== id || (last.agent || null) !== (ev.agent || null)) {
+      out.push(ev);
+      continue;
+    }
+    const both = (/** @type {string} */ key) => [last[key], ev[key]].filter(Boolean).join("\n\n");
+    const usage = !last.usage ? ev.usage : !ev.usage ? last.usage
+      : Object.fromEntries(["input", "output", "cache_read", "cache_write"].map((k) => [k, (last.usage[k] || 0) + (ev.usage[k] || 0)]));
+    out[out.length - 1] = {
+      ...last, text: both("text"), thinking: both("thinking"), calls: [...(last.calls || []), ...(ev.calls || [])],
+      usage, cost_usd: sum(last.cost_usd, ev.cost_usd), cut: last.cut || ev.cut,
+      part_seqs: [...(last.part_seqs || [last.seq]), ev.seq],
+    };
+  }
+  return out;
 }
 
 /**
@@ -132,7 +168,7 @@ export function renderEvents(events, cards, opened) {
     return /** @type {HTMLElement} */ (parent.agents.get(ev.agent));
   };
 
-  for (const ev of events) {
+  for (const ev of joinSplitReplies(events)) {
     if (ev.kind === "message" && !ev.agent) {
       const card = cards.get(ev.seq);
       turn = el("section", { class: "turn", "data-turn": ev.seq });

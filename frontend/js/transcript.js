@@ -142,7 +142,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
 
   /** Highlight an event and open every fold around it. @param {number} seq */
   function mark(seq) {
-    const node = pane.querySelector(`.events [data-seq="${seq}"]`);
+    // a reply joined from two parts answers to the second part's seq too (events.js)
+    const node = pane.querySelector(`.events [data-seq="${seq}"]`) || pane.querySelector(`.events [data-part-seqs~="${seq}"]`);
     if (!node) return null;
     node.classList.add("hit");
     node.setAttribute("data-hit", "");
@@ -249,7 +250,8 @@ function markWords(node, terms) {
   const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
   const found = [];
   for (let text = walker.nextNode(); text; text = walker.nextNode()) {
-    if (text.parentElement?.closest("summary, .event-meta, .label")) continue;
+    // already marked: a render marks the hit, then revealing it marks it again
+    if (text.parentElement?.closest("summary, .event-meta, .label, mark")) continue;
     pattern.lastIndex = 0;
     if (pattern.test(text.nodeValue || "")) found.push(text);
   }
