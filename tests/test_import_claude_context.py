@@ -80,7 +80,7 @@ def test_ide_context_sent_with_a_prompt_is_an_attachment_of_it_and_listings_are_
     ]
     assert message.text == "Why is this slow?" and message.src.line == 1
     kinds = [records.kind_of(e) for e in found]
-    assert kinds == ["session.title", "message", "reply", "turn.end"]
+    assert kinds == ["message", "session.title", "reply", "turn.end"]  # in source order
 
 
 def test_an_at_mentioned_file_keeps_its_path_and_content(src):

@@ -177,3 +177,22 @@ def test_corpus_cards_read_completed_where_the_log_shows_a_final_answer(corpus):
             outcomes.update(card.outcome for card in memory.cards(store, task))
     assert outcomes["completed"] == answered == 64  # none before the rule (0003)
     assert outcomes["cancelled"] == 6 and outcomes["unfinished"] == 3
+
+
+@pytest.mark.parametrize("cut", range(1, 4))
+def test_a_title_written_just_after_a_prompt_follows_it_whatever_the_cut(tmp_path, src, cut):
+    lines = [
+        prompt("u1", None, 1, "Help me apply for the grant"),
+        {"type": "ai-title", "aiTitle": "Apply for the grant", "sessionId": "s"},  # 2.1 does
+        reply("u2", "u1", 2, "m1", [text("Gathering the project's context.")]),
+        reply("u3", "u2", 3, "m2", [text("Done: the application is drafted.")]),
+    ]
+    once = Store(tmp_path / "once")
+    found = events(once, age(write(src, lines)))
+    assert kinds(found)[:2] == ["message", "session.title"]  # in the source's order
+    halves = Store(tmp_path / "halves")
+    events(halves, write(src, lines[:cut]))  # fresh: live
+    again = events(halves, age(write(src, lines)))
+    task = found[0].origin.id
+    assert kinds(again) == kinds(found)
+    assert plain(halves, f"cc-{task}") == plain(once, f"cc-{task}")

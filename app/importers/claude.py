@@ -71,6 +71,7 @@ class Carry(Struct, kw_only=True):
     answered_at: str = ""
     answered_id: str = ""  # that answer's message id
     held: r.Message | None = None  # a prompt, until the next line shows what it closed
+    titles: list[r.SessionTitle] = []  # named while a prompt was held: given out after it
     queued: list[claude_context.Queued] = []  # a person's words in Claude Code's queue
 
 
@@ -190,7 +191,11 @@ class Parser:
         if not isinstance(title, str) or not title.strip():
             return
         title = " ".join(title.split())[:120]
-        self._emit(out, r.SessionTitle(at=at, src=self._src(n), title=title, actor=actor))
+        named = r.SessionTitle(at=at, src=self._src(n), title=title, actor=actor)
+        if self.carry.held is not None:  # in source order, after the prompt before it
+            self.carry.titles.append(named)
+            return
+        self._emit(out, named)
 
     def _agent_of(self, line: Line) -> str | None:
         if self.agent is not None:
@@ -293,6 +298,9 @@ class Parser:
         if extra:
             message = msgspec.structs.replace(message, attachments=[*message.attachments, *extra])
         self._emit(out, message)
+        titles, c.titles = c.titles, []
+        for named in titles:
+            self._emit(out, named)
 
     def _attachment(self, n: int, line: Line, at: str, out: list) -> None:
         """A prompt typed while the agent worked, or context sent with the prompt held."""
