@@ -78,6 +78,15 @@ def test_damaged_and_unknown_lines_count_as_the_fold_counts_them(tmp_path):
     assert assert_heads_match_cards(store, "t1") == 2
 
 
+def test_a_line_that_is_not_utf8_counts_as_the_fold_counts_it(tmp_path):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("first", end=None, t0=0))
+    with open(store.log_path("t1"), "ab") as handle:  # damaged inside a field heads skip
+        handle.write(b'{"kind":"reply","seq":9,"at":"2026-11-29T10:00:05.000Z","text":"\xff"}\n')
+    write(store, "t1", turn("second", t0=20))
+    assert assert_heads_match_cards(store, "t1") == 2
+
+
 def test_on_the_real_corpus_every_turn_head_is_its_card_head(corpus, tmp_path):
     store = Store(tmp_path / "data")
     import_paths(store, "claude", [corpus / "claude"])

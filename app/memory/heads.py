@@ -115,6 +115,11 @@ def _brief_of(line: bytes) -> Brief | None:
         return Brief(kind=records.kind_of(record), seq=record.seq, at=record.at)
     except msgspec.DecodeError:
         return None
+    if not line.isascii():  # the fields skipped unread must be UTF-8 too, or the fold skips it
+        try:
+            line.decode()
+        except UnicodeDecodeError:
+            return None
     return brief if brief.seq >= 1 else None
 
 
