@@ -126,3 +126,44 @@ def test_a_provider_needs_an_address_and_a_model(store):
         providers.Provider("openai", "http://127.0.0.1:1", "")
     settings.update(store.root, embeddings="ollama")  # no address: words alone, no error
     assert memory.search(store, "wallet", mode="both").mode == "words"
+
+
+class Redirecting(BaseHTTPRequestHandler):
+    """A server that sends every request on to another address (self.server.to)."""
+
+    def do_POST(self):  # noqa: N802 (http.server's name)
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(302)
+        self.send_header("Location", self.server.to)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        self.server.seen.append(dict(self.headers))
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_HEAD = do_GET  # noqa: N815 (http.server's name)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_api_key_is_not_sent_on_to_an_address_the_server_redirects_to():
+    servers = [ThreadingHTTPServer(("127.0.0.1", 0), Redirecting) for _ in range(2)]
+    first, elsewhere = servers
+    first.to = f"http://127.0.0.1:{elsewhere.server_port}/v1/embeddings"
+    for httpd in servers:
+        httpd.seen = []
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{first.server_port}"
+        provider = providers.Provider("openai", url, "m", "sk-only-for-the-first")
+        with pytest.raises(providers.ProviderFailed, match="302"):
+            provider.encode(["wallet"])
+        assert not any("sk-only-for-the-first" in str(headers) for headers in elsewhere.seen)
+    finally:
+        for httpd in servers:
+            httpd.shutdown()
+            httpd.server_close()

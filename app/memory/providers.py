@@ -65,7 +65,7 @@ class Provider:
             headers["Authorization"] = f"Bearer {key}"
         request = urllib.request.Request(self.address, data=body, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+            with _opener().open(request, timeout=TIMEOUT) as answer:
                 data = json.loads(answer.read())
         except urllib.error.HTTPError as exc:
             raise ProviderFailed(f"{self.address} answered {exc.code} {exc.reason}") from None
@@ -84,6 +84,18 @@ class Provider:
         if not isinstance(vectors, list) or len(vectors) != count:
             raise ProviderFailed(f"{self.address} answered the wrong number of vectors")
         return vectors
+
+
+class _Stay(urllib.request.HTTPRedirectHandler):
+    """Redirects are not followed: urllib would send the Authorization header (the key) on to
+    whatever address the answer names; a redirect is an error the person sees instead."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    return urllib.request.build_opener(_Stay)
 
 
 def _index(item) -> int:
