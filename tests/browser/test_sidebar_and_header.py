@@ -384,3 +384,35 @@ def test_the_sidebar_keeps_the_width_it_was_dragged_to(browser, served):
     expect(sidebar).to_be_visible()
     assert sidebar.bounding_box()["width"] <= 0.85 * 390 + 1
     context.close()
+
+
+HEADER_WIDTHS = """() => {
+  const width = (selector) => document.querySelector(selector).getBoundingClientRect().width;
+  const header = document.querySelector("[data-header]");
+  const over = [...header.querySelectorAll("*")].filter((n) => {
+    const box = n.getBoundingClientRect();
+    return box.width > 0 && box.right > header.getBoundingClientRect().right + 0.5;
+  });
+  const path = document.querySelector('[data-meta] [data-field="project"]');
+  return { search: width("[data-search-input]"), title: width("h1[data-title]"),
+           page: document.documentElement.scrollWidth, path: path.scrollWidth - path.clientWidth,
+           over: over.map((n) => n.outerHTML.slice(0, 80)) };
+}"""
+
+
+def test_between_phone_and_small_window_widths_the_header_stays_usable(browser, served, artifacts):
+    context = browser.new_context(viewport={"width": 760, "height": 600})
+    page = context.new_page()
+    open_page(page, served, task="demo-pager-flaky")
+    expect(page.locator('[data-meta] [data-field="cost"]')).to_be_visible()
+    page.screenshot(path=str(artifacts / "header-760.png"))
+    seen = page.evaluate(HEADER_WIDTHS)
+    assert seen["search"] >= 240 and seen["title"] >= 160, seen
+    assert seen["page"] <= 760 and seen["over"] == [], seen
+    assert seen["path"] <= 0, seen  # the meta line wraps under instead of cutting the path
+    assert page.locator("[data-meta]").evaluate(NO_SEPARATOR_STARTS_A_LINE) == []
+    # a sidebar dragged to its widest leaves the header 280 px: it wraps, nothing overflows
+    page.locator("[data-sidebar]").evaluate("n => { n.style.width = '480px'; }")
+    seen = page.evaluate(HEADER_WIDTHS)
+    assert seen["page"] <= 760 and seen["over"] == [], seen
+    context.close()
