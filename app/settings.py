@@ -11,6 +11,7 @@ page, `nodwyn settings`) ever reads it back; they say only whether one is set.
 """
 
 import os
+import threading
 from pathlib import Path
 from typing import Literal
 
@@ -37,6 +38,15 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     extra_folders: dict[str, list[str]] = {}
 
 
+# one writer at a time in this process: the page's requests run on several threads, and a
+# change is a read, a merge and a write (two at once lost one, or failed on one temp file)
+_writing = threading.RLock()
+
+
+def _tmp(file: Path) -> Path:
+    return file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
 def path(root: Path) -> Path:
     return root / "settings.json"
 
@@ -59,14 +69,16 @@ def set_embeddings_key(root: Path, key: str) -> None:
     if any(ch.isspace() for ch in key) or not key.isprintable():
         raise BadInput("an API key is one word of printable characters")
     file = key_path(root)
-    if not key:
-        file.unlink(missing_ok=True)
-        return
-    tmp = file.with_name(f".embeddings.key.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(key + "\n")
-    os.replace(tmp, file)
+    with _writing:
+        if not key:
+            file.unlink(missing_ok=True)
+            return
+        tmp = _tmp(file)
+        tmp.unlink(missing_ok=True)  # made anew below, so only its owner can read it
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(key + "\n")
+        os.replace(tmp, file)
 
 
 def load(root: Path) -> Settings:
@@ -82,30 +94,33 @@ def load(root: Path) -> Settings:
 
 def save(root: Path, settings: Settings) -> None:
     file = path(root)
-    tmp = file.with_name(f".settings.json.{os.getpid()}.tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(settings)) + b"\n")
-    os.replace(tmp, file)
+    tmp = _tmp(file)
+    with _writing:
+        tmp.write_bytes(msgspec.json.format(msgspec.json.encode(settings)) + b"\n")
+        os.replace(tmp, file)
 
 
 def follow_folder(root: Path, tool: str, folder: str) -> Settings:
     """Add a folder the person imported to those followed for `tool` (once)."""
-    extra = {name: list(folders) for name, folders in load(root).extra_folders.items()}
-    if folder in extra.get(tool, []):
-        return load(root)
-    extra.setdefault(tool, []).append(folder)
-    return update(root, extra_folders=extra)
+    with _writing:
+        extra = {name: list(folders) for name, folders in load(root).extra_folders.items()}
+        if folder in extra.get(tool, []):
+            return load(root)
+        extra.setdefault(tool, []).append(folder)
+        return update(root, extra_folders=extra)
 
 
 def update(root: Path, **changes) -> Settings:
     """Change some settings and keep the rest; unknown names are refused."""
-    current = msgspec.structs.asdict(load(root))
-    unknown = set(changes) - set(current)
-    if unknown:
-        raise BadInput(f"no setting named {', '.join(sorted(unknown))}")
-    current.update(changes)
-    try:
-        settings = msgspec.convert(current, Settings)
-    except msgspec.ValidationError as exc:
-        raise BadInput(f"not a valid setting: {exc}") from None
-    save(root, settings)
-    return settings
+    with _writing:
+        current = msgspec.structs.asdict(load(root))
+        unknown = set(changes) - set(current)
+        if unknown:
+            raise BadInput(f"no setting named {', '.join(sorted(unknown))}")
+        current.update(changes)
+        try:
+            settings = msgspec.convert(current, Settings)
+        except msgspec.ValidationError as exc:
+            raise BadInput(f"not a valid setting: {exc}") from None
+        save(root, settings)
+        return settings
