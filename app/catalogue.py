@@ -303,7 +303,10 @@ class Cache:
         tmp = f"{self.folds_file.name}.{os.getpid()}.{threading.get_ident()}.tmp"
         tmp = self.folds_file.with_name(tmp)
         tmp.write_bytes(msgspec.msgpack.encode((FOLDS, folds)))
-        os.replace(tmp, self.folds_file)
+        try:
+            os.replace(tmp, self.folds_file)
+        except PermissionError:  # Windows: another process is reading it; kept next time
+            tmp.unlink()
 
 
 def listed(fields: list, since: str) -> TaskInfo:

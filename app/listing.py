@@ -93,7 +93,11 @@ def write(file: str | os.PathLike, entries: dict[str, list]) -> None:
     tmp = f"{os.fspath(file)}.{os.getpid()}.{threading.get_ident()}.tmp"
     with open(tmp, "wb") as handle:
         handle.write(b"\n".join(lines) + b"\n")
-    os.replace(tmp, file)
+    try:
+        os.replace(tmp, file)
+    except PermissionError:  # Windows: another process is reading it; a later list writes it
+        os.unlink(tmp)
+        return
     for name in OLD_FILES:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(os.path.dirname(os.fspath(file)), name))

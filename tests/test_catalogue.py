@@ -256,3 +256,18 @@ def test_a_log_whose_name_is_not_utf8_is_left_out_of_the_listing(store):
         out.write((store.sessions / f"{task}.jsonl").read_bytes())
     assert [t[0] for t in listing(store)] == [task]
     assert [row["id"] for row in json.loads(store.list_json(None))] == [task]
+
+
+def test_a_catalogue_another_process_holds_open_leaves_the_listing_right(store, monkeypatch):
+    task = make(store, "one")
+    replace = os.replace
+
+    def held(src, dst):  # Windows refuses to replace a file another process has open
+        if os.path.basename(os.fspath(dst)).startswith("catalogue."):
+            raise PermissionError(13, "in use by another process", os.fspath(dst))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", held)
+    assert [t[0] for t in listing(store)] == [task]
+    assert [row["id"] for row in json.loads(store.list_json(None))] == [task]
+    assert not [p.name for p in store.root.iterdir() if p.name.endswith(".tmp")]
