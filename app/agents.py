@@ -84,19 +84,26 @@ def session_files(folders: list[Path]) -> dict[Path, tuple[int, int]]:
     """Each `.jsonl` below the folders (or a file named itself) with its (size, mtime in ns)."""
     found = {}
     for folder in folders:
-        if folder.is_file():
-            files = [folder]
-        elif folder.is_dir():
-            files = folder.rglob("*.jsonl")
-        else:
-            continue
-        for file in files:
-            try:
-                stat = file.stat()
-            except OSError:  # removed between listing and stat
-                continue
-            found[file] = (stat.st_size, stat.st_mtime_ns)
+        try:
+            _add_files(folder, found)
+        except OSError as exc:  # unreadable, unmounted or removed while walked: others count
+            log.warning("cannot read %s: %s", folder, exc)
     return found
+
+
+def _add_files(folder: Path, found: dict[Path, tuple[int, int]]) -> None:
+    if folder.is_file():
+        files = [folder]
+    elif folder.is_dir():
+        files = folder.rglob("*.jsonl")
+    else:
+        return
+    for file in files:
+        try:
+            stat = file.stat()
+        except OSError:  # removed between listing and stat
+            continue
+        found[file] = (stat.st_size, stat.st_mtime_ns)
 
 
 def import_file(store: Store, tool: str, file: Path) -> Report:

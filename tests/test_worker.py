@@ -234,3 +234,11 @@ def test_a_folder_imported_from_the_page_is_followed_until_the_person_stops_it(
     assert not found(worker.store, "axolotl")  # no longer followed
     refused = client.post("/api/settings", {"extra_folders": {"claude": ["relative/path"]}})
     assert refused.status == 400
+
+
+def test_a_followed_folder_that_cannot_be_read_does_not_stop_the_others(agents, data_dir, worker):
+    unreadable = "/" + "x" * 5000  # its stat fails (name too long), as an unmounted share's may
+    settings.update(data_dir, extra_folders={"codex": [unreadable]})
+    ClaudeSession(agents).turn("Fix the ocelot build", "Fixed.")
+    assert worker.run_pass()
+    assert [info.title for info in worker.store.list(archived=None)] == ["Fix the ocelot build"]
