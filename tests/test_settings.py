@@ -27,6 +27,7 @@ def at_once(work, count: int = 4) -> list[str]:
 
 def test_keys_set_from_several_threads_at_once_all_succeed_and_one_is_kept(data_dir):
     data_dir.mkdir(parents=True)
+
     def keys(n: int) -> None:
         for i in range(100):
             settings.set_embeddings_key(data_dir, f"sk-{n}-{i}")
@@ -40,6 +41,7 @@ def test_keys_set_from_several_threads_at_once_all_succeed_and_one_is_kept(data_
 
 def test_folders_followed_from_several_threads_at_once_are_all_kept(data_dir):
     data_dir.mkdir(parents=True)
+
     def follow(n: int) -> None:
         for i in range(25):
             settings.follow_folder(data_dir, "claude", f"/imports/{n}/{i}")
