@@ -80,7 +80,7 @@ def write(file: str | os.PathLike, entries: dict[str, list]) -> None:
     )
     head = {
         "nodwyn-catalogue": VERSION,
-        "running_from": min(running, default=None),
+        "running_from": _plain_time(min(running, default=None)),
         "unarchived": unarchived,
     }
     stamps = "\t".join(sorted(f"{task} {f[SIZE]} {f[MTIME]}" for task, f in ordered))
@@ -207,6 +207,14 @@ def _merged(data: bytes, stamps_end: int, rows_at: int) -> bytes:
     keys = [(fields[0], task) for task, fields in info.items()]
     order = sorted(range(len(rows)), key=keys.__getitem__, reverse=True)
     return b"[" + b",".join([rows[n] for n in order]) + b"]"
+
+
+def _plain_time(at: str | None) -> str | None:
+    """A time as the head may hold it. A log's odd time (a comma, a quote, not ASCII) becomes
+    "", which every time passes: the fast path steps aside while that row is running."""
+    if at is None or (at.isascii() and not any(c in at for c in ',"\\')):
+        return at
+    return ""
 
 
 def _head(line: bytes) -> dict:

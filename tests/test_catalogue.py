@@ -271,3 +271,19 @@ def test_a_catalogue_another_process_holds_open_leaves_the_listing_right(store, 
     assert [t[0] for t in listing(store)] == [task]
     assert [row["id"] for row in json.loads(store.list_json(None))] == [task]
     assert not [p.name for p in store.root.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize(
+    "odd", ["2099-01-01T00:00:00,000Z", '2099-01-01T00:00:00"Z', "2099-01-01T00:00:00.000Z\u00e9"]
+)
+def test_an_odd_time_in_a_running_imported_task_keeps_the_catalogue_readable(store, odd):
+    from nodwyn import listing
+
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="codex"))
+    with store.create(start) as writer:
+        writer.append([records.Message(text="live", at=odd)])
+    slow = store.list_json(None)
+    assert '"state":"running"' in slow
+    assert listing.read(store.cache.file) is not None  # not rebuilt at every listing
+    assert listing.fast_json(store.root, None) is None  # it steps aside while that row runs
+    assert store.list_json(None) == slow
