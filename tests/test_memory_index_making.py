@@ -42,3 +42,24 @@ def test_processes_that_find_no_index_make_one_together_without_tripping(data_di
     answers = [run.communicate(timeout=120) for run in runs]
     assert [run.returncode for run in runs] == [0] * 4, [err for _, err in answers]
     assert len({out.strip() for out, _ in answers}) == 1
+
+
+def test_a_crash_after_the_index_commit_but_before_its_state_is_saved_adds_nothing_twice(
+    data_dir,
+):
+    from memory_logs import turn, write
+    from nodwyn.memory.search import hits
+
+    store = Store()
+    write(store, "old", turn("an older task about the pager"))
+    index.refresh(store)
+    state_file = index.folder(store.root) / "state.msgpack"
+    saved = state_file.read_bytes()
+    write(store, "new", turn("the zebrafish aquarium heater"))
+    mem_file = store.log_path("new").with_suffix(".mem")
+    index.refresh(store)  # commits "new", writes its .mem and the state ...
+    state_file.write_bytes(saved)  # ... as if the process died before either was written
+    mem_file.unlink()
+    state = index.refresh(store)  # folds "new" again from the start
+    found = hits(store, state, "zebrafish", None, 20)
+    assert [(hit.task, hit.seq) for hit in found] == [("new", 2)]  # the prompt, once

@@ -160,8 +160,10 @@ def start(job: Job) -> Taken:
     log = Path(job.log)
     base = memfile.load_state(log)
     mem = memfile.checked(log, base, job.index)
-    drop = mem.mark.seq if mem.mark.seq or job.known else -1
-    return Taken(task=job.task, base=base, gained=mem, drop=drop)
+    # Past the mark, the index may hold documents the state does not know of, for a known
+    # task or a new one alike: a process that died between the index's commit and saving its
+    # state and marks left them. They go before the log is folded on (all, from mark 0).
+    return Taken(task=job.task, base=base, gained=mem, drop=mem.mark.seq)
 
 
 def rows(job: Job, taken: Taken) -> Iterator[Row]:
