@@ -240,7 +240,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
 def _settings_shown(root: Path) -> dict:
     """The settings as the page reads them: the API key never, only whether one is set."""
     shown = msgspec.structs.asdict(settings.load(root))
-    shown["embeddings_key_set"] = bool(settings.embeddings_key(root))
+    shown["embeddings_key_set"] = settings.key_path(root).exists()  # read only to be sent
     return shown
 
 

@@ -57,10 +57,16 @@ def key_path(root: Path) -> Path:
 
 def embeddings_key(root: Path) -> str:
     """The provider's API key the person gave, or "" when none is set."""
+    file = key_path(root)
     try:
-        return key_path(root).read_text(encoding="utf-8").strip()
+        return file.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         return ""
+    except (OSError, UnicodeDecodeError) as exc:  # the file is kept: the person may mend it
+        raise BadInput(
+            f"the API key kept in {file} cannot be read ({exc.__class__.__name__}): "
+            "enter it again in Settings > Search"
+        ) from exc
 
 
 def set_embeddings_key(root: Path, key: str) -> None:

@@ -355,6 +355,18 @@ def test_an_embeddings_key_is_kept_apart_and_only_said_to_be_set(client, store):
     assert client.get("/api/settings").json["embeddings_key_set"] is False
 
 
+def test_a_key_file_that_cannot_be_read_is_said_clearly_and_kept(client, store):
+    import pytest
+    from nodwyn import settings
+    from nodwyn.errors import BadInput
+
+    settings.key_path(store.root).write_bytes(b"\xff\xfe not text")
+    assert client.get("/api/settings").json["embeddings_key_set"] is True  # the page still opens
+    with pytest.raises(BadInput, match="cannot be read.*Settings > Search"):
+        settings.embeddings_key(store.root)
+    assert settings.key_path(store.root).read_bytes() == b"\xff\xfe not text"  # nothing lost
+
+
 def test_a_provider_that_could_not_work_is_refused_and_nothing_changes(client, store):
     from nodwyn import settings
 
