@@ -42,10 +42,10 @@ def read(file: str | os.PathLike) -> dict[str, list] | None:
     data = _bytes(file)
     if data is None:
         return None
+    import json
+
     try:
         lines = data[:-1].decode().split("\n")
-        import json
-
         head, info = _head(lines[0].encode()), json.loads(lines[2])
         stamps = {}
         for stamp in lines[1].split("\t") if lines[1] else ():
@@ -83,7 +83,7 @@ def write(file: str | os.PathLike, entries: dict[str, list]) -> None:
         "running_from": _plain_time(min(running, default=None)),
         "unarchived": unarchived,
     }
-    stamps = "\t".join(sorted(f"{task} {f[SIZE]} {f[MTIME]}" for task, f in ordered))
+    stamps = _stamp_line((task, f[SIZE], f[MTIME]) for task, f in ordered)
     info = {task: [f[LAST_AT], f[ARCHIVED], f[STATE]] for task, f in ordered}
     lines = [_dumps(head).encode(), stamps.encode(), _dumps(info).encode(), *rows]
     import contextlib
@@ -127,8 +127,14 @@ def stats(sessions: str | os.PathLike) -> dict[str, os.stat_result]:
 
 def stamps(sessions: str | os.PathLike) -> bytes:
     """Line 2 of a catalogue that speaks for the logs as they are now."""
-    found = stats(sessions)
-    return "\t".join(sorted(f"{k} {s.st_size} {s.st_mtime_ns}" for k, s in found.items())).encode()
+    found = stats(sessions).items()
+    return _stamp_line((task, stat.st_size, stat.st_mtime_ns) for task, stat in found).encode()
+
+
+def _stamp_line(stamps) -> str:
+    """(task, size, mtime_ns) of each log as line 2 holds them: "ID SIZE MTIME_NS", sorted,
+    tab-separated."""
+    return "\t".join(sorted(f"{task} {size} {mtime}" for task, size, mtime in stamps))
 
 
 def current(entries: dict[str, list], found: dict[str, os.stat_result]) -> bool:
@@ -250,14 +256,6 @@ def _utf8(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _text(file: str | os.PathLike) -> str | None:
-    data = _bytes(file)
-    try:
-        return None if data is None else data.decode()
-    except UnicodeDecodeError:
-        return None
 
 
 def _newest(item: tuple[str, list]) -> tuple[str, str]:

@@ -83,30 +83,31 @@ def show(task) -> None:
     print(f"{task.id}  {task.title}  ({task.state}{', archived' if task.archived else ''})")
 
 
+def global_options(argv: list[str]) -> tuple[str | None, list[str]]:
+    """The data directory given before the command (the last one wins, as argparse has it)
+    and the words after the global options."""
+    data_dir, at = None, 0
+    while at < len(argv):
+        if argv[at] == "--data-dir" and at + 1 < len(argv):
+            data_dir, at = argv[at + 1], at + 2
+        elif argv[at].startswith("--data-dir="):
+            data_dir, at = argv[at].split("=", 1)[1], at + 1
+        else:
+            break
+    return data_dir, argv[at:]
+
+
 def command_of(argv: list[str]) -> str | None:
     """The command word after the global options, or None (help, --version, nothing)."""
-    at = 0
-    while at < len(argv):
-        word = argv[at]
-        if word == "--data-dir":
-            at += 2
-        elif word.startswith("--data-dir="):
-            at += 1
-        else:
-            return None if word.startswith("-") else word
-    return None
+    _data_dir, rest = global_options(argv)
+    return rest[0] if rest and not rest[0].startswith("-") else None
 
 
 def quick_listing(argv: list[str]) -> bool:
     """`[--data-dir DIR] sessions [--all] --json` printed from a current catalogue without
     building the parser for every command (a listing is what scripts run most); False when
     the arguments are anything else or the catalogue must be folded first."""
-    args = list(argv)
-    root = None
-    if args[:1] == ["--data-dir"] and len(args) > 1:
-        root, args = args[1], args[2:]
-    elif args and args[0].startswith("--data-dir="):
-        root, args = args[0].split("=", 1)[1], args[1:]
+    root, args = global_options(argv)
     if (
         not args
         or args[0] != "sessions"
