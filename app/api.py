@@ -32,6 +32,7 @@ from .errors import BadInput, NodwynError, TaskNotFound
 from .feed import Changes, Feed, Progress, Status
 from .memory.providers import Provider
 from .memory.search import search as words_only
+from .reading import shown
 from .store import Store
 
 __all__ = ["Changes", "Progress", "Server", "Status", "make_app", "routes"]
@@ -182,7 +183,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
             raise TaskNotFound(f"no task {task}")
         seq, before, after = _query_int("seq"), _query_int("before", 40), _query_int("after", 40)
         with memory_lock:
-            return memory.context(store, task, seq, before=before, after=after)
+            return shown.window(store, task, seq, before, after)
 
     def search():
         query = bottle.request.query

@@ -4,7 +4,9 @@
 // separators, and sub-agent events nested under the call that started them. Every piece
 // of log text goes in as a text node (see dom.js).
 
+import { diffEl } from "./diffs.js";
 import { clock, cost, duration, el, exact } from "./dom.js";
+import { build, lineCount } from "./markdown.js";
 
 const CLIP_LINES = 12;
 
@@ -30,27 +32,29 @@ export function clippable(node, lines) {
   return el("div", {}, box, button);
 }
 
-/** @param {string} text */
-function preText(text) {
-  return clippable(el("pre", { class: "output" }, text), text.split("\n").length);
+/** Tool output, monospaced; its terminal colours as classed runs where it had any.
+ * @param {string} text @param {[string, string][]} [runs] */
+function preText(text, runs) {
+  const body = runs ? runs.map(([cls, part]) => (cls ? el("span", { class: cls }, part) : part)) : text;
+  return clippable(el("pre", { class: "output" }, body), text.split("\n").length);
 }
 
-/** Prose with ``` fences as code blocks and `inline code`, all as text nodes. @param {string} text */
-export function prose(text) {
-  const out = el("div", { class: "prose" });
-  const parts = text.split(/^```[^\n]*\n([\s\S]*?)^```[ \t]*$/m);
-  parts.forEach((part, i) => {
-    if (i % 2) {
-      out.append(el("pre", { class: "code" }, el("code", {}, part.replace(/\n$/, ""))));
-      return;
-    }
-    for (const para of part.split(/\n{2,}/)) {
-      if (!para.trim()) continue;
-      const bits = para.split(/`([^`\n]+)`/).map((bit, j) => (j % 2 ? el("code", {}, bit) : bit));
-      out.append(el("p", {}, bits));
-    }
-  });
-  return clippable(out, text.split("\n").length > 40 ? text.split("\n").length : 0);
+/**
+ * A message's or reply's text: rendered Markdown where the server sent its tree (`md`),
+ * else the text as it is; long ones fold.
+ * @param {string} text @param {any[]} [md]
+ */
+export function prose(text, md) {
+  const out = md ? el("div", { class: "prose md" }, build(md)) : el("div", { class: "prose plain" }, text);
+  const lines = md ? lineCount(md) : text.split("\n").length;
+  return clippable(out, lines > 40 ? lines : 0);
+}
+
+/** "+3 −1" for a diff's summary line. @param {any} diff */
+function diffCount(diff) {
+  const added = diff.files.reduce((/** @type {number} */ n, /** @type {any} */ f) => n + f.added, 0);
+  const removed = diff.files.reduce((/** @type {number} */ n, /** @type {any} */ f) => n + f.removed, 0);
+  return ` +${added} −${removed}`;
 }
 
 /** A one-line summary of a call's input. @param {any} input */
@@ -136,6 +140,7 @@ export function joinSplitReplies(events) {
     out[out.length - 1] = {
       ...last, text: both("text"), thinking: both("thinking"), calls: [...(last.calls || []), ...(ev.calls || [])],
       usage, cost_usd: sum(last.cost_usd, ev.cost_usd), cut: last.cut || ev.cut,
+      md: last.md && ev.md ? [...last.md, ...ev.md] : undefined,
       part_seqs: [...(last.part_seqs || [last.seq]), ev.seq],
     };
   }
@@ -174,7 +179,7 @@ export function renderEvents(events, cards, opened) {
       turn = el("section", { class: "turn", "data-turn": ev.seq });
       out.append(turn);
       if (card) turn.append(cardEl(card, opened));
-      turn.append(box(ev, "message", ev.command ? el("code", {}, ev.command) : null, prose(ev.text || "")));
+      turn.append(box(ev, "message", ev.command ? el("code", {}, ev.command) : null, prose(ev.text || "", ev.md)));
       continue;
     }
     const target = targetFor(ev);
@@ -182,11 +187,15 @@ export function renderEvents(events, cards, opened) {
       case "reply": {
         const parts = [];
         if (ev.thinking) parts.push(fold(`think:${ev.seq}`, opened, "thinking", el("pre", { class: "output" }, ev.thinking)));
-        if (ev.text) parts.push(prose(ev.text));
+        if (ev.text) parts.push(prose(ev.text, ev.md));
         const node = box(ev, "reply", parts);
         for (const c of ev.calls || []) {
           const summary = el("summary", {}, el("span", { class: "tool" }, c.tool), " ", el("code", { class: "call-line" }, callLine(c.input)));
-          const body = el("div", { class: "call-body" }, el("div", { class: "label" }, "input"), preText(typeof c.input === "string" ? c.input : JSON.stringify(c.input, null, 2)));
+          const input = preText(typeof c.input === "string" ? c.input : JSON.stringify(c.input, null, 2));
+          const body = c.diff
+            ? el("div", { class: "call-body" }, diffEl(c.diff), fold(`input:${c.id}`, opened, "input as sent", input))
+            : el("div", { class: "call-body" }, el("div", { class: "label" }, "input"), input);
+          if (c.diff) summary.append(el("span", { class: "diff-count" }, diffCount(c.diff)));
           const key = `call:${c.id}`;
           const details = el("details", { class: "call", "data-call": c.id, "data-fold": key, open: opened.has(key) }, summary, body);
           details.addEventListener("toggle", () => (/** @type {HTMLDetailsElement} */ (details).open ? opened.add(key) : opened.delete(key)));
@@ -202,7 +211,7 @@ export function renderEvents(events, cards, opened) {
         const status = ev.error ? `error${ev.exit !== undefined && ev.exit !== null ? ` · exit ${ev.exit}` : ""}` : ev.exit !== undefined && ev.exit !== null ? `exit ${ev.exit}` : "";
         const result = el("div", { class: `result${ev.error ? " error" : ""}`, "data-seq": ev.seq, "data-kind": "result" },
           el("div", { class: "label" }, "result ", el("span", { class: "seq" }, `#${ev.seq}`), status ? ` · ${status}` : ""),
-          preText(ev.output || ""));
+          preText(ev.output || "", ev.ansi));
         if (call) {
           call.body.append(result);
           if (status) call.summary.append(el("span", { class: `call-status${ev.error ? " error" : ""}` }, status));
@@ -217,7 +226,7 @@ export function renderEvents(events, cards, opened) {
       case "context.compact":
         out.append(el("div", { class: "compaction", role: "separator", "data-seq": ev.seq, "data-kind": ev.kind },
           el("div", { class: "compaction-line" }, `compaction · note of seq ${ev.first_seq}–${ev.last_seq}`),
-          el("p", { class: "compaction-note" }, ev.note || "")));
+          el("div", { class: "compaction-note" }, ev.md ? build(ev.md) : ev.note || "")));
         turn = out;
         break;
       default:
@@ -231,7 +240,7 @@ export function renderEvents(events, cards, opened) {
 function renderOther(ev) {
   switch (ev.kind) {
     case "message":
-      return box(ev, "message sub", prose(ev.text || ""));
+      return box(ev, "message sub", prose(ev.text || "", ev.md));
     case "error":
       return box(ev, "error-event error", el("strong", {}, "error "), el("span", {}, ev.text || ""));
     case "plan":

@@ -1,0 +1,3 @@
+"""Reading a task as people read it: Markdown as element trees, edits as diffs, tool output's
+colours, exports, the agent's resume command. Everything here reads records and returns plain
+data; the page and the exports build from the same trees, so they render alike."""
