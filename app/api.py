@@ -27,12 +27,13 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import bottle
 import msgspec
 
-from . import agents, memory, settings
+from . import agents, memory, paths, settings, starred
 from .errors import BadInput, NodwynError, TaskNotFound
 from .feed import Changes, Feed, Progress, Status
 from .memory.providers import Provider
 from .memory.search import search as words_only
-from .reading import shown
+from .reading import export as reading_export
+from .reading import resume, shown
 from .store import Store
 
 __all__ = ["Changes", "Progress", "Server", "Status", "make_app", "routes"]
@@ -49,6 +50,7 @@ HEADERS = {
         "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     ),
 }
+EXPORT_TYPES = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8"}
 TYPES = {
     ".html": "text/html",
     ".css": "text/css",
@@ -58,12 +60,7 @@ TYPES = {
 
 
 def frontend_dir() -> Path:
-    """The page's files: inside the installed package, or beside app/ in a checkout."""
-    here = Path(__file__).resolve().parent
-    for folder in (here / "frontend", here.parent / "frontend"):
-        if (folder / "index.html").is_file():
-            return folder
-    raise FileNotFoundError("the page's files (frontend/index.html) are missing")
+    return paths.frontend_dir()
 
 
 class TaskList(msgspec.Struct, frozen=True):
@@ -113,6 +110,19 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     archived: bool
+
+
+class Star(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    starred: bool = True
+    note: str = ""
+
+
+class StarredList(msgspec.Struct, frozen=True):
+    turns: list
+
+
+class TaskStars(msgspec.Struct, frozen=True):
+    turns: dict[int, str]  # turn -> note
 
 
 def _body(kind):
@@ -215,6 +225,19 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         settings.follow_folder(store.root, given.tool, str(Path(given.path.strip()).expanduser()))
         return changed(started)
 
+    def export(task):
+        fmt, turn = bottle.request.query.get("format", "html"), _query_int("turn")
+        with memory_lock:
+            text = reading_export.export(store, task, fmt, turn)
+        name = reading_export.file_name(store, task, fmt, turn)
+        bottle.response.content_type = EXPORT_TYPES[fmt]
+        bottle.response.set_header("Content-Disposition", f'attachment; filename="{name}"')
+        return text.encode("utf-8")
+
+    def star(task, seq):
+        given = _body(Star)
+        return changed(store.star(task, int(seq), given.note, given.starred))
+
     def change_settings():
         return changed(_change_settings(store.root, _body(SettingsChange)))
 
@@ -228,6 +251,11 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("DELETE", "/api/tasks/<task>", delete),
         ("GET", "/api/tasks/<task>/cards", cards),
         ("GET", "/api/tasks/<task>/context", context),
+        ("GET", "/api/tasks/<task>/export", export),
+        ("GET", "/api/tasks/<task>/resume", lambda task: resume.command(store, task)),
+        ("GET", "/api/tasks/<task>/starred", lambda task: TaskStars(starred.of_task(store, task))),
+        ("POST", "/api/tasks/<task>/turns/<seq:int>/star", star),
+        ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
         ("GET", "/api/search", search),
         ("GET", "/api/status", feed.status.snapshot),
         ("GET", "/api/changes", changes),

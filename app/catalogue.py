@@ -131,9 +131,9 @@ def parse_time(at: str) -> datetime:
 def fold(summary: Summary, record: records.Event) -> None:
     """Fold one record into a summary (in place)."""
     summary.events += 1
-    # Naming or archiving a task is not activity in it: an old imported task that a person
+    # Naming, archiving or starring a task is not activity in it: an old imported task that a person
     # archives stays where it was in the list, and closed.
-    quiet = isinstance(record, records.SessionTitle | records.SessionArchive)
+    quiet = isinstance(record, records.SessionTitle | records.SessionArchive | records.Bookmark)
     if record.at and record.at > summary.last_at and not quiet:
         summary.last_at = record.at
     match record:

@@ -359,6 +359,8 @@ def run(
 
             check(app, self_check)
 
+    # An export is a download: the window asks where to save it (its own save dialog).
+    webview.settings["ALLOW_DOWNLOADS"] = True
     webview.start(started, private_mode=True)
     app.stop_work()
     app.stop_tray()

@@ -35,3 +35,14 @@ def sessions_dir(root):
     path = root / "sessions"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def frontend_dir():
+    """The page's files (a Path): inside the installed package, or beside app/ in a checkout."""
+    from pathlib import Path  # not at the top: the quick listing never needs it
+
+    here = Path(__file__).resolve().parent
+    for folder in (here / "frontend", here.parent / "frontend"):
+        if (folder / "index.html").is_file():
+            return folder
+    raise FileNotFoundError("the page's files (frontend/index.html) are missing")

@@ -27,7 +27,9 @@ from .catalogue import (
 )
 from .errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
 from .log import logfile, records
+from .log.redact import redact
 
+NOTE = 500  # characters of a bookmark's note
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -120,6 +122,15 @@ class Store:
             return current
         return self._append(task, records.SessionResume())
 
+    def star(self, task: str, turn: int, note: str = "", starred: bool = True):
+        """Star (or unstar) the turn that starts at seq `turn`, kept as a record of the log."""
+        from . import starred as starred_index
+
+        starred_index.check_turn(self.log_path(task), task, turn)
+        note = redact(" ".join(note.split())[:NOTE])
+        info = self._append(task, records.Bookmark(turn=turn, note=note, starred=starred))
+        return starred_index.noted(self, info, turn, note, starred)
+
     def delete(self, task: str) -> None:
         """Remove a closed task's log and every file derived from it; remember it was deleted."""
         current = self.get(task)
@@ -139,6 +150,8 @@ class Store:
             return False
 
     def _append(self, task: str, record: records.Known) -> TaskInfo:
+        """Append one record of the person's to a task's log (refused while another process
+        writes it)."""
         path = self.log_path(task)
         if not path.exists():
             raise TaskNotFound(f"no task {task}")

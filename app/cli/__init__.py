@@ -2,7 +2,7 @@
 
 A thin edge: each command parses its arguments, calls one core function and prints. Expected
 errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
-defined in this package's modules by group: tasks.py, memory.py, agents.py.
+defined in this package's modules by group: tasks.py, memory.py, agents.py, reading.py.
 """
 
 import sys
@@ -20,6 +20,7 @@ GROUPS = {
     **dict.fromkeys(("resume", "delete", "serve"), "tasks"),
     **dict.fromkeys(("mcp", "settings", "app"), "agents"),
     **dict.fromkeys(("memory", "import"), "memory"),
+    **dict.fromkeys(("export", "resume-command", "star", "starred"), "reading"),
 }
 
 
@@ -68,6 +69,8 @@ def _module(group: str):
         from . import tasks as module
     elif group == "agents":
         from . import agents as module
+    elif group == "reading":
+        from . import reading as module
     else:
         from . import memory as module
     return module

@@ -159,6 +159,15 @@ class Error(Record, tag="error"):
     text: str = ""
 
 
+class Bookmark(Record, tag="bookmark"):
+    """A person starred (or unstarred) the turn that starts at seq `turn`, with a note; the
+    latest one of a turn counts."""
+
+    turn: int = 0
+    note: str = ""
+    starred: bool = True
+
+
 class Opaque(Struct, frozen=True, kw_only=True):
     """A line of a kind this version does not know (or whose fields do not fit): kept whole."""
 
@@ -184,6 +193,7 @@ Known = (
     | TurnEnd
     | ContextCompact
     | Error
+    | Bookmark
 )
 Event = Known | Opaque
 

@@ -185,6 +185,9 @@ def redacted_episode(episode: Episode) -> Episode:
 def feed(fold: Fold, start: int, end: int, record: records.Event) -> None:
     """Fold one record (whose line is start..end) into `fold`, in place."""
     main = getattr(record, "agent", None) is None
+    if isinstance(record, records.Bookmark):  # a person's star on a turn: not the turn's work
+        fold.last_line = (start, end)
+        return
     if isinstance(record, records.Message) and main:
         if fold.turn is not None:
             fold.cards.append(card(fold.turn, "unfinished"))

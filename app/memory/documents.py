@@ -63,6 +63,8 @@ def text_of(record: records.Event, tool_output: bool = True, clean: bool = True)
             parts = [record.text]
         case records.ApprovalAsk():
             parts = [record.tool, *strings(cardmod.call_input(record.input))]
+        case records.Bookmark():
+            parts = [record.note] if record.starred else []
         case records.Opaque():
             parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
         case _:
@@ -182,7 +184,8 @@ def rows(job: Job, taken: Taken) -> Iterator[Row]:
         mark_event(mark, begin, record)
         text = text_of(record, job.tool_output, clean=False)
         if text:
-            yield (text, compounds(text), record.seq, mark.turn, max(mark.turn_at, 0), begin,
+            turn, turn_at = _turn_of(log, record, mark)
+            yield (text, compounds(text), record.seq, turn, turn_at, begin,
                    heading(record, mark.calls))  # fmt: skip
         mark.line_start, mark.end, mark.seq = begin, end, record.seq
     if mark.end != mark_from:
@@ -193,6 +196,16 @@ def rows(job: Job, taken: Taken) -> Iterator[Row]:
     # lines before the mark were counted before
     taken.problems = len(problems) + (job.problems if mark_from and job.known else 0)
     taken.gained = memfile.Mem(fold=memfile.settle(log, fold), mark=mark, restarted=mem.restarted)
+
+
+def _turn_of(log: Path, record: records.Event, mark: memfile.Mark) -> tuple[int, int]:
+    """The turn an event's document belongs to: the one it stands in, except a bookmark's
+    note, which is found as the starred turn's."""
+    if isinstance(record, records.Bookmark) and record.turn >= 1:
+        table = logfile.offsets(log)
+        if record.turn <= len(table):
+            return record.turn, table[record.turn - 1]
+    return mark.turn, max(mark.turn_at, 0)
 
 
 def fold(job: Job) -> Taken:

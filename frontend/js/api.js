@@ -49,6 +49,30 @@ async function call(method, path, params, body, signal) {
   return data;
 }
 
+/**
+ * A file the API sends (an export): its bytes and the name it suggests.
+ * @param {string} path @param {Record<string, any>} params
+ * @returns {Promise<{blob: Blob, name: string}>}
+ */
+async function file(path, params) {
+  const url = new URL(path, location.origin);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, String(value));
+  }
+  let response;
+  try {
+    response = await fetch(url, { headers: { "X-Nodwyn-Token": TOKEN }, cache: "no-store" });
+  } catch {
+    throw new ApiError("nodwyn is not answering (was it closed?)", 0);
+  }
+  if (!response.ok) {
+    const data = await response.json().catch(() => null);
+    throw new ApiError(data?.error || `HTTP ${response.status}`, response.status);
+  }
+  const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+  return { blob: await response.blob(), name: named ? named[1] : "export" };
+}
+
 export const api = {
   tasks: () => call("GET", "/api/tasks"),
   /** @param {string} id */
@@ -77,6 +101,16 @@ export const api = {
   /** @param {string} tool @param {string} path */
   importFolder: (tool, path) => call("POST", "/api/import", {}, { tool, path }),
   settings: () => call("GET", "/api/settings"),
+  /** @param {string} id @param {"md"|"html"} format @param {number|null} [turn] */
+  exportFile: (id, format, turn) => file(`/api/tasks/${encodeURIComponent(id)}/export`, { format, turn }),
+  /** @param {string} id */
+  resume: (id) => call("GET", `/api/tasks/${encodeURIComponent(id)}/resume`),
+  /** @param {string} id */
+  taskStars: (id) => call("GET", `/api/tasks/${encodeURIComponent(id)}/starred`),
+  /** @param {string} id @param {number} turn @param {boolean} starred @param {string} note */
+  star: (id, turn, starred, note) =>
+    call("POST", `/api/tasks/${encodeURIComponent(id)}/turns/${turn}/star`, {}, { starred, note }),
+  starred: () => call("GET", "/api/starred"),
   /** @param {Record<string, boolean>} changes */
   saveSettings: (changes) => call("POST", "/api/settings", {}, changes),
 };

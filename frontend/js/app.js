@@ -8,6 +8,7 @@ import { clear, el, folderLabels } from "./dom.js";
 import { createHeader } from "./header.js";
 import { createResults, SCOPES } from "./search.js";
 import { createSidebar, moveFocus } from "./sidebar.js";
+import { createStarred } from "./stars.js";
 import { createTranscript } from "./transcript.js";
 import { firstRun, openSettings } from "./settings.js";
 
@@ -82,6 +83,8 @@ const header = createHeader({
   },
   onHistory: () => navigate(state.view === "history" ? { task: state.task } : { task: state.task, view: "history" }),
   onError: notice,
+  exportDialog: /** @type {HTMLDialogElement} */ ($("[data-export-dialog]")),
+  announce: (text) => announce(text),
 });
 
 /** One line for screen readers (the pane itself is not a live region: a transcript is long). */
@@ -102,6 +105,10 @@ const results = createResults({
 /** From a historical view back to the results (or the history panel) that opened it. */
 function back() {
   const from = new URLSearchParams(location.search).get("from") || state.task;
+  if (from === "starred" && !state.q) {
+    navigate({ view: "starred" });
+    return;
+  }
   navigate(state.q ? { task: from, q: state.q, scope: state.scope } : { task: state.task, view: "history" });
 }
 
@@ -110,6 +117,20 @@ const transcript = createTranscript({
   onBack: back,
   onOpenTurn: (seq) => navigate({ task: state.task, seq }),
   failure,
+  onError: notice,
+});
+
+const starredView = createStarred({
+  pane,
+  href: (task, seq) => pageUrl({ task, seq, from: "starred" }),
+  onOpen: (task, seq) => navigate({ task, seq, from: "starred" }),
+  failure,
+});
+$("[data-starred-link]").setAttribute("href", pageUrl({ view: "starred" }));
+$("[data-starred-link]").addEventListener("click", (event) => {
+  event.preventDefault();
+  closeDrawer();
+  navigate({ view: "starred" });
 });
 
 /** @type {Record<string, any>} */
@@ -165,13 +186,19 @@ async function apply() {
   document.title = info ? `${info.title} · nodwyn` : "nodwyn";
   if (state.seq !== null && state.task) {
     results.cancel();
-    transcript.around(state.task, state.seq, state.q ? "Back to results" : "Back to the history", queryWords(state.q));
+    const from = new URLSearchParams(location.search).get("from");
+    const label = state.q ? "Back to results" : from === "starred" ? "Back to Starred" : "Back to the history";
+    transcript.around(state.task, state.seq, label, queryWords(state.q));
   } else if (state.q) {
     transcript.cancel();
     results.run({ q: state.q, scope: state.task ? state.scope : "all", task: state.task });
   } else {
     results.cancel();
-    if (!state.task) {
+    starredView.cancel();
+    if (!state.task && state.view === "starred") {
+      transcript.cancel();
+      starredView.show();
+    } else if (!state.task) {
       transcript.cancel();
       emptyPane();
     } else if (!info) {

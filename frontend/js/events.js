@@ -150,8 +150,9 @@ export function joinSplitReplies(events) {
 /**
  * Events (plain records) and cards as DOM, grouped by turn.
  * @param {any[]} events @param {Map<number, any>} cards @param {Set<string>} opened
+ * @param {(turn: number) => HTMLElement|null} [tools] what goes under a turn's card (its star)
  */
-export function renderEvents(events, cards, opened) {
+export function renderEvents(events, cards, opened, tools) {
   const out = document.createDocumentFragment();
   /** @type {HTMLElement|DocumentFragment} */
   let turn = out;
@@ -179,6 +180,7 @@ export function renderEvents(events, cards, opened) {
       turn = el("section", { class: "turn", "data-turn": ev.seq });
       out.append(turn);
       if (card) turn.append(cardEl(card, opened));
+      if (tools) turn.append(tools(ev.seq) || "");
       turn.append(box(ev, "message", ev.command ? el("code", {}, ev.command) : null, prose(ev.text || "", ev.md)));
       continue;
     }

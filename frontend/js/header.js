@@ -1,17 +1,20 @@
 // @ts-check
 // The task header: the title (pencil or double click renames: Enter or leaving saves,
 // Escape keeps the old name), Archive/Unarchive and Delete… (asks first) for closed tasks,
-// a History button, and the task's project, branch, agent and cost.
+// a History button, Resume (the agent's own command, copied) and Export…, and the task's
+// project, branch, agent and cost.
 
 import { api } from "./api.js";
 import { clear, cost, el } from "./dom.js";
+import { openExport, resumeButton } from "./exporting.js";
 
 /**
  * @param {{titleBox: HTMLElement, actions: HTMLElement, meta: HTMLElement,
  *   dialog: HTMLDialogElement, onChanged: (task: any) => void, onDeleted: (id: string) => void,
- *   onHistory: () => void, onError: (message: string, retry: () => void) => void}} options
+ *   onHistory: () => void, onError: (message: string, retry: () => void) => void,
+ *   exportDialog: HTMLDialogElement, announce: (message: string) => void}} options
  */
-export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDeleted, onHistory, onError }) {
+export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDeleted, onHistory, onError, exportDialog, announce }) {
   /** @type {any} */
   let task = null;
   let historyOpen = false;
@@ -129,6 +132,8 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     if (!task) return;
     actions.append(
       el("button", { type: "button", "aria-pressed": String(historyOpen), "data-history-button": "", onclick: onHistory, title: "All of this task's turns" }, "History"),
+      resumeButton(task.id, announce),
+      el("button", { type: "button", "data-export-button": "", onclick: () => openExport(exportDialog, task.id), title: "Save this task as one Markdown or HTML file" }, "Export…"),
     );
     // as the store: only a task nodwyn runs and has not closed refuses archive and delete
     if (task.state === "open" || task.state === "needs an answer") return;
@@ -176,7 +181,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     task = next;
     historyOpen = history;
     const active = document.activeElement;
-    const place = ["data-rename", "data-history-button", "data-archive", "data-delete"].find((name) => active?.hasAttribute(name));
+    const place = ["data-rename", "data-history-button", "data-archive", "data-delete", "data-export-button"].find((name) => active?.hasAttribute(name));
     if (!renaming) showTitle(); // a refresh never takes a half-typed name away
     showActions();
     showMeta();

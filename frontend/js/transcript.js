@@ -7,14 +7,18 @@
 import { api } from "./api.js";
 import { clear, el, timeEl } from "./dom.js";
 import { renderEvents } from "./events.js";
+import { turnTools } from "./stars.js";
 
 const PAGE = 500;
 
 /**
  * @param {{pane: HTMLElement, onBack: () => void, onOpenTurn: (seq: number) => void,
- *          failure: (message: string, retry: () => void) => HTMLElement}} options
+ *          failure: (message: string, retry: () => void) => HTMLElement,
+ *          onError: (message: string, retry: () => void) => void}} options
  */
-export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
+export function createTranscript({ pane, onBack, onOpenTurn, failure, onError }) {
+  /** @type {{task: string, turns: Map<number, string>}} */
+  let stars = { task: "", turns: new Map() }; // the open task's starred turns: turn -> note
   /** @type {{task: string, hit: number|null, events: any[], cards: Map<number, any>,
    *   hasEarlier: boolean, hasLater: boolean, total: number, backLabel: string}|null} */
   let view = null;
@@ -31,11 +35,13 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
     const mine = ++loading;
     clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
     try {
-      const [window_, cards] = await Promise.all([
+      const [window_, cards, starred] = await Promise.all([
         api.context(task, { seq: hit, before: 40, after: 40 }),
         api.cards(task),
+        api.taskStars(task).catch(() => ({ turns: {} })),
       ]);
       if (mine !== loading) return;
+      stars = { task, turns: new Map(Object.entries(starred.turns).map(([turn, note]) => [Number(turn), String(note)])) };
       if (!view || view.task !== task) opened = new Set();
       view = {
         task, hit, events: window_.events, cards: new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c])),
@@ -129,7 +135,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure }) {
       pane.append(el("button", { type: "button", class: "page-button", "data-earlier": "", onclick: () => more(true) },
         `Earlier (events before #${first})`));
     }
-    pane.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened)));
+    pane.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened,
+      (turn) => turnTools(view?.task || "", turn, stars.turns, onError))));
     if (view.hasLater) {
       pane.append(el("button", { type: "button", class: "page-button", "data-later": "", onclick: () => more(false) },
         `Later (events after #${last})`));
