@@ -235,6 +235,8 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         return text.encode("utf-8")
 
     def star(task, seq):
+        if not seq.isdigit():
+            raise BadInput(f"a turn is the seq of its prompt, a whole number, not {seq!r}")
         given = _body(Star)
         return changed(store.star(task, int(seq), given.note, given.starred))
 
@@ -254,7 +256,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/tasks/<task>/export", export),
         ("GET", "/api/tasks/<task>/resume", lambda task: resume.command(store, task)),
         ("GET", "/api/tasks/<task>/starred", lambda task: TaskStars(starred.of_task(store, task))),
-        ("POST", "/api/tasks/<task>/turns/<seq:int>/star", star),
+        ("POST", "/api/tasks/<task>/turns/<seq>/star", star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
         ("GET", "/api/search", search),
         ("GET", "/api/status", feed.status.snapshot),
