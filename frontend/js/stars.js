@@ -47,6 +47,7 @@ export function turnTools(task, turn, stars, onError) {
       if (saved.starred) stars.set(turn, saved.note);
       else stars.delete(turn);
       draw();
+      box.dataset.saved = saved.starred ? `starred:${saved.note}` : "unstarred"; // what the log now says
       if (refocus) /** @type {HTMLElement|null} */ (box.querySelector("[data-star]"))?.focus();
     } catch (err) {
       onError(`Could not ${starred ? "star" : "unstar"} this turn: ${err.message}`, () => save(starred, note, refocus));
