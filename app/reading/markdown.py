@@ -149,7 +149,7 @@ def highlight(code: str, language: str) -> list:
 
     try:
         lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except ClassNotFound:
+    except (ClassNotFound, ImportError):  # not known, or a bundle that lacks its module
         return [code] if code else []
     out: list = []
     for kind, value in lexer.get_tokens(code):
