@@ -5,6 +5,7 @@ import pytest
 from nodwyn.log import records
 
 EXAMPLES = [
+    records.Bookmark(turn=2, note="the ordering fix"),
     records.SessionStart(
         project="/home/ana/pager",
         origin=records.Origin(tool="claude-code", path="/x.jsonl", id="abc", version="2.1.3"),
@@ -51,7 +52,7 @@ def test_the_union_covers_every_kind_of_the_design():
     assert set(records.KINDS) == {
         "session.start", "session.title", "session.archive", "session.close",
         "session.resume", "message", "reply", "result", "plan", "approval.ask",
-        "approval.answer", "turn.end", "context.compact", "error",
+        "approval.answer", "turn.end", "context.compact", "error", "bookmark",
     }  # fmt: skip
 
 
