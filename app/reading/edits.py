@@ -27,12 +27,8 @@ def diff_of(tool: str, data) -> dict | None:
 
 
 def _edit(data: dict) -> list[dict]:
-    old = (
-        _field(data, "old_string", "oldString")
-        if ("old_string" in data or "oldString" in data)
-        else ""
-    )
-    new = _field(data, "new_string", "newString")
+    old = data.get("old_string", data.get("oldString", data.get("old_str", "")))
+    new = _field(data, "new_string", "newString", "new_str")
     return [_replace(_field(data, "file_path", "filePath", "path"), old, new)]
 
 
@@ -45,7 +41,7 @@ def _multi_edit(data: dict) -> list[dict]:
 
 
 def _write(data: dict) -> list[dict]:
-    text = _field(data, "content", "contents")
+    text = _field(data, "content", "contents", "file_text")
     lines = [["+", line, None, n] for n, line in enumerate(_lines(text), 1)]
     return [_merged(_field(data, "file_path", "filePath", "path"), "write", [_hunk(lines)])]
 
@@ -144,6 +140,16 @@ def _lines(text: str) -> list[str]:
     return text.splitlines() if isinstance(text, str) else []
 
 
+def _text_editor(data: dict) -> list[dict]:
+    """Copilot CLI's (and Anthropic's) text editor tool: one `command` per call."""
+    command = data.get("command")
+    if command == "str_replace":
+        return _edit(data)
+    if command == "create":
+        return _write(data)
+    return []  # view, insert, undo: no diff of their own
+
+
 def _field(data: dict, *names: str):
     """The first of `names` the input has: agents spell one field several ways."""
     for name in names:
@@ -161,4 +167,6 @@ READERS: dict[str, Callable] = {
     "write_file": _write,  # Gemini CLI: file_path, content
     "edit": _edit,  # OpenCode: filePath, oldString, newString
     "write": _write,  # OpenCode: filePath, content
+    "str_replace_editor": _text_editor,  # Copilot CLI: command, path, old_str, new_str
+    "create": _write,  # Copilot CLI: path, file_text
 }

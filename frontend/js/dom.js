@@ -140,3 +140,8 @@ export function folderLabels(projects) {
   }
   return labels;
 }
+
+/** Text with terminal escapes (colours, cursor moves) taken out, for one-line summaries. @param {string} text */
+export function plainText(text) {
+  return String(text).replace(/\x1b(?:\[[0-9;?]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])/g, "");
+}

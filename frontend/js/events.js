@@ -5,7 +5,7 @@
 // of log text goes in as a text node (see dom.js).
 
 import { diffEl } from "./diffs.js";
-import { clock, cost, duration, el, exact } from "./dom.js";
+import { clock, cost, duration, el, exact, plainText } from "./dom.js";
 import { build, lineCount } from "./markdown.js";
 
 const CLIP_LINES = 12;
@@ -68,6 +68,24 @@ function callLine(input) {
   return JSON.stringify(input).slice(0, 200);
 }
 
+/**
+ * Open the last edit in this turn that wrote `file` (its diff names it), and bring it into view.
+ * @param {HTMLElement} from the card's button @param {string} file
+ */
+function openEdit(from, file) {
+  const turn = from.closest("[data-turn]");
+  const paths = [...(turn?.querySelectorAll("[data-diff-path]") || [])];
+  const path = (/** @type {Element} */ n) => n.getAttribute("data-diff-path") || "";
+  // the same name first; else a patch's path relative to the project ("pager/order.go")
+  const exact = paths.filter((n) => path(n) === file || path(n).startsWith(`${file} →`));
+  const named = exact.length ? exact : paths.filter((n) => file.endsWith(`/${path(n)}`) || path(n).endsWith(`/${file}`));
+  const call = named.at(-1)?.closest("details.call");
+  if (!(call instanceof HTMLDetailsElement)) return;
+  call.open = true;
+  call.scrollIntoView({ block: "start" });
+  /** @type {HTMLElement|null} */ (call.querySelector("summary"))?.focus();
+}
+
 /** @param {any} card @param {Set<string>} opened */
 function cardEl(card, opened) {
   const plan = card.plan || [];
@@ -88,10 +106,11 @@ function cardEl(card, opened) {
       commands.length ? fold(`cmds:${card.first_seq}`, opened,
         `${commands.length} command${commands.length > 1 ? "s" : ""}${failed ? ` (${failed} failed)` : ""}`,
         el("ul", { class: "commands" }, commands.map((c) => el("li", { class: c.error ? "error" : "" },
-          el("code", {}, c.command), c.exit !== null && c.exit !== undefined ? el("span", { class: "muted" }, ` exit ${c.exit}`) : null)))) : null,
+          el("code", {}, plainText(c.command)), c.exit !== null && c.exit !== undefined ? el("span", { class: "muted" }, ` exit ${c.exit}`) : null)))) : null,
       files.length ? fold(`files:${card.first_seq}`, opened, `${files.length} file${files.length > 1 ? "s" : ""}`,
-        el("ul", { class: "files" }, files.map((f) => el("li", {}, el("code", {}, f))))) : null),
-    errors.length ? el("ul", { class: "errors" }, errors.map((e) => el("li", { class: "error" }, e))) : null);
+        el("ul", { class: "files" }, files.map((f) => el("li", {}, el("button", { type: "button", class: "link file-link", "data-file": f,
+          title: "Show the edit that wrote it", onclick: (/** @type {Event} */ e) => openEdit(/** @type {HTMLElement} */ (e.currentTarget), f) }, el("code", {}, f)))))) : null),
+    errors.length ? el("ul", { class: "errors" }, errors.map((e) => el("li", { class: "error" }, plainText(e)))) : null);
   const key = `card:${card.first_seq}`;
   const node = el("details", { class: `card outcome-${String(card.outcome).replace(/ /g, "-")}`, "data-fold": key, "data-card": card.first_seq, open: !opened.has(`closed:${key}`) },
     el("summary", { class: "card-head" }, head), body);

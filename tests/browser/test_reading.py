@@ -72,6 +72,7 @@ def test_an_edit_and_a_patch_read_as_diffs_and_colours_are_not_escape_codes(page
     output = shell.locator(".result pre.output")
     expect(output.locator(".ansi-31")).to_have_text("FAIL")
     assert "\x1b" not in output.inner_text() and "[31m" not in output.inner_text()
+    expect(page.locator('[data-card="2"] .errors')).to_have_text("Bash: FAIL TestPagerOrder (0.01s)")
 
 
 def test_the_search_still_marks_its_words_inside_rendered_text(page, reading):
@@ -126,3 +127,14 @@ def test_a_starred_turn_with_a_note_is_listed_under_starred_and_found_by_its_not
     expect(page.locator('[data-star="10"]')).to_have_attribute("aria-pressed", "true")
     page.goto(reading.at(task=TASK, q="odd markdown sample", scope="task"))
     expect(page.locator("a[data-hit]").first).to_be_visible()
+
+
+def test_a_file_the_card_names_opens_the_edit_that_wrote_it(page, reading):
+    page.goto(reading.at(task=TASK))
+    card = page.locator('[data-card="2"]')
+    card.locator("details.fold > summary", has_text="file").click()
+    card.locator('[data-file="/home/ana/src/pager/order.go"]').click()
+    edit = page.locator('details.call[data-call="e1"]')
+    expect(edit).to_have_attribute("open", "")
+    expect(edit.locator("> summary")).to_be_focused()
+    expect(edit.locator(".diff-add").first).to_be_in_viewport()
