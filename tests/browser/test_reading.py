@@ -72,7 +72,8 @@ def test_an_edit_and_a_patch_read_as_diffs_and_colours_are_not_escape_codes(page
     output = shell.locator(".result pre.output")
     expect(output.locator(".ansi-31")).to_have_text("FAIL")
     assert "\x1b" not in output.inner_text() and "[31m" not in output.inner_text()
-    expect(page.locator('[data-card="2"] .errors')).to_have_text("Bash: FAIL TestPagerOrder (0.01s)")
+    errors = page.locator('[data-card="2"] .errors')
+    expect(errors).to_have_text("Bash: FAIL TestPagerOrder (0.01s)")
 
 
 def test_the_search_still_marks_its_words_inside_rendered_text(page, reading):
