@@ -112,6 +112,25 @@ def import_file(store: Store, tool: str, file: Path) -> Report:
         return import_paths(store, tool, [file])
 
 
+def _add(total: Report, one: Report) -> None:
+    for field in ("created", "extended", "unchanged", "skipped", "problems"):
+        getattr(total, field).extend(getattr(one, field))
+
+
+def outcome(report: Report) -> str:
+    """What an import did, in one line a person reads (the page's note after the import)."""
+    said = (
+        f"{len(report.created)} created, {len(report.extended)} extended, "
+        f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
+    )
+    unreadable = sum(problem.count for problem in report.problems)
+    if unreadable:
+        said += f"; {unreadable} lines unreadable, first {report.problems[0].message()}"
+    if report.skipped and not (report.created or report.extended or report.unchanged):
+        said += f"; nothing imported: {report.skipped[0].path}: {report.skipped[0].reason}"
+    return said
+
+
 def stop_imports(timeout: float) -> bool:
     """Let no import start another file, and wait for the file in hand (app quitting)."""
     QUITTING.set()
@@ -121,9 +140,7 @@ def stop_imports(timeout: float) -> bool:
     return False
 
 
-def import_folder(
-    store: Store, tool: str, folder: str, progress: Callable[[str, int, int], None]
-) -> Started:
+def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., None]) -> Started:
     """Import a folder (or one file) the person named, in a daemon thread; then fold memory."""
     if tool not in TOOLS:
         raise BadInput(f"nodwyn imports {' or '.join(TOOLS)} sessions, not {tool!r}")
@@ -137,16 +154,20 @@ def import_folder(
         raise BadInput(f"no .jsonl session files in {path}")
 
     def run() -> None:
+        total = Report()
+        progress("importing", 0, len(files), "")
         try:
             for done, file in enumerate(files):
                 if QUITTING.is_set():
                     return
                 progress("importing", done, len(files))
-                import_file(store, tool, file)
+                _add(total, import_file(store, tool, file))
             with memory.BUILDING:
                 memory.refresh(store, lambda done, total: progress("indexing", done, total))
-        except Exception:  # the page hears the progress end; the log says why
+            progress("", 0, 0, outcome(total))
+        except Exception as exc:  # the page hears the progress end and why; the log has more
             log.exception("importing %s failed", path)
+            progress("", 0, 0, f"importing {path} stopped: {exc}")
         finally:
             progress("", 0, 0)
 

@@ -38,3 +38,9 @@ class NotALog(NodwynError):
     """A file that should be a log is not one."""
 
     status = 422
+
+
+class BadLine(NodwynError):
+    """A line of an agent's file that is not a record of its format (reported and skipped)."""
+
+    status = 422

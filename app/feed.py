@@ -25,6 +25,7 @@ class Progress(msgspec.Struct, frozen=True, kw_only=True):
     phase: str = ""
     done: int = 0
     total: int = 0
+    note: str = ""  # what the last import the person started did (kept until the next one)
 
 
 class Status:
@@ -35,9 +36,11 @@ class Status:
         self._progress = Progress()
         self._listeners: list = []
 
-    def set(self, phase: str, done: int = 0, total: int = 0) -> None:
+    def set(self, phase: str, done: int = 0, total: int = 0, note: str | None = None) -> None:
+        """Set the progress; `note` None keeps the last import's note."""
         with self._lock:
-            self._progress = Progress(phase=phase, done=done, total=total)
+            note = self._progress.note if note is None else note
+            self._progress = Progress(phase=phase, done=done, total=total, note=note)
             listeners = list(self._listeners)
         for listener in listeners:
             listener()

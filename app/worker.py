@@ -156,6 +156,8 @@ class Worker:
             return
         for skipped in report.skipped:
             log.info("skipped %s: %s", skipped.path, skipped.reason)
+        for problem in report.problems:
+            log.warning("line skipped %s", problem.message())
 
     def _fold(self) -> None:
         with memory.BUILDING:

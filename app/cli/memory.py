@@ -131,7 +131,10 @@ def cmd_import(args) -> int:
     print(
         f"{len(report.created)} created, {len(report.extended)} extended, "
         f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
+        + (f", {sum(p.count for p in report.problems)} lines unreadable" if report.problems else "")
     )
     for skipped in report.skipped:
         print(f"  skipped {skipped.path}: {skipped.reason}")
+    for problem in report.problems:
+        print(f"  line skipped {problem.message()}")
     return 0

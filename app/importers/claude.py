@@ -27,7 +27,7 @@ import msgspec
 from msgspec import Struct
 
 from ..log import records as r
-from . import claude_context
+from . import claude_context, problems
 from . import claude_replies as replies
 from .claude_lines import Line, at_of, decode_agent, decode_line, split_prompt, text_of
 
@@ -96,8 +96,8 @@ class Parser:
     def feed(self, n: int, raw: bytes, out: list) -> None:
         try:
             line = decode_line(raw)
-        except msgspec.MsgspecError:
-            return  # not a record of this format: skipped, the rest goes on
+        except msgspec.MsgspecError as exc:
+            raise problems.unreadable(exc) from None  # counted and skipped; the rest goes on
         c = self.carry
         at = at_of(line.timestamp, c.last_at)
         if line.timestamp:
@@ -401,7 +401,7 @@ class Parser:
         nested.carry.started = True
         sub: list = []
         for number, raw in enumerate(lines, 1):
-            nested.feed(number, raw, sub)
+            problems.feed(nested, number, raw, sub, None)  # its bad lines skipped
         nested.finish(False, sub)
         c = self.carry
         c.turn_cost += nested.carry.turn_cost

@@ -66,7 +66,9 @@ def queued_prompt(data: Any) -> str | None:
 
 def attachment_of(data: Any) -> r.Attachment | None:
     """Context a person sent with a prompt, as an attachment; None for the harness's own."""
-    if not isinstance(data, dict) or data.get("type") not in PERSON_CONTEXT:
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        return None
+    if data["type"] not in PERSON_CONTEXT:
         return None
     where = next((str(data[k]) for k in ("filename", "path", "filePath", "uri") if data.get(k)), "")
     if data.get("lineStart") is not None:

@@ -7,6 +7,7 @@ timestamp into the log's form (RFC 3339 UTC with milliseconds).
 """
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -88,10 +89,10 @@ def at_of(stamp: str | None, fallback: str) -> str:
         return fallback
     if len(stamp) == 24 and stamp[-1] == "Z" and stamp[19] == ".":
         return stamp
-    from ..store import parse_time  # only for the rare odd stamp
-
-    moment = parse_time(stamp)
-    if moment.year == 1:
+    try:  # the rare odd stamp: no milliseconds, an offset, microseconds
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        moment = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):
         return fallback
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 

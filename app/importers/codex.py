@@ -22,7 +22,7 @@ import msgspec
 from msgspec import Struct
 
 from ..log import records as r
-from . import prices
+from . import prices, problems
 
 TOOL = "codex"
 _EXIT = re.compile(r"Process exited with code (-?\d+)")
@@ -134,8 +134,8 @@ class Parser:
     def feed(self, n: int, raw: bytes, out: list) -> None:
         try:
             line = _decode_line(raw)
-        except msgspec.MsgspecError:
-            return
+        except msgspec.MsgspecError as exc:
+            raise problems.unreadable(exc) from None  # counted and skipped; the rest goes on
         c, p = self.carry, line.payload
         if p is None:
             return

@@ -56,7 +56,7 @@ def check_tool(tool: str) -> None:
 def is_json_object(line: bytes) -> bool:
     try:
         return isinstance(_any(line), dict)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):
         return False
 
 
@@ -85,9 +85,11 @@ def _scan(lines: list[bytes], seen: str = "") -> tuple[str, str]:
             continue
         try:
             probe = _probe(line)
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):
             continue
         kind = probe.type
+        if not isinstance(kind, str):
+            continue  # `type` as an object or a list: no record of either agent
         if kind == "session_meta" and bytes(probe.payload) != b"null":
             try:
                 found = _meta(probe.payload).id

@@ -12,6 +12,14 @@ Invariants:
 - a task deleted in nodwyn is never imported again; a source that vanished leaves its task;
 - `.imp` is derived: without it the source is read again and the records already in the log
   are recognised by their `src`, so only the missing ones are appended;
+- where an import got to is read from the log itself: `.imp` names the `src` of the log's last
+  imported record when it was saved, and when the log's last one differs (an import stopped
+  between its append and its save) the source is read again from the start and matched as
+  without `.imp`; a log holding lines the source no longer has (a shorter copy) gets nothing,
+  so a crash at any write followed by a new import leaves the log one clean import would
+  (docs/decisions/0015-import-that-cannot-double.md);
+- one bad line never stops an import and one bad file never stops the others: the line is
+  skipped and counted (`Report.problems`, with its file and line), the file skipped with why;
 - a file that is not the agent's log is skipped with a one-line reason and never a task.
 """
 
@@ -26,10 +34,11 @@ import msgspec
 
 from ..catalogue import RANK, fold_log
 from ..errors import TaskBusy
-from ..log import logfile
+from ..log import faults, logfile
 from ..log import records as r
 from ..store import Store
-from . import claude, codex, formats
+from . import claude, codex, formats, problems
+from .problems import Problem
 
 FORMAT = 1
 HEAD = 4096  # bytes of the source's start whose hash is kept
@@ -46,6 +55,7 @@ class Report(msgspec.Struct, kw_only=True):
     extended: list[str] = []
     unchanged: list[str] = []
     skipped: list[Skipped] = []
+    problems: list[Problem] = []  # lines skipped inside the files imported
 
 
 class State(msgspec.Struct, kw_only=True):
@@ -61,6 +71,7 @@ class State(msgspec.Struct, kw_only=True):
     tail: str = ""
     compact_from: int = 1
     carry: msgspec.Raw = msgspec.Raw(b"null")
+    last: str = ""  # the src of the log's last imported record when this was saved
 
 
 _state_decoder = msgspec.json.Decoder(State)
@@ -92,7 +103,9 @@ def import_paths(
     files, missing = _walk([Path(p) for p in chosen], explicit)
     report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
     for done, path in enumerate(files, 1):
-        outcome, detail = import_file(store, tool, path)
+        lines = problems.Lines(str(path))
+        outcome, detail = _import_one(store, tool, path, lines)
+        report.problems.extend(lines.found())
         if outcome == "skipped":
             report.skipped.append(Skipped(str(path), detail))
         else:
@@ -115,8 +128,22 @@ def _walk(paths: list[Path], explicit: bool) -> tuple[list[Path], list[Path]]:
     return files, missing
 
 
-def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
+def _import_one(store: Store, tool: str, path: Path, lines: problems.Lines) -> tuple[str, str]:
+    """import_file, where an error nobody foresaw skips this file only (and is logged)."""
+    try:
+        return import_file(store, tool, path, lines)
+    except (RecursionError, MemoryError):
+        return "skipped", "too deeply nested or too large to read"
+    except Exception as exc:  # noqa: BLE001 (the other files go on; the traceback is logged)
+        problems.log.exception("importing %s failed", path)
+        return "skipped", f"{problems.UNEXPECTED} {type(exc).__name__}: {exc}"[:200]
+
+
+def import_file(
+    store: Store, tool: str, path: Path, lines: problems.Lines | None = None
+) -> tuple[str, str]:
     """Import one file: ("created"|"extended"|"unchanged", task) or ("skipped", reason)."""
+    lines = lines or problems.Lines(str(path))
     try:
         found = formats.recognise(path, tool)
     except OSError as exc:
@@ -130,8 +157,8 @@ def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
     try:
         if log.exists():
             with store.writer(task) as writer:
-                return _extend(store, tool, path, found, writer)
-        return _create(store, tool, path, found)
+                return _extend(store, tool, path, found, writer, lines)
+        return _create(store, tool, path, found, lines)
     except TaskBusy:
         return "skipped", f"task {task} is open in another process; try again later"
     except FileNotFoundError:  # the agent removed its file while we read it: the task stays
@@ -142,12 +169,12 @@ def _is_live(path: Path) -> bool:
     return path.stat().st_mtime > time.time() - LIVE_FOR
 
 
-def _create(store: Store, tool: str, path: Path, found: "formats.Found") -> tuple[str, str]:
+def _create(store: Store, tool: str, path: Path, found, lines) -> tuple[str, str]:
     log = store.log_path(found.task)
     log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
     state = State(tool=tool, source=str(path))
     parser = _parser(tool, path, found, None)
-    emitted = _parse(path, state, parser)
+    emitted = _parse(path, state, parser, lines)
     if not emitted or not isinstance(emitted[0], r.SessionStart):
         return "skipped", "no conversation in it yet (nothing that starts a session)"
     with store.create(emitted[0], task=found.task) as writer:
@@ -156,21 +183,26 @@ def _create(store: Store, tool: str, path: Path, found: "formats.Found") -> tupl
     return "created", found.task
 
 
-def _extend(store, tool, path: Path, found, writer: logfile.Writer) -> tuple[str, str]:
+def _extend(store, tool, path: Path, found, writer: logfile.Writer, lines) -> tuple[str, str]:
     log = writer.path
     state = _load(log)
     if state is not None and not _same_prefix(path, state):
         return "skipped", "source changed before the imported part; left alone"
-    if state is None:
-        state = State(tool=tool, source=str(path))
-        parser = _parser(tool, path, found, None)
-        emitted = _not_yet_in(log, _parse(path, state, parser), state)
-    else:
+    if state is not None:
         parser = _parser(tool, path, found, state.carry)
         before = (state.consumed, msgspec.json.encode(parser.carry))
-        emitted = _parse(path, state, parser)
+        emitted = _parse(path, state, parser, lines)
         if not emitted and before == (state.consumed, msgspec.json.encode(parser.carry)):
             return "unchanged", found.task
+        if emitted and state.last != _key_text(_last_imported(log)):
+            state = None  # the log went past `.imp` (stopped before saving it): read it all
+    if state is None:
+        lines.clear()
+        state = State(tool=tool, source=str(path))
+        parser = _parser(tool, path, found, None)
+        emitted = _not_yet_in(log, _parse(path, state, parser, lines), state)
+        if emitted is None:
+            return "unchanged", found.task  # the log holds more than this copy: nothing added
     state.source = str(path)
     title = None if not any(isinstance(x, r.SessionTitle) for x in emitted) else _title_of(log)
     written = _write(writer, emitted, state, title)
@@ -187,14 +219,14 @@ def _parser(tool: str, path: Path, found, carry: msgspec.Raw | None):
     return codex.Parser(str(path), decoded, title=formats.codex_index_title(path, found.session))
 
 
-def _parse(path: Path, state: State, parser) -> list[r.Known]:
+def _parse(path: Path, state: State, parser, lines: problems.Lines) -> list[r.Known]:
     """Feed the source's whole lines after `state.consumed` to the parser; update `state`."""
     out: list[r.Known] = []
-    feed = parser.feed
     n = state.lines
     for start, line in _lines(path, state.consumed):
         n += 1
-        feed(n, line, out)
+        if line.strip():
+            problems.feed(parser, n, line, out, lines)
         state.tail_start = start
         state.consumed = start + len(line) + 1
     state.lines = n
@@ -235,22 +267,47 @@ def _same_prefix(path: Path, state: State) -> bool:
         return False
 
 
-def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known]:
-    """Without `.imp`: the emitted records after the last one the log holds (matched by src)."""
-    keys = set()
+Key = tuple[str | None, int | None, str | None, str]
+
+
+def _key(record) -> Key | None:
+    src = getattr(record, "src", None)
+    return None if src is None else (src.file, src.line, src.id, r.kind_of(record))
+
+
+def _key_text(key: Key | None) -> str:
+    return "" if key is None else msgspec.json.encode(key).decode()
+
+
+def _last_imported(log: Path) -> Key | None:
+    """The src of the log's last imported record (records a person added carry none)."""
+    for _offset, record in logfile.read_back(log):
+        key = _key(record)
+        if key is not None:
+            return key
+    return None
+
+
+def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known] | None:
+    """Read from the start: the emitted records after the last one the log holds (matched by
+    src); None when the log holds lines past the source's end (a shorter copy of it)."""
+    keys: set[Key] = set()
+    furthest = 0  # the last line of the source itself that the log holds a record of
     for _offset, _end, record in logfile.read(log):
-        src = getattr(record, "src", None)
-        if src is not None:
-            keys.add((src.file, src.line, src.id, r.kind_of(record)))
+        key = _key(record)
+        if key is not None:
+            keys.add(key)
+            if key[0] is None and key[1]:
+                furthest = max(furthest, key[1])
         if isinstance(record, r.ContextCompact):
             state.compact_from = record.seq + 1
+    if furthest > state.lines:
+        return None
     last = -1
     for index, record in enumerate(emitted):
-        src, kind = record.src, r.kind_of(record)
-        if src is None:
-            continue
+        key = _key(record)
         # (..., None, kind): a log imported before replies carried their response's id
-        if (src.file, src.line, src.id, kind) in keys or (src.file, src.line, None, kind) in keys:
+        if key is not None and (key in keys or (key[0], key[1], None, key[3]) in keys):
             last = index
     return emitted[last + 1 :]
 
@@ -289,11 +346,16 @@ def _load(log: Path) -> State | None:
 
 
 def _save(log: Path, state: State, parser) -> None:
+    """Write `.imp` atomically, naming the log's last imported record as it stands now."""
     state.carry = msgspec.Raw(msgspec.json.encode(parser.carry))
+    state.last = _key_text(_last_imported(log))
     path = log.with_suffix(".imp")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    faults.point()  # test hook: stopped after the append, before `.imp`
     tmp.write_bytes(msgspec.json.encode(state))
+    faults.point()  # ... after writing `.imp`'s new copy, before it replaces the old
     os.replace(tmp, path)
+    faults.point()  # ... after `.imp` (the import's last write)
 
 
 def task_id(prefix: str, session: str) -> str:

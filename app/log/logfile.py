@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 
 from ..errors import NotALog, TaskBusy, TaskNotFound
-from . import records
+from . import faults, records
 from .records import Event, Known
 from .redact import redact
 
@@ -237,6 +237,8 @@ class Writer:
         return written
 
     def _write(self, data: bytes) -> None:
+        faults.point()  # test hook: stopped before this write, or in its middle
+        faults.point(lambda: os.write(self.fd, data[: max(1, len(data) // 2)]))
         view = memoryview(data)
         while view:
             done = os.write(self.fd, view)

@@ -299,9 +299,12 @@ window.addEventListener("popstate", () => {
 /** @param {any} snapshot */
 function showProgress(snapshot) {
   const busy = snapshot && snapshot.phase;
-  progress.hidden = !busy;
+  progress.hidden = !busy && !(snapshot && snapshot.note);
   clear(progress);
-  if (!busy) return;
+  if (!busy) {
+    if (snapshot && snapshot.note) progress.append(el("span", { "data-import-note": "" }, snapshot.note));
+    return;
+  }
   progress.append(el("span", {}, `${snapshot.phase} ${snapshot.total ? `${snapshot.done}/${snapshot.total}` : "…"}`),
     el("progress", { max: String(snapshot.total || 1), value: String(snapshot.done || 0), "aria-label": snapshot.phase }));
 }
