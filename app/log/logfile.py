@@ -7,6 +7,7 @@ Invariants:
 - A torn last line (a writer died mid-line) is skipped and reported by readers. The next
   writer first ends it with a newline, so it stays in the file as a damaged line, and numbers
   its own records after the last whole one.
+- A new log appears whole with its first record or not at all (written aside, then linked).
 - `<id>.idx` (offsets of each seq's line) is derived: checked on use, extended or rebuilt.
 """
 
@@ -187,9 +188,9 @@ class Writer:
 
     def __init__(self, path: Path, start: records.SessionStart | None = None):
         self.path = path
-        flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0)
         if start is not None:
-            flags |= os.O_CREAT | os.O_EXCL
+            _create(path, start)
+        flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0)
         try:
             self.fd = os.open(path, flags, 0o600)
         except FileNotFoundError:
@@ -204,10 +205,7 @@ class Writer:
             raise TaskBusy(f"task {path.stem} is open in another process") from None
         self.size = os.fstat(self.fd).st_size
         self.last_seq = 0
-        if start is None:
-            self._find_end()
-        else:
-            self.append([start])
+        self._find_end()
 
     def _find_end(self) -> None:
         found = last_record(self.path)
@@ -263,6 +261,31 @@ class Writer:
     def __del__(self) -> None:
         if getattr(self, "fd", -1) >= 0:
             self.close()
+
+
+def _create(path: Path, start: records.SessionStart) -> None:
+    """A new log appears whole with its first line, or not at all: the line is written to a
+    hidden file beside it, which is then linked to the log's name (refused if it exists)."""
+    record = msgspec.structs.replace(start, seq=1, at=start.at or records.now())
+    line = redact(records.encode(record).decode()).encode() + b"\n"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
+    try:
+        faults.point()  # test hook: stopped before the first line, or in its middle
+        faults.point(lambda: os.write(fd, line[: len(line) // 2]))
+        os.write(fd, line)
+        os.close(fd)
+        fd = -1
+        faults.point()  # ... written aside, not yet the log
+        os.link(tmp, path)
+    except FileExistsError:
+        raise TaskBusy(f"task {path.stem} exists already") from None
+    except FileNotFoundError:
+        raise TaskNotFound(f"no folder for task {path.stem}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        tmp.unlink(missing_ok=True)
 
 
 if sys.platform == "win32":
