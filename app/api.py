@@ -12,6 +12,9 @@ Invariants (docs/decisions/0005-api-token.md):
   to its scripts in a meta tag.
 - Every error, including unknown routes and uncaught exceptions, is one JSON shape:
   `{"ok": false, "error": "...", "status": n}`. Every response is `Cache-Control: no-store`.
+- A body larger than MAX_BODY is refused (413) from its Content-Length before a byte of it is
+  read; a client pausing longer than READ_TIMEOUT while it sends is dropped (408 mid-body), so
+  it never holds a thread; BACKLOG connections wait to be accepted, not the default 5.
 """
 
 import hmac
@@ -41,6 +44,10 @@ __all__ = ["Changes", "Progress", "Server", "Status", "make_app", "routes"]
 TOKEN_HEADER = "X-Nodwyn-Token"
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 LONG_POLL = 25.0  # seconds a change-feed request waits before answering "nothing new"
+MAX_BODY = 1 << 20  # bytes: the largest body a route takes (settings, a path, a title)
+READ_TIMEOUT = 15.0  # seconds a request may pause while sending its line, headers or body
+BACKLOG = 128  # connections waiting to be accepted (socketserver's default 5 reset some)
+bottle.BaseRequest.MEMFILE_MAX = MAX_BODY  # a body under the cap is read into memory, no temp file
 HEADERS = {
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
@@ -130,6 +137,8 @@ def _body(kind):
         return msgspec.json.decode(bottle.request.body.read(), type=kind)
     except msgspec.MsgspecError as exc:
         raise BadInput(f"the request body is not what this route takes: {exc}") from None
+    except TimeoutError:
+        raise bottle.HTTPError(408, "the request's body did not arrive in time") from None
 
 
 def _query_int(name: str, default: int | None = None) -> int | None:
@@ -355,8 +364,21 @@ def _guard(token: str):
             given = environ.get("HTTP_" + TOKEN_HEADER.upper().replace("-", "_"), "")
             if not hmac.compare_digest(given.encode(), token.encode()):
                 raise bottle.HTTPError(403, f"refused: missing or wrong {TOKEN_HEADER}")
+        _check_size(environ)
 
     return check
+
+
+def _check_size(environ: dict) -> None:
+    """Refuse a body too large for any route from its announced length, before reading it."""
+    if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        raise bottle.HTTPError(411, "send the body with a Content-Length")
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise bottle.HTTPError(400, "Content-Length is not a number") from None
+    if length > MAX_BODY:
+        raise bottle.HTTPError(413, f"the body is larger than {MAX_BODY // 1024} KB")
 
 
 def make_app(store: Store, token: str, status: Status | None = None) -> bottle.Bottle:
@@ -378,9 +400,15 @@ def make_app(store: Store, token: str, status: Status | None = None) -> bottle.B
 class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True  # a waiting change-feed request never holds the process open
     allow_reuse_address = False
+    request_queue_size = BACKLOG
+    read_timeout = READ_TIMEOUT
 
 
 class _Quiet(WSGIRequestHandler):
+    def setup(self) -> None:
+        self.timeout = self.server.read_timeout  # a stalled client frees its thread
+        super().setup()
+
     def log_message(self, format, *args):  # noqa: A002 (the base class names it)
         pass  # the page polls; a line per request would bury anything worth reading
 
@@ -389,7 +417,12 @@ class Server:
     """The app on 127.0.0.1, in a daemon thread; `url` opens the page."""
 
     def __init__(
-        self, store: Store, port: int = 0, token: str | None = None, status: Status | None = None
+        self,
+        store: Store,
+        port: int = 0,
+        token: str | None = None,
+        status: Status | None = None,
+        read_timeout: float = READ_TIMEOUT,
     ):
         self.store = store
         self.token = token or secrets.token_urlsafe(24)
@@ -399,6 +432,7 @@ class Server:
             self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
         except OSError as exc:
             raise BadInput(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
+        self._server.read_timeout = read_timeout
         self.port = self._server.server_port
         self._thread: threading.Thread | None = None
 
@@ -415,7 +449,8 @@ class Server:
 
     def stop(self) -> None:
         self.app.feed.close()
-        self._server.shutdown()
+        if self._thread is not None:  # shutdown() waits for a serve_forever that must run
+            self._server.shutdown()
         self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
