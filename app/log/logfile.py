@@ -48,15 +48,21 @@ def lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
     last line can be unended (ended False: a writer stopped mid-line, or has not ended it)."""
     with open(path, "rb") as handle:
         handle.seek(start)
-        offset, tail = start, b""
+        offset, pending = start, []  # the pieces of a line not yet ended (joined once)
         while chunk := handle.read(CHUNK):
-            parts = (tail + chunk).split(b"\n")
+            if b"\n" not in chunk:
+                pending.append(chunk)  # a long line: no copy per chunk
+                continue
+            parts = chunk.split(b"\n")
+            if pending:
+                parts[0] = b"".join([*pending, parts[0]])
             tail = parts.pop()
+            pending = [tail] if tail else []
             for line in parts:
                 yield offset, line, True
                 offset += len(line) + 1
-    if tail:
-        yield offset, tail, False
+    if pending:
+        yield offset, b"".join(pending), False
 
 
 def read(
@@ -79,17 +85,22 @@ def read_back(path: Path, problems: list[Problem] | None = None) -> Iterator[tup
     """Records from the end towards the start, as (offset, record)."""
     with _open(path) as handle:
         pos = handle.seek(0, os.SEEK_END)
-        carry = b""  # the end of a line whose start lies before `pos`
+        carry: list[bytes] = []  # the end of a line whose start lies before `pos`, reversed
         trailer = True  # the first part met is what follows the last newline
         while pos > 0:
             step = min(CHUNK, pos)
             pos -= step
             handle.seek(pos)
-            parts = (handle.read(step) + carry).split(b"\n")
+            block = handle.read(step)
+            if pos > 0 and b"\n" not in block:
+                carry.append(block)  # inside a long line: joined once, when its start is met
+                continue
+            parts = b"".join([block, *reversed(carry)]).split(b"\n")
+            carry = []
             base = pos
             if pos > 0:
-                carry = parts.pop(0)
-                base += len(carry) + 1
+                carry = [parts.pop(0)]
+                base += len(carry[0]) + 1
             starts = []
             for part in parts:
                 starts.append(base)

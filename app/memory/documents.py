@@ -1,10 +1,10 @@
-"""What the word index holds of each event, folded from a log: the fold of one log into
-documents (`rows`), its `.mem` state and marks, in this process or in the helper process.
-
-An event's document is a row: its words (`text_of`, never a task's title), the compound
-identifiers among them cut into parts (words.compounds), its seq, the first seq of its turn
-and that turn's first line's offset, its own line's offset and a heading (kind, sub-agent, the
-call a result answers). Folding one log goes on from its `.mem` (checked against the log: see
+"""What the word index holds of each event, folded from a log: the fold of one log into documents
+(`rows`), its `.mem` state and marks, in this process or in the helper process. An event's
+document is a row: its words (`text_of`, never a task's title), the compound identifiers among
+them cut into parts (words.compounds), its seq, the first seq of its turn and that turn's first
+line's offset, its own line's offset and a heading (kind, sub-agent, the call a result
+answers); an event's words are its first EVENT_TEXT characters, so one huge line costs a
+bounded time and memory. Folding one log goes on from its `.mem` (checked against the log: see
 mem.checked): the cards fold (cards.feed) from the end of the last whole turn, the documents
 from the index's mark, both in one read of the log. This module neither writes files nor
 touches the index, so any process can fold (sidecar.py) and only the indexing one writes
@@ -24,6 +24,7 @@ from . import mem as memfile
 from . import words
 
 CALL_TEXT = 80
+EVENT_TEXT = 100_000  # characters of one event that the index holds and snippets come from
 
 # text, its compounds' parts (words.compounds), seq, turn, turn_at, offset, heading
 Row = tuple[str, str, int, int, int, int, str]
@@ -69,8 +70,19 @@ def text_of(record: records.Event, tool_output: bool = True, clean: bool = True)
             parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
         case _:
             return ""
-    text = "\n".join([part for part in parts if part])
+    text = _capped(parts)
     return redact(text) if clean else text
+
+
+def _capped(parts: list[str]) -> str:
+    """The parts joined, at most EVENT_TEXT characters: a 50 MB line costs the index and its
+    snippets what 100 KB does (the log keeps every byte; the transcript says it cut)."""
+    kept, room = [], EVENT_TEXT
+    for part in parts:
+        if part and room > 0:
+            kept.append(part[:room])
+            room -= len(kept[-1]) + 1
+    return "\n".join(kept)
 
 
 def describe(call: records.Call) -> str:
