@@ -9,8 +9,9 @@ them through the CLI's own code, then lists, searches and opens every task throu
 
 Sources: the project's own hand-written sessions (tests/importing.py), and the real corpus
 (`corpus` fixture) where it is present. The budget: the default run tries 12 copies per
-source kind (the `ci` profile, about 20 s here); `NODWYN_PROPERTIES=long` tries 400 (about
-10 minutes), run by hand: `NODWYN_PROPERTIES=long pytest tests/test_import_properties.py`.
+test (the `ci` profile: about 25 s for the three tests on this shared 2-core machine, some
+0.7 s a copy); `NODWYN_PROPERTIES=long` tries 400 per test (some 15 minutes at that rate), run
+by hand: `NODWYN_PROPERTIES=long pytest tests/test_import_properties.py`.
 """
 
 import contextlib
