@@ -280,6 +280,8 @@ function renderOther(ev) {
       return box(ev, "meta-event", ev.title ? `named “${ev.title}” by ${ev.actor || "person"}` : "name taken back");
     case "session.archive":
       return box(ev, "meta-event", ev.archived === false ? "unarchived" : "archived");
+    case "bookmark":
+      return document.createTextNode(""); // drawn as the star under its turn's card (stars.js)
     case "session.close":
     case "session.resume":
       return box(ev, "meta-event", ev.kind === "session.close" ? "closed" : "resumed");

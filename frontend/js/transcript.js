@@ -102,6 +102,10 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     if (active.matches("[data-earlier], [data-later], [data-hit]")) {
       return active.hasAttribute("data-earlier") ? "[data-earlier]" : active.hasAttribute("data-later") ? "[data-later]" : ".events [data-hit]";
     }
+    if (active.matches("[data-star], [data-star-note]")) {
+      const name = active.hasAttribute("data-star") ? "data-star" : "data-star-note";
+      return `[${name}="${active.getAttribute(name)}"]`;
+    }
     const fold = active.closest("[data-fold]")?.getAttribute("data-fold");
     if (active.tagName === "SUMMARY" && fold) return `[data-fold="${CSS.escape(fold)}"] > summary`;
     return ""; // somewhere in the pane: the pane itself
@@ -228,10 +232,16 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
         const [window_, cards] = await Promise.all([api.context(task, {}), api.cards(task)]);
         if (mine !== loading || !view || view.task !== task) return;
         const from = window_.events.length ? window_.events[0].seq : Infinity;
+        const shownTo = view.events.length ? view.events[view.events.length - 1].seq : 0;
+        const added = window_.events.filter((/** @type {any} */ e) => e.seq > shownTo);
+        // a star is drawn where it was given: drawing the pane again would take the note
+        // being typed away (and the star adds nothing to the events shown)
+        const quiet = added.length > 0 && added.every((/** @type {any} */ e) => e.kind === "bookmark");
         view.events = [...view.events.filter((e) => e.seq < from), ...window_.events];
         view.cards = new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c]));
         view.hasEarlier = view.events.length ? view.events[0].seq > 1 : false;
         view.total = window_.total;
+        if (quiet) return;
         render();
         if (atBottom) pane.scrollTop = pane.scrollHeight;
       } catch {
