@@ -3,7 +3,8 @@
 Every change is a record appended to the task's log through its `Writer`, so a task open in
 another process (its lock held) is refused at once with TaskBusy. Listing goes through the
 derived catalogue. Deleting removes the log and every derived file beside it (`<id>.*`) and
-leaves a tombstone so an importer does not bring the task back.
+leaves a tombstone so an importer does not bring the task back. Every change of a log, and its
+removal, is noted in the data directory's change journal (log/journal.py).
 
 State of a task: nodwyn's own tasks are "open", "needs an answer" (an approval asked and not
 answered) or "closed" (after session.close). nodwyn did not run an imported session, so an
@@ -26,7 +27,7 @@ from .catalogue import (
     running_since,
 )
 from .errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
-from .log import logfile, records
+from .log import journal, logfile, records
 from .log.redact import redact
 
 NOTE = 500  # characters of a bookmark's note
@@ -70,11 +71,11 @@ class Store:
         task = task or new_id()
         if self.was_deleted(task):
             raise BadInput(f"task {task} was deleted")
-        return logfile.Writer(self.log_path(task), start=start)
+        return logfile.Writer(self.log_path(task), start=start, root=self.root)
 
     def writer(self, task: str) -> logfile.Writer:
         """The writer of an existing task (TaskBusy when another holds it)."""
-        return logfile.Writer(self.log_path(task))
+        return logfile.Writer(self.log_path(task), root=self.root)
 
     def list(self, archived: bool | None = False) -> list[TaskInfo]:
         """Tasks, newest activity first; archived=None lists archived and unarchived alike."""
@@ -141,6 +142,7 @@ class Store:
                 handle.write(task + "\n")
             for path in self.sessions.glob(f"{task}.*"):
                 path.unlink(missing_ok=True)
+        journal.note(self.root, task)
 
     def was_deleted(self, task: str) -> bool:
         try:
@@ -156,7 +158,7 @@ class Store:
         if not path.exists():
             raise TaskNotFound(f"no task {task}")
         try:
-            with logfile.Writer(path) as writer:
+            with logfile.Writer(path, root=self.root) as writer:
                 writer.append([record])
         except TaskBusy:
             raise TaskBusy(f"task {task} is open in another process") from None

@@ -21,7 +21,7 @@ from pathlib import Path
 import msgspec
 
 from ..errors import NotALog, TaskBusy, TaskNotFound
-from . import faults, records
+from . import faults, journal, records
 from .records import Event, Known
 from .redact import redact
 
@@ -195,12 +195,18 @@ def by_seq(path: Path, seq: int) -> Event:
 
 
 class Writer:
-    """The one appender of a log, holding its exclusive lock until `close()`."""
+    """The one appender of a log, holding its exclusive lock until `close()`. Given `root`
+    (its data directory), each write is noted in that directory's change journal."""
 
-    def __init__(self, path: Path, start: records.SessionStart | None = None):
+    def __init__(
+        self, path: Path, start: records.SessionStart | None = None, root: Path | None = None
+    ):
         self.path = path
+        self.root = root
         if start is not None:
             _create(path, start)
+            if root is not None:
+                journal.note(root, path.stem)  # a log of one line is a change too
         flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0)
         try:
             self.fd = os.open(path, flags, 0o600)
@@ -253,6 +259,8 @@ class Writer:
             done = os.write(self.fd, view)
             view = view[done:]
         self.size += len(data)
+        if self.root is not None:
+            journal.note(self.root, self.path.stem)
 
     def sync(self) -> None:
         os.fsync(self.fd)

@@ -17,8 +17,10 @@ tantivy's default log merge policy folds small segments together in the backgrou
 it before letting go of the writer). How far each log was taken is its `.mem`'s mark, written
 only after the commit; a task's documents past its mark are deleted before adding, so a refresh
 cut short between commit and mark adds nothing twice. A deleted task's documents are deleted by
-its id term. `state.msgpack` beside the index remembers each log's size and mtime (to find
-changed logs with one stat each), project, title and archive flag. The index, its state and the
+its id term. `state.msgpack` beside the index remembers each log's size and mtime, project,
+title and archive flag, and how far into the change journal it got: changes.py finds the logs
+to fold from the journal's notes (no per-log work when nothing changed), with a full check of
+every log now and then. The index, its state and the
 marks carry an id: a new or rebuilt index has a new id, so every mark older than it is void.
 Only one process writes (tantivy's lock); another finding the lock taken searches what is there.
 
@@ -41,7 +43,8 @@ from msgspec import Struct
 
 from .. import settings
 from ..errors import TaskNotFound
-from . import documents, words
+from ..log import journal
+from . import changes, documents, words
 from . import mem as memfile
 from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read as index.X)
     Job,
@@ -82,6 +85,9 @@ class State(Struct, kw_only=True):
     id: str = ""
     tool_output: bool = True
     tasks: dict[str, Seen] = {}
+    journal: str = ""  # the change journal's generation, and how far into it the index got
+    journal_at: int = 0
+    checked_ns: int = 0  # when every log was last looked at (changes.py)
 
 
 _state_encoder = msgspec.msgpack.Encoder()
@@ -263,84 +269,67 @@ def _making(root: Path):
         yield  # the lock goes with the file's closing
 
 
-_stamps: list = [None, {}]  # the state they were made from, file name -> (size, mtime)
+_quiet: dict[Path, tuple] = {}  # data dir -> (state, journal stamp) of a look finding nothing
 
 
-def stale(sessions: Path, state: State) -> tuple[dict[str, os.stat_result], list[str]]:
-    """Logs changed since the state saw them (with their stat), and tasks whose log is gone.
-    One stat per log, and as little Python per log as we can (this runs on every search)."""
-    if _stamps[0] is not state or len(_stamps[1]) != len(state.tasks):
-        _stamps[:] = [state, {f"{t}.jsonl": (s.size, s.mtime_ns) for t, s in state.tasks.items()}]
-    stamps = _stamps[1]
-    folder, logs, changed = str(sessions), [], {}
-    for name in _logs(sessions):
-        try:
-            stat = os.stat(f"{folder}/{name}")
-        except FileNotFoundError:
-            continue  # removed since the folder was listed
-        logs.append(name)
-        if stamps.get(name) != (stat.st_size, stat.st_mtime_ns):
-            changed[name[:-6]] = stat
-    gone = []
-    if len(logs) - sum(1 for name in changed if name not in state.tasks) != len(state.tasks):
-        present = {name[:-6] for name in logs}
-        gone = [task for task in state.tasks if task not in present]
-    return changed, gone
-
-
-_listing: list = [None, []]  # (folder, its mtime) when listed, and the logs' names then
-SETTLED_NS = 3_000_000_000  # the coarsest clock of a folder's mtime (FAT: 2 s), and then some
-
-
-def _logs(sessions: Path) -> list[str]:
-    """The log files' names in the folder, listed again only when the folder changed: adding,
-    removing or renaming a file changes its mtime (at 1M events a listing of the folder, four
-    files a task, cost as much as the stat of every log). A listing made within SETTLED_NS of
-    the folder's mtime is not kept: a change in the same tick of its clock can leave it as is."""
-    mtime = os.stat(sessions).st_mtime_ns
-    if _listing[0] == (sessions, mtime):
-        return _listing[1]
-    names = [name for name in os.listdir(sessions) if name.endswith(".jsonl") and _task_name(name)]
-    settled = time.time_ns() - mtime > SETTLED_NS
-    _listing[:] = [(sessions, mtime) if settled else None, names]
-    return names
-
-
-def _task_name(name: str) -> bool:
-    """Whether a file's name can be a task's: not one with undecodable bytes (the os gives
-    them as surrogates, which neither the index nor JSON can hold)."""
-    if name.isascii():
-        return True
-    try:
-        name.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def refresh(store, progress: Callable[[int, int], None] | None = None) -> State:
-    """Bring every .mem and the index up to date with the logs; returns the index's state."""
+def refresh(store, progress: Callable[[int, int], None] | None = None, full: bool = False) -> State:
+    """Bring every .mem and the index up to date with the logs; returns the index's state.
+    The logs looked at are those the change journal names since the last look (none: no
+    per-log work), or every log when `full` or when changes.py says a full check is due."""
     state = current(store.root, shared=True)
-    changed, gone = stale(store.sessions, state)
-    if not changed and not gone:
+    stamp = journal.stamp(store.root)
+    quiet = _quiet.get(store.root)
+    unchanged = stamp and quiet and quiet[0] is state and quiet[1] == stamp
+    if not full and unchanged and not changes.due(state, store.root):
+        return state
+    found = changes.find(store, state, full)
+    if not found.changed and not found.gone:
+        _advance(store, state, found)
+        _quiet[store.root] = (state, stamp)
         return state
     state = current(store.root)  # a copy of its own to change
-    helped = _worth_helping(state, changed)
+    helped = _worth_helping(state, found.changed)
     index = open_index(store.root, state)
     try:
         writer = index.writer(*(WRITER_HELPED if helped else WRITER_ALONE))
     except ValueError:
         return state  # another process is writing: search what is there
     try:
-        _write(store, state, writer, changed, gone, progress, helped)
+        _write(store, state, writer, found, progress, helped)
     finally:
         writer.wait_merging_threads()
     index.reload()
     return state
 
 
-def _write(store, state, writer, changed, gone, progress, helped: bool) -> None:
-    for task in gone:
+def _advance(store, state: State, found: changes.Found) -> None:
+    """Remember, when nothing changed, how far into the journal the index got (and a full
+    check), so that the next process does not look at those logs again."""
+    if (found.generation, found.offset) == (state.journal, state.journal_at) and not found.full:
+        return
+    try:
+        writer = open_index(store.root, state).writer(15_000_000, 1)
+    except ValueError:
+        return  # another process is writing: it saves the state
+    try:
+        latest = load_state(store.root)
+        if latest is None or latest.id != state.id or latest.tasks != state.tasks:
+            return  # changed meanwhile: the next look starts from that state
+        _mark(latest, found)
+        save_state(store.root, latest)
+    finally:
+        del writer
+
+
+def _mark(state: State, found: changes.Found) -> None:
+    state.journal, state.journal_at = found.generation, found.offset
+    if found.full:
+        state.checked_ns = time.time_ns()
+
+
+def _write(store, state, writer, found: changes.Found, progress, helped: bool) -> None:
+    changed = found.changed
+    for task in found.gone:
         writer.delete_documents_by_term("task", task)
         del state.tasks[task]
     jobs = [job_of(state, task, store.sessions / f"{task}.jsonl", stat.st_size)
@@ -360,6 +349,7 @@ def _write(store, state, writer, changed, gone, progress, helped: bool) -> None:
             progress(counts["done"], len(jobs))
 
     _fold_all(writer, jobs, finish, store.root if helped else None)
+    _mark(state, found)  # only now: a commit before this one left some logs unfolded
     _commit(store, state, writer, pending)
 
 
