@@ -8,6 +8,12 @@ size or modification time changed since the last pass, one file at a time, throu
 importers. Then it folds memory for the changed logs, so that the next search finds the new
 turns at once. Progress goes to the shared Status, which the page polls.
 
+Passes are driven by filesystem notifications (watch.py): a change below a followed folder
+wakes the worker, which looks at that folder alone, at most once a GAP; folders without
+notifications (missing yet, network shares) are looked at every `interval`; every folder is
+looked at again every RESCAN whatever the notifications said. The first pass looks at every
+folder and checks every log of the data directory (a change made while the app was closed).
+
 Invariants:
 - the stop and pause flags are checked between files, never inside one: an import in flight
   finishes its file and closes its Writer, so Quit never leaves a half-written record;
@@ -20,6 +26,7 @@ Invariants:
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -31,6 +38,8 @@ from .importers.sync import default_paths
 from .store import Store
 
 log = logging.getLogger("nodwyn.worker")
+GAP = 1.0  # seconds between passes woken by notifications (an agent writes many lines a second)
+RESCAN = 600.0  # seconds between looks at every folder, notified or not
 
 
 class Progress(Protocol):
@@ -44,12 +53,22 @@ class Stopped(Exception):
 class Worker:
     """Follows the agents' folders in a daemon thread until stop()."""
 
-    def __init__(self, store: Store, status: Progress | None = None, interval: float = 3.0):
+    def __init__(
+        self, store: Store, status: Progress | None = None, interval: float = 3.0, watch=True
+    ):
         self.store = store
         self.status = status
         self.interval = interval
         self.passes = 0  # completed passes, for tests and the self-check
-        self._seen: dict[str, dict[Path, tuple[int, int]]] = {tool: {} for tool in agents.TOOLS}
+        self.polled: list[Path] = []  # followed folders without notifications
+        self._seen: dict[tuple[str, Path], dict[Path, tuple[int, int]]] = {}
+        self._stirred: set[Path] = set()  # folders notified since the last pass
+        self._all = True  # the next pass looks at every folder
+        self._watch = None
+        if watch:
+            from .watch import Watch  # watchdog: only the app's worker needs it
+
+            self._watch = Watch(store.root, store.sessions, self._stir)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._paused = threading.Event()
@@ -61,6 +80,8 @@ class Worker:
         return self._paused.is_set()
 
     def start(self) -> None:
+        if self._watch is not None:
+            self._watch.start()
         self._thread = threading.Thread(target=self._run, name="nodwyn-worker", daemon=True)
         self._thread.start()
 
@@ -73,7 +94,17 @@ class Worker:
         self.wake()
 
     def wake(self) -> None:
-        """Run a pass now instead of at the end of the interval."""
+        """Run a pass over every folder now instead of at the end of the interval."""
+        self._all = True
+        self._wake.set()
+
+    def _stir(self, folder: Path | None) -> None:
+        """A notification: something changed below `folder`, or the settings (None), from
+        watchdog's thread."""
+        if folder is None:
+            self._all = True
+        else:
+            self._stirred.add(folder)
         self._wake.set()
 
     def request_stop(self) -> None:
@@ -84,6 +115,8 @@ class Worker:
     def stop(self, timeout: float | None = None) -> bool:
         """Ask the thread to stop after the file in hand; True once it has ended."""
         self.request_stop()
+        if self._watch is not None:
+            self._watch.stop()
         if self._thread is None:
             return True
         self._thread.join(timeout)
@@ -95,7 +128,9 @@ class Worker:
             return self._idle.wait_for(lambda: self.passes > after, timeout)
 
     def _run(self) -> None:
+        rescan = time.monotonic() + RESCAN
         while not self._stop.is_set():
+            began = time.monotonic()
             if not self._paused.is_set():
                 try:
                     self.run_pass()
@@ -104,29 +139,56 @@ class Worker:
                 except Exception:  # keep following; the next pass tries again
                     log.exception("the background pass failed")
                     self._report("error", 0, 0)
-            self._wake.wait(self.interval)
+            woken = self._wake.wait(self._timeout(rescan))
             self._wake.clear()
+            if time.monotonic() >= rescan:
+                self._all, rescan = True, time.monotonic() + RESCAN
+            elif woken and not self._all:  # notified: let a burst of writes settle
+                self._stop.wait(max(0.0, began + GAP - time.monotonic()))
+
+    def _timeout(self, rescan: float) -> float:
+        """How long to wait for a notification: until the polled folders' next look."""
+        until_rescan = max(0.0, rescan - time.monotonic())
+        return min(self.interval, until_rescan) if self.polled else until_rescan
 
     def run_pass(self) -> bool:
         """One pass: import what changed, fold memory if anything did. True if anything did."""
-        changed = {tool: self._changed(tool, paths) for tool, paths in self._folders().items()}
+        first = self.passes == 0
+        folders = self._looked_at()
+        changed = {(tool, folder): self._changed(tool, folder) for tool, folder in folders}
         total = sum(len(files) for files in changed.values())
         done = 0
-        for tool, files in changed.items():
+        for (tool, folder), files in changed.items():
             for file, signature in files:
                 self._check()
                 self._report("importing", done, total)
                 self._import(tool, file)
-                self._seen[tool][file] = signature
+                self._seen[(tool, folder)][file] = signature
                 done += 1
-        if total or self.passes == 0:
+        if total or first:
             self._check()
-            self._fold()
+            self._fold(full=first)
         self._report("", 0, 0)  # nothing under way: the page hides its progress
         with self._idle:
             self.passes += 1
             self._idle.notify_all()
         return bool(total)
+
+    def _looked_at(self) -> list[tuple[str, Path]]:
+        """The (tool, folder) pairs this pass looks at: every followed one after a wake, the
+        first pass or a rescan; else those notified and those without notifications."""
+        followed = [(tool, folder) for tool, paths in self._folders().items() for folder in paths]
+        polled = set(self.polled)  # looked at now, also if watched from now on
+        if self._watch is not None:
+            self.polled = self._watch.follow([folder for _, folder in followed])
+            polled.update(self.polled)
+        everything, self._all = self._all or self._watch is None, False
+        stirred, self._stirred = self._stirred, set()  # noted before the look: none missed
+        for pair in [pair for pair in self._seen if pair not in followed]:
+            del self._seen[pair]
+        if everything:
+            return followed
+        return [pair for pair in followed if pair[1] in stirred or pair[1] in polled]
 
     def _folders(self) -> dict[str, list[Path]]:
         """Each agent's folders to follow now: its default ones if followed, and imported ones."""
@@ -138,9 +200,9 @@ class Worker:
             folders[tool].extend(Path(folder) for folder in extra.get(tool, []))
         return {tool: paths for tool, paths in folders.items() if paths}
 
-    def _changed(self, tool: str, folders: list[Path]) -> list[tuple[Path, tuple[int, int]]]:
-        current = session_files(folders)
-        seen = self._seen[tool]
+    def _changed(self, tool: str, folder: Path) -> list[tuple[Path, tuple[int, int]]]:
+        current = session_files([folder])
+        seen = self._seen.setdefault((tool, folder), {})
         for gone in [file for file in seen if file not in current]:
             del seen[gone]
         return sorted(
@@ -159,9 +221,9 @@ class Worker:
         for problem in report.problems:
             log.warning("line skipped %s", problem.message())
 
-    def _fold(self) -> None:
+    def _fold(self, full: bool) -> None:
         with memory.BUILDING:
-            memory.refresh(self.store, self._progress("indexing"))
+            memory.refresh(self.store, self._progress("indexing"), full=full)
 
     def _progress(self, phase: str) -> Callable[[int, int], None]:
         return lambda done, total: self._report(phase, done, total)

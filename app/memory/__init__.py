@@ -27,12 +27,12 @@ from .search import EventHit, Results, TurnHit
 BUILDING = threading.Lock()
 
 
-def refresh(store, progress: Callable[[int, int], None] | None = None) -> None:
+def refresh(store, progress: Callable[[int, int], None] | None = None, full: bool = False) -> None:
     """Bring every .mem, the word index and the vectors up to date with the logs (deleted
-    tasks removed)."""
+    tasks removed); `full`: every log looked at, not only those the change journal names."""
     from . import vectors  # numpy and the model: only here and when searching by meaning
 
-    _index.refresh(store, progress)
+    _index.refresh(store, progress, full)
     vectors.refresh(store, progress)
 
 
