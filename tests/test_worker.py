@@ -14,6 +14,7 @@ import pytest
 from nodwyn import memory, settings
 from nodwyn.agents import places
 from nodwyn.feed import Status
+from nodwyn.importers.sync import default_paths
 from nodwyn.log import logfile
 from nodwyn.store import Store
 from nodwyn.worker import Worker
@@ -242,3 +243,44 @@ def test_a_followed_folder_that_cannot_be_read_does_not_stop_the_others(agents, 
     ClaudeSession(agents).turn("Fix the ocelot build", "Fixed.")
     assert worker.run_pass()
     assert [info.title for info in worker.store.list(archived=None)] == ["Fix the ocelot build"]
+
+
+def watched_agents(agents: Path) -> None:
+    """Every default folder of every agent made, so each can be watched."""
+    for tool in ("claude", "codex"):
+        for folder in default_paths(tool):
+            folder.mkdir(parents=True, exist_ok=True)
+
+
+def test_an_idle_worker_whose_folders_are_watched_makes_no_pass_until_one_changes(agents, worker):
+    watched_agents(agents)
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    assert worker.polled == []
+    passes = worker.passes
+    assert not worker.wait_for_pass(passes, timeout=1.5)  # the interval is 0.2 s: no polling
+    ClaudeSession(agents).turn("Port the axolotl parser", "Ported.")
+    assert eventually(lambda: found(worker.store, "axolotl"), timeout=10)
+
+
+def test_a_missing_folder_is_polled_and_watched_once_it_exists(agents, worker):
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    assert worker.polled  # nothing to watch yet
+    ClaudeSession(agents).turn("Port the axolotl parser", "Ported.")
+    assert eventually(lambda: found(worker.store, "axolotl"), timeout=10)
+    assert eventually(lambda: agents / "claude" / "projects" not in worker.polled, timeout=5)
+
+
+def test_a_log_changed_behind_the_apps_back_is_noted_so_the_next_search_finds_it(agents, worker):
+    watched_agents(agents)
+    ClaudeSession(agents).turn("Tune the narwhal cache", "Tuned.")
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    (task,) = worker.store.list(archived=None)
+    log = worker.store.log_path(task.id)
+    seq = logfile.last_record(log)[1].seq + 1
+    with open(log, "a", encoding="utf-8") as handle:  # a restore, an editor: not nodwyn
+        handle.write(f'{{"kind":"message","seq":{seq},"at":"2026-11-29T10:09:00.000Z",'
+                     '"text":"the wombat came back"}\n')  # fmt: skip
+    assert eventually(lambda: found(worker.store, "wombat"), timeout=10) == {task.id}

@@ -87,13 +87,14 @@ def since(root: Path, generation: str, offset: int) -> tuple[str, int, set[str] 
             if len(head) != _HEAD or not head.startswith(MAGIC) or head[-1:] != b"\n":
                 return "", 0, None
             current = head[len(MAGIC) : -1].decode("ascii", "replace")
-            if current != generation or offset < _HEAD:
-                return current, _HEAD, None
-            handle.seek(offset)
+            trusted = current == generation and offset >= _HEAD
+            handle.seek(offset if trusted else _HEAD)
             tail = handle.read()
     except OSError:
         return "", 0, None
     whole = tail.rfind(b"\n") + 1  # a note being written is read next time
+    if not trusted:  # every log is to be looked at: so every note so far is taken in
+        return current, _HEAD + whole, None
     tasks = set()
     for line in tail[:whole].splitlines():
         if not _TASK.fullmatch(line):
