@@ -91,7 +91,7 @@ def test_deleting_a_task_is_noted_and_the_search_leaves_it_out(store):
 
 def test_a_log_changed_behind_nodwyns_back_is_found_by_a_full_check(store):
     found(store, "pager")
-    append_behind_nodwyns_back(store, "t05", 4, "the wombat came back")
+    append_behind_nodwyns_back(store, "t05", 5, "the wombat came back")
     assert found(store, "wombat") == set()  # no note: the journal is trusted until...
     wordindex.refresh(store, full=True)  # ...the app's start, or the periodic check
     assert found(store, "wombat") == {"t05"}
@@ -99,14 +99,14 @@ def test_a_log_changed_behind_nodwyns_back_is_found_by_a_full_check(store):
 
 def test_the_periodic_full_check_finds_a_change_behind_nodwyns_back(store, monkeypatch):
     found(store, "pager")
-    append_behind_nodwyns_back(store, "t05", 4, "the wombat came back")
+    append_behind_nodwyns_back(store, "t05", 5, "the wombat came back")
     monkeypatch.setattr(changes, "FULL_EVERY_NS", 0)  # as if ten minutes had gone by
     assert found(store, "wombat") == {"t05"}
 
 
 def test_a_note_that_is_not_a_task_id_makes_the_next_search_check_every_log(store):
     found(store, "pager")
-    append_behind_nodwyns_back(store, "t05", 4, "the wombat came back")
+    append_behind_nodwyns_back(store, "t05", 5, "the wombat came back")
     with open(journal.path_of(store.root), "ab") as handle:
         handle.write(b"\x00\xff half a note\n")  # a torn write, after a crash of the machine
     assert found(store, "wombat") == {"t05"}
@@ -127,7 +127,7 @@ def test_a_note_being_written_is_read_once_it_is_whole(store):
 def test_a_journal_past_its_limit_starts_anew_and_readers_check_every_log(store, monkeypatch):
     found(store, "pager")
     before = journal.since(store.root, "", 0)[0]
-    append_behind_nodwyns_back(store, "t05", 4, "the wombat came back")
+    append_behind_nodwyns_back(store, "t05", 5, "the wombat came back")
     monkeypatch.setattr(journal, "LIMIT", 200)
     for _ in range(10):
         write(store, "t01", turn("more words"))
@@ -138,7 +138,7 @@ def test_a_journal_past_its_limit_starts_anew_and_readers_check_every_log(store,
 
 def test_a_removed_journal_makes_the_next_search_check_every_log(store):
     found(store, "pager")
-    append_behind_nodwyns_back(store, "t05", 4, "the wombat came back")
+    append_behind_nodwyns_back(store, "t05", 5, "the wombat came back")
     journal.path_of(store.root).unlink()
     assert found(store, "wombat") == {"t05"}
 

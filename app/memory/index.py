@@ -15,9 +15,10 @@ Segments and appends: one refresh is one commit, which adds one small segment ho
 events the logs gained, so appending a turn to a huge log costs work in proportion to the turn.
 tantivy's default log merge policy folds small segments together in the background (we wait for
 it before letting go of the writer). How far each log was taken is its `.mem`'s mark, written
-only after the commit; a task's documents past its mark are deleted before adding, so a refresh
-cut short between commit and mark adds nothing twice. A deleted task's documents are deleted by
-its id term. `state.msgpack` beside the index remembers each log's size and mtime, project,
+only after the commit; a task's documents the index holds past its mark (a refresh cut short
+between commit and mark) are kept and only what follows them is added (adding.py), so nothing is
+added twice and the ranking is a clean build's. A deleted task's documents are deleted by its
+id term. `state.msgpack` beside the index remembers each log's size and mtime, project,
 title and archive flag, and how far into the change journal it got: changes.py finds the logs
 to fold from the journal's notes (no per-log work when nothing changed), with a full check of
 every log now and then. The index, its state and the
@@ -42,10 +43,10 @@ import tantivy
 from msgspec import Struct
 
 from .. import settings
-from ..errors import TaskNotFound
 from ..log import journal
 from . import changes, documents, words
 from . import mem as memfile
+from .adding import Adding
 from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read as index.X)
     Job,
     Row,
@@ -172,65 +173,6 @@ def _fresh(root: Path, tool_output: bool) -> State:
     return state
 
 
-def _document(task: str, row: Row) -> tantivy.Document:
-    text, compounds, seq, turn, turn_at, offset, head = row
-    doc = tantivy.Document()
-    doc.add_text("words", text)
-    doc.add_text("parts", compounds)
-    doc.add_text("task", task)
-    doc.add_unsigned("seq", seq)
-    doc.add_unsigned("turn", turn)
-    doc.add_unsigned("turn_at", turn_at)
-    doc.add_unsigned("offset", offset)
-    doc.add_text("heading", head)
-    return doc
-
-
-def _drop_after(writer, task: str, seq: int) -> None:
-    """Delete the task's documents past `seq` (all of them for 0)."""
-    if seq == 0:
-        writer.delete_documents_by_term("task", task)
-        return
-    query = tantivy.Query.boolean_query(
-        [
-            (tantivy.Occur.Must, tantivy.Query.term_query(SCHEMA, "task", task)),
-            (
-                tantivy.Occur.Must,
-                tantivy.Query.range_query(
-                    SCHEMA, "seq", tantivy.FieldType.Unsigned, seq + 1, None,
-                    use_inverted_index=True,
-                ),
-            ),
-        ]
-    )  # fmt: skip
-    writer.delete_documents_by_query(query)
-
-
-def take(writer, job: Job) -> tuple[Taken | None, int]:
-    """Bring one log's .mem fold and its index documents up to date in this process: what
-    folding it gave (None: the log went away) and the documents added."""
-    try:
-        taken = start(job)
-        if taken.drop >= 0:
-            _drop_after(writer, job.task, taken.drop)
-        added = 0
-        for row in rows(job, taken):
-            writer.add_document(_document(job.task, row))
-            added += 1
-    except (OSError, TaskNotFound):
-        return None, 0  # deleted while we looked: the next refresh drops it
-    return taken, added
-
-
-def put(writer, taken: Taken) -> int:
-    """Add what the helper process folded; the documents added."""
-    if taken.drop >= 0:
-        _drop_after(writer, taken.task, taken.drop)
-    for row in taken.rows:
-        writer.add_document(_document(taken.task, row))
-    return len(taken.rows)
-
-
 def current(root: Path, shared: bool = False) -> State:
     """The index's state, a new empty index when it is missing, damaged or out of date."""
     tool_output = settings.load(root).search_tool_output
@@ -295,7 +237,7 @@ def refresh(store, progress: Callable[[int, int], None] | None = None, full: boo
     except ValueError:
         return state  # another process is writing: search what is there
     try:
-        _write(store, state, writer, found, progress, helped)
+        _write(store, state, Adding(index, writer, SCHEMA), found, progress, helped)
     finally:
         writer.wait_merging_threads()
     index.reload()
@@ -327,8 +269,8 @@ def _mark(state: State, found: changes.Found) -> None:
         state.checked_ns = time.time_ns()
 
 
-def _write(store, state, writer, found: changes.Found, progress, helped: bool) -> None:
-    changed = found.changed
+def _write(store, state, adding: Adding, found: changes.Found, progress, helped: bool) -> None:
+    changed, writer = found.changed, adding.writer
     for task in found.gone:
         writer.delete_documents_by_term("task", task)
         del state.tasks[task]
@@ -348,12 +290,12 @@ def _write(store, state, writer, found: changes.Found, progress, helped: bool) -
         if progress is not None:
             progress(counts["done"], len(jobs))
 
-    _fold_all(writer, jobs, finish, store.root if helped else None)
+    _fold_all(adding, jobs, finish, store.root if helped else None)
     _mark(state, found)  # only now: a commit before this one left some logs unfolded
     _commit(store, state, writer, pending)
 
 
-def _fold_all(writer, jobs: list[Job], finish: Callable, helped: Path | None) -> None:
+def _fold_all(adding: Adding, jobs: list[Job], finish: Callable, helped: Path | None) -> None:
     """Fold every job here, and in a helper process too when `helped` (the data directory,
     whose task list the helper brings up to date first); `finish` is called with each job,
     what folding it gave and the documents added."""
@@ -366,7 +308,7 @@ def _fold_all(writer, jobs: list[Job], finish: Callable, helped: Path | None) ->
     def add(folded) -> None:
         for job, taken in folded:
             last_build["helped"] += 1
-            finish(job, taken, put(writer, taken))
+            finish(job, taken, adding.put(taken, job.log))
 
     try:
         while True:
@@ -374,7 +316,7 @@ def _fold_all(writer, jobs: list[Job], finish: Callable, helped: Path | None) ->
                 add(helper.ready())
             job = shared.front()
             if job is not None:
-                finish(job, *take(writer, job))
+                finish(job, *adding.take(job))
             elif helper is None:
                 break
             else:  # the helper's last logs; any it could not fold come back to the list
