@@ -64,3 +64,12 @@ def test_the_mcp_benchmark_prints_its_figures(corpus):
     assert "tools/list schemas: " in out
     for name in ("start", "index-search", "recall"):
         assert f"{name}: first " in out
+
+
+def test_the_build_benchmark_prints_its_figures_beside_their_goals(corpus):
+    out = run("bench_build.py", "--sizes", "400,900", "--queries", "5")
+    for figure in ("first build, one core:", "goal >= 30,000", "first build as the app builds",
+                   "warm search by words at", "goal <= 5 ms",
+                   "stats of task logs during those warm searches: 0 (goal 0)",
+                   "a stat of every log on each search"):  # fmt: skip
+        assert figure in out, figure
