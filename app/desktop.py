@@ -1,16 +1,18 @@
-"""The desktop app: one process with a native window, a tray icon and the background worker.
+"""The desktop app: the API server, the background worker and a tray icon in one process, and
+the window in a process of its own (window.py, driven through viewer.py).
 
-The only module that imports `webview` and `pystray`. `run()` claims the data directory
-(a second launch asks the first to show its window and exits, see instance.py), starts the
-API server on 127.0.0.1 and the worker in daemon threads, puts an icon in the tray and opens
-the window on the server's page. The page's token travels only inside this process: it is in
-the URL handed to the in-process web view, which never appears on a command line or in a
-file (docs/decisions/0006-desktop-app.md); the web view runs in private mode, so no history
-of that URL is written to disk.
+The only module that imports `pystray` (window.py alone imports `webview`). `run()` claims the
+data directory (a second launch asks the first to show its window and exits, see
+instance.py), starts the API server on 127.0.0.1 and the worker in daemon threads, opens the
+window on the server's page and puts an icon in the tray. The page's token reaches the window
+process through its stdin pipe only: never a command line, a file or the environment
+(docs/decisions/0006-desktop-app.md); the web view runs in private mode, so no history of that
+URL is written to disk.
 
 Invariants:
-- closing the window hides it to the tray while the `close_to_tray` setting is on and a tray
-  icon is shown; otherwise, and on Quit, the app quits;
+- closing the window ends its process, giving the web engine's memory back, while the
+  `close_to_tray` setting is on and a tray icon is shown: the worker and the server go on,
+  and Open makes the window again; otherwise, and on Quit, the app quits;
 - quitting stops the worker first (it finishes the file in hand, so no log is left
   half-written), then the server, the tray and the window, and gives the data directory up;
 - the window's size and position are kept in `<data>/window.json` and used at the next launch
@@ -25,32 +27,26 @@ from pathlib import Path
 
 
 def _environment() -> None:
-    """Settings read when pystray and Qt load, so set before the imports below.
+    """Settings read when pystray loads, so set before the imports below.
 
-    pystray picks its backend on import: on Linux the xorg one, which needs no GTK in the
-    Qt process (the person's own PYSTRAY_BACKEND wins). Qt WebEngine's sandbox refuses to
-    run as root, as in containers and CI.
+    pystray picks its backend on import: on Linux the xorg one, which needs no GTK (the
+    person's own PYSTRAY_BACKEND wins).
     """
     if sys.platform.startswith("linux"):
         # Without an X display the xorg backend cannot even load: no tray then.
         os.environ.setdefault("PYSTRAY_BACKEND", "xorg" if os.environ.get("DISPLAY") else "dummy")
-        os.environ.setdefault("PYWEBVIEW_GUI", "qt")  # the `qt` extra; GTK is not installed
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
-        if "--no-sandbox" not in flags:
-            os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = f"{flags} --no-sandbox".strip()
 
 
 _environment()
 
 import msgspec  # noqa: E402
 import pystray  # noqa: E402
-import webview  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
 from . import agents, instance, settings  # noqa: E402
 from .api import Server, Status  # noqa: E402
 from .store import Store  # noqa: E402
+from .viewer import Viewer  # noqa: E402
 from .worker import Worker  # noqa: E402
 
 log = logging.getLogger("nodwyn.desktop")
@@ -86,18 +82,6 @@ def load_geometry(root: Path) -> Geometry:
         return Geometry()
 
 
-def on_a_screen(geometry: Geometry, screens: list) -> Geometry:
-    """The geometry as kept, or at the default place when its corner is off every screen."""
-    if geometry.x is None or geometry.y is None:
-        return geometry
-    for screen in screens:
-        if screen.x <= geometry.x < screen.x + screen.width and (
-            screen.y <= geometry.y < screen.y + screen.height
-        ):
-            return geometry
-    return Geometry(width=geometry.width, height=geometry.height)
-
-
 class App:
     """What the tray, the window's close button and a second launch can ask of the app."""
 
@@ -105,7 +89,7 @@ class App:
         self.store = store
         self.server = server
         self.worker = worker
-        self.window = None  # the pywebview window, once made
+        self.window: Viewer | None = None  # the window, whether or not its process runs
         self.icon: pystray.Icon | None = None
         self.tray_shown = False
         self.quitting = False
@@ -116,16 +100,29 @@ class App:
         agents.QUITTING.clear()  # one app per process; tests make several in turn
 
     def show(self) -> None:
-        """Open nodwyn: show the window and bring it in front of the others."""
+        """Open nodwyn: show the window (made again if it was closed to the tray) and bring it
+        in front of the others."""
         if self.window is not None:
             self.window.show()
             self.window.restore()
 
     def search(self) -> None:
-        """Search…: show the window with the search box focused."""
+        """Search…: show the window with the search box focused (once its page has loaded,
+        when the window is made again)."""
         self.show()
-        if self.window is not None:
-            self.window.run_js(FOCUS_SEARCH)  # not evaluate_js: the page's CSP forbids eval
+        window = self.window
+        if window is None:
+            return
+        loaded = window.events.loaded
+        if loaded.is_set():
+            window.run_js(FOCUS_SEARCH)  # not evaluate_js: the page's CSP forbids eval
+            return
+
+        def when_loaded() -> None:
+            if loaded.wait(30):
+                window.run_js(FOCUS_SEARCH)
+
+        threading.Thread(target=when_loaded, name="nodwyn-search", daemon=True).start()
 
     def toggle_following(self) -> None:
         """Pause following the agents' logs, or resume it."""
@@ -144,17 +141,15 @@ class App:
         else:
             self.show()
 
-    def closing(self) -> bool:
-        """The window's close button: False keeps the window (hidden to the tray)."""
+    def closed(self, geometry: dict) -> None:
+        """The window closed and its process ended (its close button, or Quit): keep where it
+        was, then stay in the tray while a tray icon is shown and `close_to_tray` is on."""
+        self.keep_geometry(geometry)
         if self.quitting:
-            return True
+            return
         if self.tray_shown and settings.load(self.store.root).close_to_tray:
-            self.keep_geometry()
-            # Hide after this handler returns: the close event is still being delivered.
-            threading.Thread(target=self.window.hide, daemon=True).start()
-            return False
-        self.stop_work()
-        return True
+            return  # the worker and the server go on; Open makes the window again
+        self.quit()
 
     def quit(self) -> None:
         """Quit: stop the worker cleanly, then everything else, and end the process."""
@@ -186,14 +181,15 @@ class App:
         self.server.stop()
         self.quit_done.set()
 
-    def keep_geometry(self) -> None:
+    def keep_geometry(self, geometry: dict | None = None) -> None:
+        """Keep where the window is (or was, as `geometry` says) for the next launch."""
         window = self.window
-        if window is None:
-            return
+        if geometry is None and window is not None:
+            geometry = {"width": window.width, "height": window.height, "x": window.x,
+                        "y": window.y}  # fmt: skip
         try:
-            kept = Geometry(width=window.width, height=window.height, x=window.x, y=window.y)
-        except Exception:  # the window is already gone: keep what was kept before
-            log.debug("window geometry not readable", exc_info=True)
+            kept = msgspec.convert(geometry, Geometry)
+        except (msgspec.ValidationError, TypeError):  # no window yet: keep what was kept
             return
         instance.write_private(geometry_path(self.store.root), msgspec.json.encode(kept))
 
@@ -333,36 +329,26 @@ def run(
     status = Status()
     server = Server(store, status=status).start()
     app = App(store, server, Worker(store, status))
-    kept = on_a_screen(load_geometry(store.root), list(webview.screens or []))
-    app.window = webview.create_window(
-        TITLE,
-        server.url,
-        width=kept.width,
-        height=kept.height,
-        x=kept.x,
-        y=kept.y,
-        min_size=(480, 360),
-    )
-    app.window.events.closing += app.closing
+    kept = msgspec.structs.asdict(load_geometry(store.root))
+    app.window = Viewer(server.url, TITLE, kept, app.closed)
+    claim.serve(app.handle)
+    app.worker.start()
+    app.window.show()
+    # The icon docks once the window is up: docking while Qt maps its window deadlocked
+    # both against the tray manager's server grab (seen under Xvfb with trayer).
+    events = app.window.events
+    for _ in range(1200):  # up to a minute; a window that cannot open ends its process
+        if events.shown.wait(0.05) or events.closed.is_set():
+            break
+    start_tray(app)
+    if search:
+        app.search()
+    if self_check is not None:
+        from .selfcheck import check
 
-    def started() -> None:
-        claim.serve(app.handle)
-        app.worker.start()
-        # The icon docks once the window is up: docking while Qt maps its window deadlocked
-        # both against the tray manager's server grab (seen under Xvfb with trayer).
-        app.window.events.shown.wait(60)
-        start_tray(app)
-        if search and app.window.events.loaded.wait(60):
-            app.search()
-        if self_check is not None:
-            from .selfcheck import check
-
-            check(app, self_check)
-
-    # An export is a download: the window asks where to save it (its own save dialog).
-    webview.settings["ALLOW_DOWNLOADS"] = True
-    webview.start(started, private_mode=True)
-    app.stop_work()
+        threading.Thread(target=check, args=(app, self_check), daemon=True).start()
+    app.quit_done.wait()
+    app.window.destroy()
     app.stop_tray()
     return 0
 

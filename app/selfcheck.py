@@ -1,14 +1,17 @@
 """`nodwyn app --self-check REPORT`: the running app looks at itself and writes what it saw.
 
 The window test starts the real app in a subprocess under Xvfb; only the app itself can read
-its page (the token never leaves the process), so it reports through this: the tasks its
-sidebar lists, a screenshot of the screen, what each tray action did to the window and the
-worker, and the window's geometry. It then quits through the tray's Quit, as a person would.
-Each step records its own failure and the check goes on, so one broken step never hangs the
-test. Nothing here imports webview or pystray: it drives the app through `desktop.App`.
+its page (the token never leaves the app and its window process), so it reports through this:
+the tasks its sidebar lists, a screenshot of the screen, what each tray action did to the
+window and the worker, the window's geometry and, when NODWYN_SELFCHECK_IDLE gives a number of
+seconds, the app's idle memory and CPU with the window open and closed to the tray
+(tests/bench/bench_idle.py). It then quits through the tray's Quit, as a person would. Each
+step records its own failure and the check goes on, so one broken step never hangs the test.
+Nothing here imports webview or pystray: it drives the app through `desktop.App`.
 """
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -72,6 +75,10 @@ def check(app, report: Path) -> None:
     step("pause", lambda: tray(app, "Pause following agent logs") or app.worker.paused)
     step("resume", lambda: tray(app, "Resume following agent logs") or not app.worker.paused)
     step("moved", lambda: move(window))
+    if float(os.environ.get("NODWYN_SELFCHECK_IDLE") or 0) > 0:
+        from .idle import measure
+
+        step("idle", lambda: measure(app, float(os.environ["NODWYN_SELFCHECK_IDLE"])))
     report.write_text(json.dumps(seen, indent=1), encoding="utf-8")
     tray(app, "Quit")
 
@@ -100,9 +107,11 @@ def look(window, visible: bool) -> bool:
 
 
 def close_and_look(app) -> bool:
-    """The window's close button, as the window system sends it: the window only hides."""
-    app.window.destroy()  # a close request; App.closing() decides whether it quits
-    return wait_for(lambda: look(app.window, False), 10) and not app.quitting
+    """The window's close button, as the window system sends it: the window closes and its
+    process ends (the web engine released), while the app and its worker go on."""
+    app.window.close()
+    gone = wait_for(lambda: not app.window.alive, 10)
+    return bool(gone) and not app.quitting and app.worker._thread.is_alive()
 
 
 def second_launch(app) -> dict:
@@ -114,7 +123,8 @@ def second_launch(app) -> dict:
         "code": done.returncode,
         "said": done.stdout + done.stderr,
         "requests": list(app.requests),
-        "window_back": bool(wait_for(lambda: look(app.window, True), 10)),
+        "window_back": bool(wait_for(lambda: app.window.alive and look(app.window, True), 10)),
+        "windows_made": app.window.started,
     }
 
 

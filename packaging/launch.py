@@ -1,10 +1,19 @@
 """The bundle's entry point: what a double click on the packaged app runs.
 
 The same as the `nodwyn-app` gui-script: `nodwyn app` with the launcher's arguments
-(`--demo`, `--search`), so the package and a pip install behave alike.
+(`--demo`, `--search`), so the package and a pip install behave alike; `--nodwyn-window`
+runs the window's own process, which the app starts (nodwyn/viewer.py).
 """
 
-from nodwyn.desktop import main
+import sys
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--nodwyn-window"]:  # the window's own process (nodwyn/viewer.py)
+        del sys.argv[1]
+        from nodwyn.window import main as window
+
+        window()
+    else:
+        from nodwyn.desktop import main
+
+        main()

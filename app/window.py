@@ -1,0 +1,117 @@
+"""The window: pywebview's web view on the app's page, in a process of its own.
+
+The app (desktop.py, through viewer.py) starts this process when the window is to be shown,
+and it ends when the window closes, so closing the window to the tray gives back the whole web
+engine: its renderer processes and the libraries and caches loaded for it. Kept hidden in the
+app's own process, they held about 360 MB (RSS, all processes) and pywebview cannot make a
+window again in a process whose last window closed. Open starts the process again.
+
+The only module that imports `webview`. Protocol, JSON lines (viewer.py is the other end):
+- stdin, first line: {"url", "title", "width", "height", "x", "y"}. The url carries the
+  page's token, so it is never on a command line, in the environment or in a file (ADR 0006);
+- stdin, then: {"op": "show" | "restore" | "close" | "run_js" | "geometry" | "move" |
+  "resize", "id", ...}; "close" is the window's close button; the end of stdin (the app
+  ended) closes the window too;
+- stdout: {"event": "shown" | "loaded" | "closed", "geometry"} and {"id", "value"} answers.
+"""
+
+import json
+import os
+import sys
+import threading
+
+
+def _environment() -> None:
+    """What Qt reads as it loads (as desktop.py did when the window lived there)."""
+    if sys.platform.startswith("linux"):
+        os.environ.setdefault("PYWEBVIEW_GUI", "qt")  # the `qt` extra; GTK is not installed
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
+        if "--no-sandbox" not in flags:
+            os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = f"{flags} --no-sandbox".strip()
+
+
+_environment()
+
+import webview  # noqa: E402
+
+_out = threading.Lock()
+
+
+def say(message: dict) -> None:
+    with _out:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+def geometry(window) -> dict:
+    return {"x": window.x, "y": window.y, "width": window.width, "height": window.height}
+
+
+def on_a_screen(asked: dict) -> dict:
+    """The asked place, or none (the default) when its corner is off every screen."""
+    x, y = asked.get("x"), asked.get("y")
+    if x is None or y is None:
+        return asked
+    for screen in webview.screens or []:
+        if screen.x <= x < screen.x + screen.width and screen.y <= y < screen.y + screen.height:
+            return asked
+    return {**asked, "x": None, "y": None}
+
+
+def serve(window) -> None:
+    """Carry out the app's commands until its end of the pipe closes."""
+    for line in sys.stdin:
+        try:
+            command = json.loads(line)
+        except ValueError:
+            continue
+        op, value = command.get("op"), None
+        try:
+            if op == "show":
+                window.show()
+                window.restore()
+            elif op == "close":
+                window.destroy()
+            elif op == "run_js":
+                value = window.run_js(command["script"])
+            elif op == "geometry":
+                value = geometry(window)
+            elif op == "move":
+                window.move(command["x"], command["y"])
+            elif op == "resize":
+                window.resize(command["width"], command["height"])
+        except Exception as exc:  # a window going away mid-command: the app is told
+            value = {"error": repr(exc)}
+        if "id" in command:
+            say({"id": command["id"], "value": value})
+    window.destroy()  # the app has gone
+
+
+def main() -> None:
+    asked = on_a_screen(json.loads(sys.stdin.readline()))
+    window = webview.create_window(
+        asked.get("title", "nodwyn"), asked["url"], width=asked.get("width", 1100),
+        height=asked.get("height", 720), x=asked.get("x"), y=asked.get("y"), min_size=(480, 360),
+    )  # fmt: skip
+    last = {"geometry": None}
+
+    def closing() -> bool:
+        last["geometry"] = geometry(window)
+        return True
+
+    window.events.shown += lambda: say({"event": "shown"})
+    window.events.loaded += lambda: say({"event": "loaded"})
+    window.events.closing += closing
+
+    def started() -> None:
+        threading.Thread(target=serve, args=(window,), name="nodwyn-window", daemon=True).start()
+
+    # An export is a download: the window asks where to save it (its own save dialog).
+    webview.settings["ALLOW_DOWNLOADS"] = True
+    webview.start(started, private_mode=True)
+    say({"event": "closed", "geometry": last["geometry"]})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""Benchmark of the desktop app at rest (issue 16): memory and CPU of all its processes with
+the window open and with it closed to the tray, and how long Open takes to make the window
+again, beside their goals. Printed, not timed.
+
+    python tests/bench/bench_idle.py [--seconds 10] [--demo]
+
+The real app (`nodwyn app`) runs under a fresh Xvfb with a tray (trayer), in a data directory
+of its own (the demo's tasks with --demo), and measures itself through its self-check
+(NODWYN_SELFCHECK_IDLE, app/idle.py): RSS and PSS summed over its process and every process
+it started, CPU over the given seconds. Linux only (Xvfb, trayer, /proc).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TRAY = "trayer --edge top --align right --widthtype pixel --width 64 --heighttype pixel --height 32"
+GOALS = {"open_pss": 300.0, "closed_rss": 120.0, "cpu": 0.2, "reopen": 1.0}
+
+
+def run_app(scratch: Path, seconds: float, demo: bool) -> dict:
+    report = scratch / "idle.json"
+    env = {
+        **os.environ,
+        "NODWYN_DATA_DIR": str(scratch / "data"),
+        "CLAUDE_CONFIG_DIR": str(scratch / "claude"),
+        "CODEX_HOME": str(scratch / "codex"),
+        "QTWEBENGINE_CHROMIUM_FLAGS": "--disable-gpu",
+        "PYSTRAY_BACKEND": "xorg",
+        "NODWYN_SELFCHECK_IDLE": str(seconds),
+    }
+    script = (
+        f"{TRAY} 2>/dev/null & tray=$!; sleep 1; "
+        f"{sys.executable} -m nodwyn.cli app {'--demo' if demo else ''} --self-check {report}; "
+        "code=$?; kill $tray; exit $code"
+    )
+    done = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "bash", "-c", script],
+                          env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    if not report.exists():
+        sys.exit(f"the app wrote no report:\n{done.stderr[-3000:]}")
+    found = json.loads(report.read_text())
+    if "idle" not in found:
+        sys.exit(f"no idle figures: {found['errors']}")
+    return found["idle"]
+
+
+def line(label: str, figures: dict) -> str:
+    return (
+        f"{label}: {figures['processes']} processes, RSS {figures['rss_mb']:.0f} MB, "
+        f"PSS {figures['pss_mb']:.0f} MB, CPU {figures['cpu_percent']:.2f}% of a core"
+    )
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=10.0, help="CPU measured over this")
+    parser.add_argument("--demo", action="store_true", help="the demo's tasks in the window")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        idle = run_app(Path(scratch), args.seconds, args.demo)
+    opened, closed = idle["open"], idle["closed"]
+    pss_ok, cpu_ok = opened["pss_mb"] <= GOALS["open_pss"], opened["cpu_percent"] <= GOALS["cpu"]
+    print(line("idle, window open", opened)
+          + f"; goals PSS <= {GOALS['open_pss']:.0f} MB: {met(pss_ok)}, "
+          f"CPU <= {GOALS['cpu']}%: {met(cpu_ok)}")  # fmt: skip
+    print(line("idle, window closed to the tray", closed)
+          + f"; goals RSS <= {GOALS['closed_rss']:.0f} MB in all: "
+          f"{met(closed['rss_mb'] <= GOALS['closed_rss'])}, CPU <= {GOALS['cpu']}%: "
+          f"{met(closed['cpu_percent'] <= GOALS['cpu'])}")  # fmt: skip
+    print(
+        f"Open after closing to the tray: window shown in {idle['reopen_seconds']:.2f} s; "
+        f"goal < {GOALS['reopen']:.0f} s: {met(idle['reopen_seconds'] < GOALS['reopen'])}"
+    )
+
+
+if __name__ == "__main__":
+    main()
