@@ -48,12 +48,12 @@ def geometry(window) -> dict:
     return {"x": window.x, "y": window.y, "width": window.width, "height": window.height}
 
 
-def on_a_screen(asked: dict) -> dict:
+def on_a_screen(asked: dict, screens: list) -> dict:
     """The asked place, or none (the default) when its corner is off every screen."""
     x, y = asked.get("x"), asked.get("y")
     if x is None or y is None:
         return asked
-    for screen in webview.screens or []:
+    for screen in screens:
         if screen.x <= x < screen.x + screen.width and screen.y <= y < screen.y + screen.height:
             return asked
     return {**asked, "x": None, "y": None}
@@ -89,7 +89,7 @@ def serve(window) -> None:
 
 
 def main() -> None:
-    asked = on_a_screen(json.loads(sys.stdin.readline()))
+    asked = on_a_screen(json.loads(sys.stdin.readline()), list(webview.screens or []))
     window = webview.create_window(
         asked.get("title", "nodwyn"), asked["url"], width=asked.get("width", 1100),
         height=asked.get("height", 720), x=asked.get("x"), y=asked.get("y"), min_size=(480, 360),

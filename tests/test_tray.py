@@ -1,9 +1,8 @@
 """The tray menu with pystray's `dummy` backend: each item does what it says.
 
 The app is real (its API server on a free port, its worker following temporary agent
-folders); only the native window is replaced by a stand-in that records what the app asked
-of it, since pywebview can open a window once per process (tests/test_window.py runs the
-real one).
+folders); only the window (a process of its own, see viewer.py) is replaced by a stand-in that
+records what the app asked of it (tests/test_window.py runs the real one).
 """
 
 import os
@@ -23,17 +22,20 @@ import pytest  # noqa: E402
 from nodwyn import desktop, settings  # noqa: E402
 from nodwyn.api import Server, Status  # noqa: E402
 from nodwyn.store import Store  # noqa: E402
+from nodwyn.viewer import Events  # noqa: E402
 from nodwyn.worker import Worker  # noqa: E402
 from PIL import Image  # noqa: E402
 
 
 class StandInWindow:
-    """Records the calls the app makes on pywebview's Window."""
+    """Records the calls the app makes on its window (viewer.Viewer), whose page has loaded."""
 
     def __init__(self):
         self.calls: list[str] = []
         self.scripts: list[str] = []
         self.width, self.height, self.x, self.y = 900, 600, 40, 30
+        self.events = Events()
+        self.events.loaded.set()
 
     def show(self):
         self.calls.append("show")
@@ -124,30 +126,42 @@ def test_quit_stops_the_worker_and_the_server_and_closes_the_window(app):
     assert not app.worker._thread.is_alive()
     assert not answers(app.server)
     assert app.window.calls[-1] == "destroy"
-    assert app.closing() is True  # the close that destroy() sends is let through
 
 
-def test_closing_the_window_hides_it_to_the_tray_and_keeps_its_place(app, data_dir):
-    assert app.closing() is False
-    deadline = time.monotonic() + 5
-    while "hide" not in app.window.calls and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert app.window.calls == ["hide"]
+PLACE = {"width": 900, "height": 600, "x": 40, "y": 30}
+
+
+def test_closing_the_window_keeps_the_app_in_the_tray_and_its_place(app, data_dir):
+    app.closed(PLACE)  # the window's process ended: its web engine is gone
     assert not app.quitting and app.worker._thread.is_alive()
+    assert answers(app.server)
     kept = msgspec.json.decode(desktop.geometry_path(data_dir).read_bytes(), type=desktop.Geometry)
-    assert kept == desktop.Geometry(width=900, height=600, x=40, y=30)
+    assert kept == desktop.Geometry(**PLACE)
+    click(app, "Open nodwyn")
+    assert app.window.calls == ["show", "restore"]  # made again
 
 
 def test_closing_quits_when_the_setting_says_so(app, data_dir):
     settings.update(data_dir, close_to_tray=False)
-    assert app.closing() is True
+    app.closed(PLACE)
     assert app.quitting and not app.worker._thread.is_alive()
 
 
 def test_closing_quits_when_there_is_no_tray(app):
     app.tray_shown = False
-    assert app.closing() is True
+    app.closed(PLACE)
     assert app.quitting
+
+
+def test_search_on_a_window_being_made_focuses_the_box_once_its_page_loads(app):
+    app.window.events = Events()  # a window process just started: nothing loaded yet
+    click(app, "Search…")
+    assert app.window.scripts == []
+    app.window.events.loaded.set()
+    deadline = time.monotonic() + 5
+    while not app.window.scripts and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert app.window.scripts == [desktop.FOCUS_SEARCH]
 
 
 def test_a_second_launch_asking_for_search_focuses_it(app):
@@ -161,10 +175,12 @@ def test_a_kept_place_off_every_screen_is_not_used():
     class Screen:
         x, y, width, height = 0, 0, 1280, 800
 
-    inside = desktop.Geometry(width=800, height=600, x=100, y=100)
-    outside = desktop.Geometry(width=800, height=600, x=3000, y=100)
-    assert desktop.on_a_screen(inside, [Screen()]) == inside
-    assert desktop.on_a_screen(outside, [Screen()]) == desktop.Geometry(width=800, height=600)
+    from nodwyn import window
+
+    inside = {"width": 800, "height": 600, "x": 100, "y": 100}
+    outside = {"width": 800, "height": 600, "x": 3000, "y": 100}
+    assert window.on_a_screen(inside, [Screen()]) == inside
+    assert window.on_a_screen(outside, [Screen()]) == {**outside, "x": None, "y": None}
 
 
 ICONS = Path(__file__).resolve().parents[1] / "icons" / "tray"
@@ -242,14 +258,18 @@ def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
         assert not logfile.is_locked(log)
 
 
-def test_only_the_desktop_module_imports_webview_and_pystray():
+def test_only_the_desktop_module_imports_pystray_and_only_the_window_module_webview():
     import re
     from pathlib import Path
 
     app_dir = Path(desktop.__file__).parent
-    importers = sorted(
-        path.relative_to(app_dir).as_posix()
-        for path in app_dir.rglob("*.py")
-        if re.search(r"^\s*(import|from) (webview|pystray)\b", path.read_text(), re.M)
-    )
-    assert importers == ["desktop.py"]
+
+    def importers(name: str) -> list[str]:
+        return sorted(
+            path.relative_to(app_dir).as_posix()
+            for path in app_dir.rglob("*.py")
+            if re.search(rf"^\s*(import|from) {name}\b", path.read_text(), re.M)
+        )
+
+    assert importers("pystray") == ["desktop.py"]
+    assert importers("webview") == ["window.py"]

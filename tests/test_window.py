@@ -141,7 +141,7 @@ def test_each_tray_item_does_what_it_says_to_the_real_window(first_run):
     done, report, *_ = first_run
     found = seen(report, done)
     assert found["tray_shown"] is True
-    assert found["close_hides"] is True  # the close button hid the window, the app ran on
+    assert found["close_hides"] is True  # the close button ended the window, the app ran on
     assert found["open_shows"] is True
     assert found["search_focuses"] is True
     assert found["pause"] is True and found["resume"] is True
@@ -161,3 +161,12 @@ def test_the_window_opens_where_it_was_left(first_run):
     done, report, done_again, again = first_run
     assert seen(report, done)["moved"] == selfcheck.MOVED
     assert seen(again, done_again)["geometry_at_start"] == selfcheck.MOVED
+
+
+def test_closing_to_the_tray_ends_the_window_process_and_it_is_made_again_when_asked(first_run):
+    done, report, *_ = first_run
+    found = seen(report, done)
+    assert found["close_hides"] is True  # its process ended: the web engine is released
+    assert found["second_launch"]["windows_made"] == 2  # made again for the second launch
+    assert found["second_launch"]["window_back"] is True  # and its page answers
+    assert found["search_focuses"] is True  # the window made again is the whole window
