@@ -34,12 +34,27 @@ def store(tmp_path) -> Store:
     return store
 
 
+_listings: list[list] = []  # where the audit hook notes listings of folders, while a test looks
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _listings and event in ("os.scandir", "os.listdir"):
+        _listings[-1].append(os.fspath(args[0]) if args and args[0] is not None else ".")
+
+
+sys.addaudithook(_audit)  # a real audit hook: it stays for the session, idle when unused
+
+
 class StatsOfLogs:
-    """Notes the task logs os.stat is called on while installed (os.stat itself answers)."""
+    """Notes the task logs os.stat is called on while installed (os.stat itself answers), and
+    each listing of the sessions folder (through Python's audit hooks)."""
 
     def __init__(self, monkeypatch, store: Store):
         self.logs: set[str] = set()
+        self._listed: list = []
+        monkeypatch.setitem(globals(), "_listings", [self._listed])  # given back at the end
         real, sessions = os.stat, str(store.sessions)
+        self.sessions = sessions
 
         def counted(path, *args, **kwargs):
             name = os.fspath(path) if not isinstance(path, int) else ""
@@ -49,12 +64,17 @@ class StatsOfLogs:
 
         monkeypatch.setattr(os, "stat", counted)
 
+    @property
+    def listings(self) -> int:
+        """Listings of the sessions folder so far."""
+        return sum(1 for folder in self._listed if folder == self.sessions)
+
 
 def test_a_search_after_no_change_looks_at_no_log(store, monkeypatch):
     assert len(found(store, "pager")) == 20
     stats = StatsOfLogs(monkeypatch, store)
     assert len(found(store, "pager")) == 20
-    assert stats.logs == set()
+    assert stats.logs == set() and stats.listings == 0
 
 
 def test_a_search_after_one_change_looks_at_that_log_alone(store, monkeypatch):
@@ -62,7 +82,7 @@ def test_a_search_after_one_change_looks_at_that_log_alone(store, monkeypatch):
     write(store, "t07", turn("rename the quokka handler"))
     stats = StatsOfLogs(monkeypatch, store)
     assert found(store, "quokka") == {"t07"}
-    assert stats.logs == {"t07.jsonl"}
+    assert stats.logs == {"t07.jsonl"} and stats.listings == 0
 
 
 def test_a_new_process_after_no_change_looks_at_no_log(store):

@@ -42,7 +42,7 @@ import msgspec
 import tantivy
 from msgspec import Struct
 
-from .. import settings
+from .. import catalogue, settings
 from ..log import journal
 from . import changes, documents, words
 from . import mem as memfile
@@ -68,6 +68,7 @@ FORMAT = 4  # 2: simple tokenizer for `words`; 3: `parts` of compounds only; 4: 
 WRITER_ALONE = (64_000_000, 2)
 WRITER_HELPED = (200_000_000, 1)
 BATCH = 200_000  # documents per commit during a long build
+FEW = 64  # changed logs up to which a commit reads their titles alone, not the whole list
 HELP_FROM = 4 << 20  # bytes of logs to read from which a helper process folds beside this one
 last_build = {"logs": 0, "helped": 0}  # logs the last refresh here folded; the helper's share
 
@@ -351,12 +352,21 @@ def _seen(stat: os.stat_result, problems: int, info) -> Seen:
     )
 
 
+def _listed(store, tasks: list[str]) -> dict:
+    """The task list's entries of these tasks: from the whole list when there are many (a
+    build), else from their logs' summaries alone (the list stats every log: 60 ms at 4,425)."""
+    if len(tasks) > FEW:
+        return {info.id: info for info in store.list(archived=None)}
+    found = store.cache.summaries(tasks)
+    return {task: catalogue.info(task, summary) for task, summary in found.items()}
+
+
 def _commit(store, state: State, writer, pending: list) -> None:
     """Commit, then write the marks and the state that describe what was committed (with
     each task's project, title and archive flag from the task list, which a helper process
     may have brought up to date meanwhile)."""
     writer.commit()
-    listed = {info.id: info for info in store.list(archived=None)} if pending else {}
+    listed = _listed(store, [job.task for job, _, _ in pending])
     for job, taken, stat in pending:
         state.tasks[job.task] = _seen(stat, taken.problems, listed.get(job.task))
         log = Path(job.log)
