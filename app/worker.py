@@ -149,7 +149,8 @@ class Worker:
     def _timeout(self, rescan: float) -> float:
         """How long to wait for a notification: until the polled folders' next look."""
         until_rescan = max(0.0, rescan - time.monotonic())
-        return min(self.interval, until_rescan) if self.polled else until_rescan
+        polling = self.polled or self._watch is None
+        return min(self.interval, until_rescan) if polling else until_rescan
 
     def run_pass(self) -> bool:
         """One pass: import what changed, fold memory if anything did. True if anything did."""
