@@ -4,7 +4,10 @@
 pages read. `Feed` notices which tasks changed by looking at the logs' sizes and modification
 times (a `scandir`, at most once per `interval` however many pages wait, and at most 1/20 of
 the time at 10,000 logs), and numbers each change: a page asks "what changed since version N"
-and gets task ids, never content.
+and gets task ids, never content. While the change journal (log/journal.py) is as it was at
+the last look, no writer has changed a log, so the look is skipped (one stat instead of one a
+log) for up to FULL_EVERY seconds; a log changed behind nodwyn's back is noted in the journal
+by the desktop app's watcher, and found by the next full look otherwise.
 
 Invariants: versions only grow; a task id is reported for any change of its log, including
 its deletion; a progress change moves the version too, so a waiting page hears about it.
@@ -17,6 +20,9 @@ from pathlib import Path
 import msgspec
 
 from . import listing
+from .log import journal
+
+FULL_EVERY = 30.0  # seconds between looks at every log while the journal says nothing changed
 
 
 class Progress(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,7 +81,9 @@ class Feed:
         self.interval = interval
         self.version = 0
         self._every = interval
+        self._journal = journal.stamp(sessions.parent)
         self._seen: dict[str, tuple[int, int]] = self._stat()
+        self._full = time.monotonic()
         self._changed_at: dict[str, int] = {}
         self._scanned = time.monotonic()
         self._closed = False
@@ -92,6 +100,11 @@ class Feed:
     def _scan(self) -> None:
         """Compare the logs with the last look; number what changed (lock held)."""
         began = time.monotonic()
+        stamp = journal.stamp(self.sessions.parent)
+        if stamp is not None and stamp == self._journal and began - self._full < FULL_EVERY:
+            self._scanned = began  # no note since the last look: no writer changed a log
+            return
+        self._journal, self._full = stamp, began
         now = self._stat()
         # a look at 10,000 logs costs tens of ms: look at most 1/20 of the time (<= 5% of a core)
         self._every = max(self.interval, (time.monotonic() - began) * 20)

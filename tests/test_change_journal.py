@@ -183,3 +183,29 @@ def test_notes_of_processes_writing_at_once_are_whole_lines(tmp_path):
     generation = journal.since(tmp_path, "", 0)[0]
     _, _, noted = journal.since(tmp_path, generation, first_line)
     assert noted == {f"w{n}-{i:04d}" for n in range(4) for i in range(400)}
+
+
+def test_the_change_feed_lists_no_log_while_the_journal_says_nothing_changed(store, monkeypatch):
+    from nodwyn import feed
+
+    changes_feed = feed.Feed(store.sessions, feed.Status(), interval=0.0)
+    version = changes_feed.wait(0, 0).version
+    stats = StatsOfLogs(monkeypatch, store)
+    assert changes_feed.wait(version, 0).tasks == []
+    assert stats.listings == 0
+    write(store, "t04", turn("rename the quokka handler"))
+    assert changes_feed.wait(version, 0).tasks == ["t04"]
+    assert stats.listings == 1
+
+
+def test_the_change_feed_finds_a_change_behind_nodwyns_back_at_its_next_full_look(
+    store, monkeypatch
+):
+    from nodwyn import feed
+
+    changes_feed = feed.Feed(store.sessions, feed.Status(), interval=0.0)
+    version = changes_feed.wait(0, 0).version
+    append_behind_nodwyns_back(store, "t05", 5, "the wombat came back")
+    assert changes_feed.wait(version, 0).tasks == []  # no note: trusted for FULL_EVERY
+    monkeypatch.setattr(feed, "FULL_EVERY", 0.0)
+    assert changes_feed.wait(version, 0).tasks == ["t05"]

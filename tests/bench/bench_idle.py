@@ -29,6 +29,8 @@ GOALS = {"open_pss": 300.0, "closed_rss": 120.0, "cpu": 0.2, "reopen": 1.0}
 
 def run_app(scratch: Path, seconds: float, demo: bool) -> dict:
     report = scratch / "idle.json"
+    for folder in ("claude/projects", "codex/sessions", "codex/archived_sessions"):
+        (scratch / folder).mkdir(parents=True)  # the agents' folders exist: they are watched
     env = {
         **os.environ,
         "NODWYN_DATA_DIR": str(scratch / "data"),
