@@ -73,3 +73,17 @@ def test_the_build_benchmark_prints_its_figures_beside_their_goals(corpus):
                    "stats of task logs during those warm searches: 0 (goal 0)",
                    "a stat of every log on each search"):  # fmt: skip
         assert figure in out, figure
+
+
+def test_the_idle_benchmark_prints_both_states_of_the_window_and_the_worker():
+    import shutil
+
+    import pytest
+
+    if not sys.platform.startswith("linux") or not shutil.which("xvfb-run"):
+        pytest.skip("the app's idle figures are read under Xvfb, from /proc")
+    out = run("bench_idle.py", "--seconds", "1", "--folders", "2")
+    for figure in ("idle, window open:", "idle, window closed to the tray:", "PSS",
+                   "Open after closing to the tray: window shown in",
+                   "worker alone, idle, following 2 folders"):  # fmt: skip
+        assert figure in out, figure

@@ -156,6 +156,7 @@ def main() -> None:
         f"Open after closing to the tray: window shown in {idle['reopen_seconds']:.2f} s; "
         f"goal < {GOALS['reopen']:.0f} s: {met(idle['reopen_seconds'] < GOALS['reopen'])}"
     )
+    worker_line(args.folders, args.seconds)
 
 
 if __name__ == "__main__":
