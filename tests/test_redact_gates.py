@@ -26,6 +26,11 @@ AWKWARD = [
     "\\napi_key=abcdef12 \\tAKIAIOSFODNN7EXAMPLE sk-" + "a" * 30,
     "https://user:pa55word@host/path?access-key=12345678&token=abcdefgh",
     "x" * 50 + "token" + " " * 3 + "=" + " " * 2 + '"value-with-quote"',
+    "DB_PASS=abc123xy bypass=abc123xy dbPass: abc123xy4 --api-key 1234abcd5678",
+    "API key `jup_1234abcd5678efgh` and **Secret Key**: `SABCDEFGH234567ABCDEFGH2345`",
+    '\\"private_key_hex\\": \\"0a1b2c3d4e5f\\" x-api-key: 9f8e7d6c5b4a api_key: Optional[str]',
+    "Authorization: Basic dXNlcjpwYXNz curl -u me:pa55word https://u:p/w@h.io",
+    "encryption_key `a1b2c3d4e5f6g7h8` seed phrase: abcd1234efgh5678 mnemonic 'x1y2z3w4v5u6t7'",
 ]
 
 
@@ -37,8 +42,10 @@ def test_awkward_strings_are_redacted_exactly_as_by_the_full_patterns():
 def test_random_strings_are_redacted_exactly_as_by_the_full_patterns():
     rng = random.Random(3)
     pieces = ["token", "key", "api_", "Secret", "=", " ", "'", '"', "\\", "-", "_", "ab12",
-              "PASSWORD", "x", "&", "İ", "ſ", "ı", "\u212a", "sk-", "://", "@", "\\n"]  # fmt: skip
-    for _ in range(3000):
+              "PASSWORD", "x", "&", "İ", "ſ", "ı", "\u212a", "sk-", "://", "@", "\\n", ":", "`",
+              "--", "API key", "pass", "Pwd", "**", "seed", "Basic ", "-u ", "Authorization",
+              "1234567890ab", "ABCDEFGH", "private", "/"]  # fmt: skip
+    for _ in range(6000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
         assert redaction.redact(text) == full(text), text
 

@@ -1,84 +1,51 @@
 """Redaction of secrets: keys, tokens, private keys and passwords become `[redacted]`.
 
 Applied to every record before it is written (on the encoded JSON line) and again to text
-read for display or search. The patterns work on plain text and on JSON text alike: none of
-them matches a quote or a backslash inside the secret, and a secret that follows an escaped
-newline (`\\n` in JSON) is still found. `[redacted]` itself contains neither, so redacting a
-JSON line keeps it valid JSON, and redacting twice changes nothing.
+read for display or search. What counts as a secret is redact_rules.py's; this module applies
+the rules fast and the same way every time. A JSON line stays valid JSON, and redacting twice
+changes nothing.
 
-Each pattern is anchored on a prefix that ordinary prose does not contain (`sk-`, `ghp_`,
-`AKIA`, `-----BEGIN`), or on a key name right before `=`, so ordinary text is left alone.
-
-Speed (every imported line passes here): each pattern runs only on text that passes a cheap
-test true wherever the pattern could match, and key=value is tried only around the spots where
-a key name stands before `=`; tests/test_redact_gates.py checks the result equals applying
-every pattern to the whole text.
+Speed (every imported line passes here): each rule runs only on text that passes a cheap test
+true wherever the rule could match (a substring, a count), and the rules anchored on a secret
+word (a key name before `=` or `:`, prose) are tried only at the spots where the word stands
+in the lower-cased text. tests/test_redact_gates.py checks the result equals applying every
+rule to the whole text.
 """
 
 import re
 
-MARK = "[redacted]"
+import ahocorasick_rs
 
-# Start of a secret: not glued to a word before it, except after an escaped \n, \t or \r.
-_B = r"(?:(?<![A-Za-z0-9_\-])|(?<=\\[ntr]))"
+from . import redact_rules as rules
+from .redact_rules import MARK, RULES  # noqa: F401 (read as redact.MARK, redact.RULES)
 
-_TOKENS = [
-    r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",  # Anthropic, OpenAI, other sk-
-    r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
-    r"github_pat_[A-Za-z0-9_]{20,}",
-    r"(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}(?![0-9A-Z])",  # AWS access key ids
-    r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack tokens
-    r"AIza[0-9A-Za-z_\-]{35}",  # Google API keys
-    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JWTs
+# Each rule with the strings, lower-cased, of which one must be in the lower-cased text for
+# the rule to match: found all at once by one Aho-Corasick pass over the text.
+_RULES = [
+    (rules.TOKEN, MARK, rules.TOKEN_HINTS),
+    (rules.WEBHOOK, MARK, ("/services/t", "/api/webhooks/")),
+    (rules.BEARER, r"\1" + MARK, ("bearer",)),
+    (rules.AUTHORIZATION, rules.authorization, ("authorization",)),
+    (rules.BASIC, rules.basic, ("basic",)),
+    (rules.PEM, MARK, ("private key",)),
+    (rules.URL_PASSWORD, r"\1" + MARK + "@", ("://",)),
+    (rules.KEYPAIR, rules.keypair, ()),  # gated by its commas
+    (rules.CURL_USER, rules.curl_user, ("-u",)),
+    (rules.FLAG, rules.flag, ("--",)),
+    # the two below are tried at the spots of their words only (see _sub_at)
+    (rules.NAMED, rules.named, rules.NAMED_WORDS),
+    (rules.PROSE, rules.prose, rules.PROSE_WORDS),
 ]
-
-_PATTERNS = [
-    (re.compile(_B + "(?:" + "|".join(_TOKENS) + ")"), MARK),
-    # Bearer tokens: keep the word, hide the token.
-    (re.compile(r"(?<![A-Za-z])(Bearer\s+)[A-Za-z0-9._~+/=\-]{12,}"), r"\1" + MARK),
-    # PEM private key blocks, in plain text or inside one JSON string.
-    (
-        re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[^\"]*?-----END \1PRIVATE KEY-----"),
-        MARK,
-    ),
-    # Passwords in URLs: scheme://user:password@host
-    (
-        re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"\\]+:)[^\s@/\"\\]+@"),
-        r"\1" + MARK + "@",
-    ),
-    # key=value in URLs and assignments; a quoted value may have spaces around `=`.
-    (
-        re.compile(
-            r"(?i)((?<![A-Za-z0-9])[A-Za-z0-9_\-]*?"
-            r"(?:api[_\-]?key|access[_\-]?key|token|password|passwd|secret)"
-            r"(?:=|\s*=\s*(?=\\?[\"'])))(?!=)(\\?[\"']?)([^\s\"'\\&;,)<>]{4,})"
-        ),
-        r"\1\2" + MARK,
-    ),
+_PATTERNS = [(pattern, replacement) for pattern, replacement, _ in _RULES]
+_NEEDLES = sorted({needle.lower() for *_, needles in _RULES for needle in needles})
+_RULE_OF = [
+    {i for i, (*_, needles) in enumerate(_RULES) if needle in map(str.lower, needles)}
+    for needle in _NEEDLES
 ]
-
-# Cheap tests first, one per pattern: each is true wherever its pattern could match (a superset),
-# and most lines pass none, so the regular expressions run on few lines.
-_GITHUB = re.compile(r"gh[pousr]_")
-_AMAZON_GOOGLE = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|Iza)")
-
-
-def _token_prefix(text: str) -> bool:
-    """Whether one of the token patterns' literal prefixes is in the text."""
-    return (
-        "sk-" in text
-        or "eyJ" in text
-        or "xox" in text
-        or "github_pat_" in text
-        or ("gh" in text and _GITHUB.search(text) is not None)
-        or ("A" in text and _AMAZON_GOOGLE.search(text) is not None)
-    )
-
-
-# The key names of the last pattern, lower-cased; re's IGNORECASE also folds these two letters.
-_KEY_WORDS = ("key", "token", "passw", "secret")
-_KEY_AT = re.compile(r"(?:key|token|passw(?:or)?d|secret)\s*=")
-_KEYS = _PATTERNS[-1][0]
+_FINDER = ahocorasick_rs.AhoCorasick(_NEEDLES)
+_NAMED, _PROSE = len(_RULES) - 2, len(_RULES) - 1
+_KEYPAIR = [pattern for pattern, *_ in _RULES].index(rules.KEYPAIR)
+_STELLAR = re.compile(r"S[A-Z2-7]{55}")  # the one token without a literal part
 
 
 def _fold(text: str) -> str:
@@ -88,57 +55,100 @@ def _fold(text: str) -> str:
     return folded
 
 
-# Characters the last pattern's `[A-Za-z0-9_\-]` takes under IGNORECASE.
+# Characters NAMED's `[A-Za-z0-9_\-]` takes under IGNORECASE.
 _ID = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-\u0130\u0131\u017f\u212a"
 )
 
 
-def _sub_keys(pattern: re.Pattern, replacement: str, text: str, folded: str) -> str:
-    """`pattern.sub` for the key=value pattern, tried only around `key=`-like spots.
+def _scan(text: str, folded: str) -> tuple[set[int], list[int], list[int]]:
+    """The rules whose strings are in the text, and the spots of NAMED's and PROSE's words."""
+    seen: set[int] = set()
+    named, prose = [], []
+    for needle, start, _end in _FINDER.find_matches_as_indexes(folded, overlapping=True):
+        found = _RULE_OF[needle]
+        seen |= found
+        if _NAMED in found and rules.NAMED_AT.match(folded, start):
+            named.append(start)
+        if _PROSE in found:
+            prose.append(start)
+    if text.count(",") >= 63:
+        seen.add(_KEYPAIR)
+    if _STELLAR.search(text):
+        seen.add(0)
+    return seen, sorted(named), sorted(prose)
 
-    Every match of the pattern holds a key name followed by `=`, found quickly in the
-    lower-cased text; the match starts in the run of identifier characters before it. Trying
-    those starts in order from the left gives the same matches as `sub` over the whole text.
-    """
-    if len(folded) != len(text):  # lower-casing moved positions: take the slow way
-        return pattern.sub(replacement, text)
+
+def _named_start(text: str):
+    """Where a NAMED match holding the word at `key` may start: in the run of identifier
+    characters before it."""
+
+    def start(key: int, last: int) -> int:
+        while key > last and text[key - 1] in _ID:
+            key -= 1
+        return key
+
+    return start
+
+
+def _prose_start(key: int, last: int) -> int:
+    return max(key - rules.PROSE_BACK, last)
+
+
+def _sub_at(rule, text: str, spots, start) -> str:
+    """`pattern.sub(replace, text)` for a pattern whose every match starts between
+    `start(spot, last)` and a spot (spots in order). Trying those starts in order from the
+    left gives the same matches as `sub` over the whole text."""
+    pattern, replace = rule
     parts, last, tried = [], 0, 0
-    for hit in _KEY_AT.finditer(folded):
-        key = hit.start()
+    for key in spots:
         if key < last:
             continue
-        start = key
-        while start > last and text[start - 1] in _ID:
-            start -= 1
-        for begin in range(max(start, tried), key + 1):
+        for begin in range(max(start(key, last), tried), key + 1):
             found = pattern.match(text, begin)
             if found:
-                parts += (text[last:begin], found.expand(replacement))
+                parts += (text[last:begin], replace(found))
                 last = found.end()
                 break
         tried = max(key + 1, last)
+    return _joined(parts, text, last)
+
+
+def _joined(parts: list[str], text: str, last: int) -> str:
     if not parts:
         return text
     parts.append(text[last:])
     return "".join(parts)
 
 
-_GATES = (
-    _token_prefix,
-    lambda text: "Bearer" in text,
-    lambda text: "PRIVATE KEY" in text,
-    lambda text: "://" in text and "@" in text,
-)
-
-
 def redact(text: str) -> str:
     """`text` with every secret replaced by [redacted]."""
-    for gate, (pattern, replacement) in zip(_GATES, _PATTERNS, strict=False):
-        if gate(text):
-            text = pattern.sub(replacement, text)
-    if "=" in text:  # the last pattern, key=value, needs a key name and `=`
-        folded = _fold(text)
-        if any(word in folded for word in _KEY_WORDS):
-            text = _sub_keys(_KEYS, _PATTERNS[-1][1], text, folded)
+    folded = _fold(text)
+    if len(folded) != len(text):  # lower-casing moved positions: take the slow way
+        return _every_rule(text)
+    seen, named, prose = _scan(text, folded)
+    before = text
+    for rule in sorted(seen - {_NAMED, _PROSE}):
+        pattern, replacement, _ = _RULES[rule]
+        text = pattern.sub(replacement, text)
+    if text != before:  # spots moved
+        seen, named, prose = _scan(text, _fold(text))
+    if named:
+        before = text
+        text = _sub_at(_PATTERNS[_NAMED], text, named, _named_start(text))
+        if text != before:
+            _, _, prose = _scan(text, _fold(text))
+    if prose:
+        text = _sub_at(_PATTERNS[_PROSE], text, prose, _prose_start)
     return text
+
+
+def _every_rule(text: str) -> str:
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def redacted_count(before: str, after: str) -> int:
+    """How many values redaction hid in `before` to give `after`."""
+    return after.count(MARK) - before.count(MARK)
