@@ -38,6 +38,7 @@ def test_the_import_benchmark_prints_throughput_figures(corpus):
     out = run("bench_import.py", "--size", "2")
     assert "first import:" in out and "MB/s" in out
     assert "events/s" in out and "second import" in out
+    assert "redaction alone:" in out
 
 
 def test_the_memory_benchmark_prints_every_figure_at_a_tiny_size():

@@ -80,7 +80,7 @@ BEARER = re.compile(r"(?<![A-Za-z])(Bearer\s+)[A-Za-z0-9._~+/=\-]{12,}")
 
 # Authorization headers with any scheme; Basic's credentials are base64 of `user:password`.
 AUTHORIZATION = re.compile(
-    r"(?i)(?<![a-z])(authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?:(?:basic|token|digest)\s+)?)"
+    r"(?i)(?<![a-z])(authorization\\*[\"']?\s*[:=]\s*\\*[\"']?(?:(?:basic|token|digest)\s+)?)"
     r"([A-Za-z0-9+/=._~\-]{8,})"
 )
 BASIC = re.compile(r"(?<![A-Za-z])(Basic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
@@ -108,9 +108,7 @@ _QUALIFIED_KEY = (
     r"|service|session|admin|bot|deploy|webhook|ssh|wallet|app|org|shared|consumer|x-api)"
     r"[_\-.]?key"
 )
-_SECRET_WORD = (
-    rf"(?:apikey|{_QUALIFIED_KEY}|secret|token|password|passwd|passphrase|pass|pwd|credentials?)"
-)
+_SECRET_WORD = rf"(?:apikey|{_QUALIFIED_KEY}|secret|token|password|passwd|passphrase|pass|pwd)"
 _SUFFIX = r"(?:[_\-.]?(?:hex|b64|base64|base|pem|bytes|raw|value|str|string))?"
 NAMED = re.compile(
     r"(?i)(?P<name>(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]*?(?P<word>"
@@ -118,21 +116,21 @@ NAMED = re.compile(
     + ")"
     + _SUFFIX
     + ")"
-    r"(?P<sep>\\?[\"']?[ \t]*(?::=|=>|=(?!=)|:(?![:/]))[ \t]*)"
-    r"(?P<quote>\\?[\"'])?(?P<value>(?:[^\s\"'\\&;,()<>\[\]{}`]|\\\\)+)"
+    r"(?P<sep>\\*[\"']?[ \t]*(?::=|=>|=(?!=)|:(?![:/]))[ \t]*)"
+    r"(?P<quote>\\*[\"'])?(?P<value>[^\s\"'\\&;,()<>\[\]{}`]+)"
 )
-NAMED_WORDS = ("key", "token", "secret", "pass", "pwd", "credential")
+NAMED_WORDS = ("key", "token", "secret", "pass", "pwd")
 # Where NAMED can match, in the lower-cased text: a secret word (and suffix) before the sign.
 NAMED_AT = re.compile(
-    r"(?:key|token|secret|passw(?:or)?d|passphrase|pass|pwd|credentials?)" + _SUFFIX.lower()
-    + r"\\?[\"']?[ \t]*[:=]"
+    r"(?:key|token|secret|passw(?:or)?d|passphrase|pass|pwd)" + _SUFFIX.lower()
+    + r"\\*[\"']?[ \t]*[:=]"
 )  # fmt: skip
 
 # --api-key VALUE, --token "VALUE"
 FLAG = re.compile(
     r"--(?<![A-Za-z0-9_\-]--)(?:[A-Za-z0-9]+-)*"
     r"(?:api-?key|access-key|secret-key|private-key|auth-token|token|secret|password|passwd)"
-    r"([ \t]+\\?[\"']?)(?![\-$<{(\[])([^\s\"'\\]{6,})"
+    r"([ \t]+\\*[\"']?)(?![\-$<{(\[])([^\s\"'\\]{6,})"
 )
 
 # prose: API key `jup_...`, **Secret Key**: `SC...`, password is "..."; not a public key
@@ -141,7 +139,7 @@ PROSE = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:" + _PROSE_KEY + r"[ _\-]?key"
     r"|(?:api|access|auth|bot|refresh|session|secret)[ _\-]?token"
     r"|secret|password|passphrase|seed(?:[ _\-]phrase)?|mnemonic)s?(?:\*\*|__)?[ \t]{0,3}"
-    r"(?:(?:[:=]|is|was)?[ \t]{0,3}(?:\*\*)?[ \t]{0,2}(?:`|\\?[\"'])|[:=][ \t]{1,3})"
+    r"(?:(?:[:=]|is|was)?[ \t]{0,3}(?:\*\*)?[ \t]{0,2}(?:`|\\*[\"'])|[:=][ \t]{1,3})"
     r"(?P<value>[A-Za-z0-9_\-+/=.]{12,})"
 )
 PROSE_BACK = 11  # a match starts at most this far before its secret word (`encryption_`)
@@ -149,11 +147,19 @@ PROSE_WORDS = ("key", "token", "secret", "pass", "seed", "mnemonic")  # where a 
 
 # curl -u user:password
 CURL_USER = re.compile(
-    r"-(?<![A-Za-z0-9_\-]-)(?:u|-user)([ \t]+\\?[\"']?[^\s:\"'\\]+:)([^\s\"'\\]{4,})"
+    r"-(?<![A-Za-z0-9_\-]-)(?:u|-user)([ \t]+\\*[\"']?[A-Za-z0-9._@\-]+:)([^\s\"'\\]{4,})"
 )
 
 _REFERENCE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+[!?]?")  # a.b.c
 _PLAIN = frozenset(("true", "false", "null", "none", "nil", "undefined", "empty", "required"))
+
+
+_VERSION = re.compile(r"[\^~<>=v]*[0-9]+(?:\.[0-9x*]+)+(?:-[A-Za-z0-9.]+)?")
+
+
+def _reference(value: str) -> bool:
+    """`a.b.c` (a name in code), not a key that holds dots."""
+    return _REFERENCE.fullmatch(value) is not None and sum(c.isdigit() for c in value) < 3
 
 
 def literal(value: str, least: int = 6) -> bool:
@@ -163,7 +169,7 @@ def literal(value: str, least: int = 6) -> bool:
         len(value) >= least
         and any(c.isdigit() for c in value)
         and any(c.isalpha() for c in value)
-        and (_REFERENCE.fullmatch(value) is None or sum(c.isdigit() for c in value) >= 3)
+        and not _reference(value)
     )
 
 
@@ -174,10 +180,13 @@ def named(found: re.Match) -> str:
         before = found.start("word") - found.start("name")
         if before and not _boundary(name, before):
             return found[0]  # bypass=, compass=: not a password
-    if found["quote"]:
-        secret = len(value) >= 4  # a quoted value is a literal
+    if _VERSION.fullmatch(value):
+        return found[0]  # "jsonwebtoken": "^9.0.0" in a package.json
+    if found["quote"]:  # a quoted value is a literal; a short word is a name (USDC, omit)
+        secret = len(value) >= 6 or literal(value, 4)
     elif found["sep"] == "=":  # NAME=value: a shell, an .env file, a URL's query
         secret = len(value) >= 4 and value[0] not in "$%" and value.lower() not in _PLAIN
+        secret = secret and not _reference(value)
     else:  # `name = value`, `name: value`, `name := value`: code, where names are common
         secret = literal(value)
     return hide(found, "value", secret)

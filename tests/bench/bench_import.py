@@ -3,7 +3,9 @@
 Every corpus file (../shared/corpus, Claude Code and Codex) is copied again and again, each copy
 with a session id of its own, until the copies hold about --size MB; then `import_paths` imports
 them all into a fresh data directory on one core (it is single-threaded) and the figures are
-printed: first import, and the second import (every file unchanged). Goal: >= 35 MB/s.
+printed: first import, and the second import (every file unchanged), and redaction's own speed
+over the lines the import wrote (each line through `redact()`, as the writer does). Goal:
+>= 35 MB/s.
 
     python tests/bench/bench_import.py [--size 500] [--keep DIR] [--profile]
 """
@@ -112,7 +114,24 @@ def run(work: Path, size: int, profile: bool) -> None:
         import_paths(store, tool, [work / "src" / tool])
     again = time.perf_counter() - started
     print(f"second import (nothing new): {again:.2f} s, {total / 1e6 / again:.0f} MB/s")
+    redaction_speed(store.sessions)
     print("goal: >= 35 MB/s on one core; the machine is shared, so figures are noisy")
+
+
+def redaction_speed(sessions: Path) -> None:
+    """Redaction alone, over every line the import wrote, as the writer calls it."""
+    from nodwyn.log.redact import redact
+
+    lines = []
+    for log in sessions.glob("*.jsonl"):
+        lines.extend(log.read_text(encoding="utf-8", errors="replace").splitlines())
+    size = sum(len(line.encode()) for line in lines)
+    started = time.process_time()
+    for line in lines:
+        redact(line)
+    seconds = time.process_time() - started
+    print(f"redaction alone: {size / 1e6:.1f} MB of log lines in {seconds:.2f} cpu s, "
+          f"{size / 1e6 / seconds:.1f} MB/s")  # fmt: skip
 
 
 if __name__ == "__main__":
