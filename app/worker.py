@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from . import agents, memory, settings
+from . import agents, memory, scrub, settings
 from .agents import session_files
 from .errors import NodwynError
 from .importers.sync import default_paths
@@ -43,7 +43,7 @@ RESCAN = 600.0  # seconds between looks at every folder, notified or not
 
 
 class Progress(Protocol):
-    def set(self, phase: str, done: int, total: int) -> None: ...
+    def set(self, phase: str, done: int, total: int, note: str | None = None) -> None: ...
 
 
 class Stopped(Exception):
@@ -153,8 +153,11 @@ class Worker:
         return min(self.interval, until_rescan) if polling else until_rescan
 
     def run_pass(self) -> bool:
-        """One pass: import what changed, fold memory if anything did. True if anything did."""
+        """One pass: import what changed, fold memory if anything did. True if anything did.
+        The first pass first scrubs the logs if the redaction rules changed (scrub.py)."""
         first = self.passes == 0
+        if first:
+            self._scrub()
         folders = self._looked_at()
         changed = {(tool, folder): self._changed(tool, folder) for tool, folder in folders}
         total = sum(len(files) for files in changed.values())
@@ -222,6 +225,20 @@ class Worker:
         for problem in report.problems:
             log.warning("line skipped %s", problem.message())
 
+    def _scrub(self) -> None:
+        if not scrub.due(self.store.root):
+            return
+        self._check()
+        shown = any(self.store.sessions.glob("*.jsonl"))  # a new data folder: nothing to say
+        if shown:
+            self._report("scrubbing", 0, 0)
+        done = scrub.scrub(self.store)
+        note = scrub.said(done) if done.logs or done.busy else None
+        if note:
+            log.warning("%s", note)  # the person's notice: in the worker's log and on the page
+        if shown:
+            self._report("", 0, 0, note)  # "paused" if the person paused meanwhile
+
     def _fold(self, full: bool) -> None:
         with memory.BUILDING:
             memory.refresh(self.store, self._progress("indexing"), full=full)
@@ -233,8 +250,8 @@ class Worker:
         if self._stop.is_set() or self._paused.is_set():
             raise Stopped
 
-    def _report(self, phase: str, done: int, total: int) -> None:
+    def _report(self, phase: str, done: int, total: int, note: str | None = None) -> None:
         if self.status is not None:
             if not phase and self._paused.is_set():
                 phase = "paused"
-            self.status.set(phase, done, total)
+            self.status.set(phase, done, total, note)

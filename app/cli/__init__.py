@@ -5,6 +5,7 @@ errors (NodwynError) print one line on stderr and exit 1, never a traceback. The
 defined in this package's modules by group: tasks.py, memory.py, agents.py, reading.py.
 """
 
+import os
 import sys
 
 from .. import __version__
@@ -19,7 +20,7 @@ GROUPS = {
     **dict.fromkeys(("sessions", "rename", "archive", "unarchive", "close"), "tasks"),
     **dict.fromkeys(("resume", "delete", "serve"), "tasks"),
     **dict.fromkeys(("mcp", "settings", "app"), "agents"),
-    **dict.fromkeys(("memory", "import"), "memory"),
+    **dict.fromkeys(("memory", "import", "scrub"), "memory"),
     **dict.fromkeys(("export", "resume-command", "star", "starred"), "reading"),
 }
 
@@ -77,9 +78,15 @@ def _module(group: str):
 
 
 def store(args):
+    """The data directory's store, its logs scrubbed first if the redaction rules changed."""
+    from .. import scrub
     from ..store import Store
 
-    return Store(args.data_dir)
+    found = Store(args.data_dir)
+    done = scrub.scrub_if_due(found)
+    if done is not None and (done.logs or done.busy):
+        print(f"nodwyn: {scrub.said(done)}", file=sys.stderr)
+    return found
 
 
 def show(task) -> None:
@@ -118,7 +125,10 @@ def quick_listing(argv: list[str]) -> bool:
     ):
         return False
     from .. import listing, paths
+    from ..log.redact_rules import RULES
 
+    if _scrubbed(paths.data_root(root)) < RULES:
+        return False  # the logs are scrubbed first (scrub.py), the catalogue made again
     text = listing.fast_json(paths.data_root(root), None if "--all" in args else False)
     if text is None:
         return False
@@ -128,6 +138,15 @@ def quick_listing(argv: list[str]) -> bool:
     except BrokenPipeError:
         pass
     return True
+
+
+def _scrubbed(root: str) -> int:
+    """scrub.scrubbed_rules without importing scrub (and msgspec with it)."""
+    try:
+        with open(os.path.join(root, "redaction.json"), encoding="ascii") as handle:
+            return int(handle.read())
+    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+        return 0
 
 
 def print_json(data) -> None:

@@ -1,4 +1,5 @@
-"""`nodwyn memory search|recall` (issue 4) and `nodwyn import claude|codex` (issue 3)."""
+"""`nodwyn memory search|recall` (issue 4), `nodwyn import claude|codex` (issue 3) and
+`nodwyn scrub` (issue 14)."""
 
 import sys
 
@@ -9,6 +10,26 @@ from . import store
 def add(sub) -> None:
     add_memory_commands(sub)
     add_import_command(sub)
+    cmd = sub.add_parser(
+        "scrub", help="redact every log again with the current rules (done by itself once "
+        "when the rules change)",
+    )  # fmt: skip
+    cmd.add_argument("--json", action="store_true", help="print JSON")
+    cmd.set_defaults(run=cmd_scrub)
+
+
+def cmd_scrub(args) -> int:
+    import msgspec
+
+    from .. import scrub
+    from ..store import Store
+
+    done = scrub.scrub(Store(args.data_dir))
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.encode(done) + b"\n")
+    else:
+        print(scrub.said(done))
+    return 0
 
 
 def add_memory_commands(sub) -> None:

@@ -1,7 +1,11 @@
 """One task's log on disk: `sessions/<id>.jsonl`, appended only.
 
 Invariants:
-- No byte of a log is ever removed or rewritten. Appending is the only write.
+- No byte of a log is ever removed or rewritten. Appending is the only write, with one
+  exception: `rewrite()`, which scrub.py calls once when the redaction rules change, to take
+  out secrets that older rules let through (docs/decisions/0016-redaction.md). It holds the
+  writer's lock, keeps every line (and so every seq) where it was, and swaps the whole file
+  at once (a temporary file renamed over the log).
 - Only a `Writer` appends, and it holds the log's exclusive lock for as long as it lives;
   a second writer, in this process or another, is refused at once (TaskBusy), never waited for.
 - A torn last line (a writer died mid-line) is skipped and reported by readers. The next
@@ -15,7 +19,7 @@ import array
 import contextlib
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -220,9 +224,35 @@ class Writer:
             os.close(self.fd)
             self.fd = -1
             raise TaskBusy(f"task {path.stem} is open in another process") from None
+        if _replaced(self.fd, path):  # rewrite() swapped the file between open and lock
+            os.close(self.fd)
+            self.fd = -1
+            self.__init__(path, root=root)
+            return
         self.size = os.fstat(self.fd).st_size
         self.last_seq = 0
         self._find_end()
+
+    @staticmethod
+    @contextlib.contextmanager
+    def locked(path: Path) -> Iterator[int]:
+        """The log open at a descriptor, holding its writer's lock (TaskBusy if another holds
+        it), without ending a torn last line."""
+        try:
+            fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+        except FileNotFoundError:
+            raise TaskNotFound(f"no task {path.stem}") from None
+        try:
+            _lock(fd)
+        except OSError:
+            os.close(fd)
+            raise TaskBusy(f"task {path.stem} is open in another process") from None
+        try:
+            yield fd
+        finally:
+            with contextlib.suppress(OSError):
+                _unlock(fd)
+                os.close(fd)
 
     def _find_end(self) -> None:
         found = last_record(self.path)
@@ -305,6 +335,56 @@ def _create(path: Path, start: records.SessionStart) -> None:
         if fd >= 0:
             os.close(fd)
         tmp.unlink(missing_ok=True)
+
+
+def _replaced(fd: int, path: Path) -> bool:
+    """Whether `path` names another file than the one open at `fd` (rewrite() swapped it)."""
+    try:
+        return not os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False
+
+
+def rewrite(path: Path, change: Callable[[bytes], bytes]) -> int:
+    """Give each line of the log `change(line)` (without its newline), under the writer's lock,
+    by a temporary file renamed over the log; the lines changed (0: the log is left as is).
+    `change` must keep a line a line (no newline in what it gives back)."""
+    with Writer.locked(path) as fd:
+        with open(fd, "rb", closefd=False) as handle:
+            handle.seek(0)
+            data = handle.read()
+        lines = data.split(b"\n")
+        changed = [change(line) for line in lines]
+        count = sum(1 for old, new in zip(lines, changed, strict=True) if old != new)
+        if not count:
+            return 0
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.rewrite")
+        with open(tmp, "wb") as handle:
+            handle.write(b"\n".join(changed))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o600)
+        if sys.platform == "win32":  # an open file cannot be replaced there: let go of it first
+            _unlock(fd)
+            os.close(fd)
+        try:
+            os.replace(tmp, path)
+        except PermissionError:  # Windows: another process opened the log meanwhile
+            tmp.unlink(missing_ok=True)
+            raise TaskBusy(f"task {path.stem} is open in another process") from None
+        _sync_folder(path.parent)
+    return count
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable (POSIX; Windows has no directory handles to sync)."""
+    if sys.platform == "win32":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 if sys.platform == "win32":

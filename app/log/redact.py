@@ -49,6 +49,10 @@ _STELLAR = re.compile(r"S[A-Z2-7]{55}")  # the one token without a literal part
 
 
 def _fold(text: str) -> str:
+    """The text lower-cased, each character where it was: a regular expression under
+    IGNORECASE matches a letter where this has its lower case."""
+    if "\u0130" in text:  # dotted capital I: lower() makes two characters of it, re an i
+        text = text.replace("\u0130", "i")
     folded = text.lower()
     if "\u017f" in folded or "\u0131" in folded:  # long s and dotless i match s and i
         folded = folded.replace("\u017f", "s").replace("\u0131", "i")
@@ -124,7 +128,7 @@ def _joined(parts: list[str], text: str, last: int) -> str:
 def redact(text: str) -> str:
     """`text` with every secret replaced by [redacted]."""
     folded = _fold(text)
-    if len(folded) != len(text):  # lower-casing moved positions: take the slow way
+    if len(folded) != len(text):  # lower-casing moved positions (never so far): the slow way
         return _every_rule(text)
     seen, named, prose = _scan(text, folded)
     before = text

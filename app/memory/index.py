@@ -187,6 +187,14 @@ def current(root: Path, shared: bool = False) -> State:
         return _fresh(root, tool_output)
 
 
+def remove(root: Path) -> None:
+    """Remove the index: the next refresh builds it anew from the logs as they are now."""
+    import shutil
+
+    with _making(root):
+        shutil.rmtree(folder(root), ignore_errors=True)
+
+
 def _usable(root: Path, state: State | None, tool_output: bool) -> bool:
     if state is None or state.tool_output != tool_output:
         return False
