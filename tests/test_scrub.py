@@ -97,7 +97,7 @@ def test_a_log_held_by_another_writer_is_scrubbed_next_time(data_dir):
     assert SECRET not in store.log_path("B").read_text()
 
 
-def test_a_writer_that_opened_the_log_before_the_swap_appends_to_the_new_one(data_dir):
+def test_appending_after_a_scrub_goes_on_from_the_last_seq(data_dir):
     store = Store(data_dir)
     old_lines(store)
     scrub.scrub(store)
