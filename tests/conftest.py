@@ -1,14 +1,46 @@
-"""Every test gets its own data directory; tests that read the real corpus ask for `corpus`."""
+"""Every test gets its own data directory. Tests on the real corpus are marked `corpus` (by a
+param's mark, or by asking for the `corpus` fixture); where it is absent they are left out and
+the run says so in one line (tests/corpora.py says where it is looked for)."""
 
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+from corpora import REAL, real_corpus_found
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
 LONG_AGO = 1_600_000_000  # September 2020
+NOT_RUN = pytest.StashKey[int]()
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "corpus: reads the real corpus (../shared/corpus)")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    real = []
+    for item in items:
+        if {"corpus", "finished_corpus"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.corpus)
+        if item.get_closest_marker("corpus"):
+            real.append(item)
+    if real_corpus_found() or not real:
+        return
+    if os.environ.get("NODWYN_REQUIRE_CORPUS"):
+        raise pytest.UsageError(f"the real corpus is missing at {REAL} (NODWYN_REQUIRE_CORPUS)")
+    config.stash[NOT_RUN] = len(real)
+    config.hook.pytest_deselected(items=real)
+    left = set(map(id, real))
+    items[:] = [item for item in items if id(item) not in left]
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    if not real_corpus_found():
+        left = config.stash.get(NOT_RUN, 0)
+        terminalreporter.write_line(
+            f"corpus suite not run: {REAL} not found (set NODWYN_CORPUS); "
+            f"{left} tests and the real files' cases left out"
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -18,21 +50,36 @@ def data_dir(tmp_path, monkeypatch) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def finished_corpus(tmp_path_factory) -> Path:
-    """A copy of the real corpus dated long ago. The importer holds back the last streamed
-    reply of a source changed in the last minutes (the agent may still be writing it), and a
-    freshly checked-out corpus is minutes old; the corpus stands for finished sessions."""
-    if not CORPUS.is_dir():
-        pytest.fail(f"the real corpus is missing at {CORPUS}")
-    copy = tmp_path_factory.mktemp("corpus") / "corpus"
-    shutil.copytree(CORPUS, copy, copy_function=shutil.copyfile)  # CI's corpus is read-only
+def finished_copy(source: Path, into: Path) -> Path:
+    """A copy of a corpus dated long ago. The importer holds back the last streamed reply of a
+    source changed in the last minutes (the agent may still be writing it), and a freshly
+    checked-out corpus is minutes old; a corpus stands for finished sessions."""
+    copy = into / "corpus"
+    shutil.copytree(source, copy, copy_function=shutil.copyfile)  # CI's corpus is read-only
     for path in [copy, *copy.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
         os.utime(path, (LONG_AGO, LONG_AGO))
     return copy
 
 
+@pytest.fixture(scope="session")
+def finished_corpus(tmp_path_factory) -> Path:
+    return finished_copy(REAL, tmp_path_factory.mktemp("real"))
+
+
 @pytest.fixture
 def corpus(finished_corpus) -> Path:
     return finished_corpus
+
+
+@pytest.fixture(scope="session")
+def finished(tmp_path_factory):
+    """finished(root): a copy of that corpus (the fixtures' or the real one), dated long ago."""
+    made = {}
+
+    def copy(root: Path) -> Path:
+        if root not in made:
+            made[root] = finished_copy(root, tmp_path_factory.mktemp("corpus"))
+        return made[root]
+
+    return copy

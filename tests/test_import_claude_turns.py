@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from corpora import FIXTURES, REAL, sessions
 from importing import (
     age,
     claude_answered,
@@ -13,6 +14,7 @@ from importing import (
     log_of,
     plain,
     prompt,
+    raw_lines,
     reply,
     result,
     text,
@@ -25,8 +27,7 @@ from nodwyn.log import records
 from nodwyn.store import Store
 
 OLD = "1.0.98"  # a version that writes no turn_duration
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "claude"
-FILES = sorted(p.name for p in CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []
+FILES = sessions("claude")
 
 
 def two_turns() -> list[dict]:
@@ -156,27 +157,41 @@ def test_any_live_cut_then_the_whole_file_gives_the_log_of_one_import(tmp_path, 
     assert plain(halves, f"cc-{task}") == plain(once, f"cc-{task}")
 
 
-@pytest.mark.parametrize("name", FILES)
-def test_corpus_turns_that_end_in_a_final_answer_end_as_completed(corpus, name):
-    copy = age(Path(shutil.copy(corpus / "claude" / name, Path(Store().root).parent / name)))
+@pytest.mark.parametrize("path", FILES)
+def test_corpus_turns_that_end_in_a_final_answer_end_as_completed(path):
+    copy = age(Path(shutil.copy(path, Path(Store().root).parent / path.name)))
     report = import_paths(Store(), "claude", [copy])
     if not report.created:
         assert claude_answered(copy) == 0
         return
     found = log_of(Store(), report.created[0])
+    written = [x for x in raw_lines(copy) if x.get("subtype") == "turn_duration"]
+    if written:  # 2.1 writes its turn ends: each is one, with its duration
+        timed = [e.duration_ms for e in ends(found) if e.duration_ms is not None]
+        assert timed == [x["durationMs"] for x in written]
+        return
     completed = [e for e in ends(found) if e.status == "completed" and e.duration_ms is None]
     assert len(completed) == claude_answered(copy)
 
 
-def test_corpus_cards_read_completed_where_the_log_shows_a_final_answer(corpus):
+@pytest.mark.parametrize(
+    ("root", "completed", "cancelled", "unfinished"),
+    [
+        pytest.param(FIXTURES, 8, 1, 1, id="fixture-corpus"),
+        pytest.param(REAL, 64, 6, 3, id="real-corpus", marks=pytest.mark.corpus),
+    ],
+)
+def test_corpus_cards_read_completed_where_the_log_shows_a_final_answer(
+    finished, root, completed, cancelled, unfinished
+):
     store, outcomes, answered = Store(), Counter(), 0
-    for name in FILES:
-        report = import_paths(store, "claude", [corpus / "claude" / name])
-        answered += claude_answered(corpus / "claude" / name)
+    for path in sorted((finished(root) / "claude").glob("*.jsonl")):
+        report = import_paths(store, "claude", [path])
+        answered += claude_answered(path)
         for task in report.created:
             outcomes.update(card.outcome for card in memory.cards(store, task))
-    assert outcomes["completed"] == answered == 64  # none before the rule (0003)
-    assert outcomes["cancelled"] == 6 and outcomes["unfinished"] == 3
+    assert outcomes["completed"] == answered == completed  # none before the rule (0003)
+    assert outcomes["cancelled"] == cancelled and outcomes["unfinished"] == unfinished
 
 
 @pytest.mark.parametrize("cut", range(1, 4))

@@ -1,26 +1,29 @@
-"""Codex rollouts from the real corpus imported as tasks (reads ../shared/corpus)."""
+"""Codex rollouts imported as tasks: every rollout of the fixture corpus (tests/data/corpus) and,
+marked `corpus`, of the real one (../shared/corpus)."""
 
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from corpora import FIXTURES, sessions
 from importing import age, codex_prompts, imported_one, log_of, plain, raw_lines
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
 from nodwyn.store import Store
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "codex"
-FILES = sorted(p.name for p in CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []
-SOULPASS = "swarnasn29__soulpass__codex-session.jsonl"
+FILES = sessions("codex")
+EMPLOYER = FIXTURES / "codex" / "soul__employer.jsonl"  # compaction, aborted turn, gpt-5.4
+KNOWLEDGE = FIXTURES / "codex" / "raze__knowledge.jsonl"
 
 
 @pytest.fixture
-def source(tmp_path, corpus, request) -> Path:
+def source(tmp_path, request) -> Path:
+    """A copy of one rollout, made old (not live), where Codex keeps it."""
     folder = tmp_path / "codex" / "sessions" / "2026" / "05" / "08"
     folder.mkdir(parents=True)
-    copy = folder / request.param
-    shutil.copyfile(corpus / "codex" / request.param, copy)
+    copy = folder / request.param.name
+    shutil.copyfile(request.param, copy)
     return age(copy)
 
 
@@ -74,16 +77,17 @@ def test_a_second_import_and_a_lost_import_state_change_nothing(source):
     assert store.log_path(task).read_bytes() == before
 
 
-def test_a_deleted_task_stays_deleted(corpus):
+@pytest.mark.parametrize("source", [KNOWLEDGE], indirect=True)
+def test_a_deleted_task_stays_deleted(source):
     store = Store()
-    path = corpus / "codex" / FILES[0]
+    path = source
     task = one(store, path)
     store.delete(task)
     report = import_paths(store, "codex", [path])
     assert not store.exists(task) and "deleted" in report.skipped[0].reason
 
 
-@pytest.mark.parametrize("source", [SOULPASS], indirect=True)
+@pytest.mark.parametrize("source", [EMPLOYER], indirect=True)
 def test_compaction_aborted_turns_patches_and_exit_codes_are_kept(source):
     store = Store()
     events = log_of(store, one(store, source))
@@ -102,7 +106,7 @@ def test_compaction_aborted_turns_patches_and_exit_codes_are_kept(source):
     assert all(s.error == (s.exit not in (0, None)) for s in shells)
 
 
-@pytest.mark.parametrize("source", [SOULPASS], indirect=True)
+@pytest.mark.parametrize("source", [EMPLOYER], indirect=True)
 def test_token_counts_are_priced_per_reply_and_per_turn(source):
     store = Store()
     task = one(store, source)
@@ -118,7 +122,7 @@ def test_token_counts_are_priced_per_reply_and_per_turn(source):
     assert store.get(task).cost_usd == pytest.approx(sum(e.cost_usd for e in priced), rel=1e-6)
 
 
-@pytest.mark.parametrize("source", [SOULPASS], indirect=True)
+@pytest.mark.parametrize("source", [EMPLOYER], indirect=True)
 def test_a_model_missing_from_the_price_table_has_no_cost_not_zero(source):
     source.write_bytes(source.read_bytes().replace(b'"gpt-5.4"', b'"gpt-unheard-of"'))
     age(source)
@@ -129,7 +133,7 @@ def test_a_model_missing_from_the_price_table_has_no_cost_not_zero(source):
     assert store.get(task).cost_usd is None
 
 
-@pytest.mark.parametrize("source", [FILES[0]], indirect=True)
+@pytest.mark.parametrize("source", [KNOWLEDGE], indirect=True)
 def test_the_session_index_names_the_task_but_never_over_a_persons_name(source):
     home = source.parents[4]
     session = meta(source)["id"]
@@ -145,7 +149,7 @@ def test_the_session_index_names_the_task_but_never_over_a_persons_name(source):
     assert store.get(task).title == "My own name"
 
 
-@pytest.mark.parametrize("source", [FILES[0]], indirect=True)
+@pytest.mark.parametrize("source", [KNOWLEDGE], indirect=True)
 def test_an_exec_run_is_marked_as_a_machine_run(source):
     data = source.read_bytes()
     assert b'"source":"cli"' in data
@@ -154,7 +158,7 @@ def test_an_exec_run_is_marked_as_a_machine_run(source):
     assert store.get(one(store, source)).machine
 
 
-@pytest.mark.parametrize("source", [FILES[0]], indirect=True)
+@pytest.mark.parametrize("source", [KNOWLEDGE], indirect=True)
 def test_a_rollout_moved_to_archived_sessions_is_the_same_task(source):
     store = Store()
     task = one(store, source)

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from corpora import FIXTURES, sessions
 from importing import (
     MODEL,
     SESSION,
@@ -124,8 +125,8 @@ def test_files_that_are_not_sessions_are_skipped_with_a_reason(store, tmp_path, 
     assert store.list(archived=None) == []
 
 
-def test_a_codex_file_given_as_claude_is_skipped_with_the_right_command(store, corpus):
-    path = next((corpus / "codex").glob("*.jsonl"))
+@pytest.mark.parametrize("path", sessions("codex"))
+def test_a_codex_file_given_as_claude_is_skipped_with_the_right_command(store, path):
     (skipped,) = import_paths(store, "claude", [path]).skipped
     assert "nodwyn import codex" in skipped.reason
 
@@ -341,7 +342,7 @@ def test_a_whole_last_line_without_its_newline_is_imported_and_the_file_goes_on(
     assert plain(store, task) == plain(once, task)
 
 
-def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monkeypatch, corpus):
+def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     assert default_paths("claude") == [tmp_path / "claude-home" / "projects"]
@@ -351,7 +352,7 @@ def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monk
     age(write(tmp_path / "claude-home" / "projects" / "-home-ana" / f"{SESSION}.jsonl", session()))
     rollout = tmp_path / "codex-home" / "archived_sessions" / "rollout-x.jsonl"
     rollout.parent.mkdir(parents=True)
-    rollout.write_bytes((corpus / "codex" / "therealjhay__Soul__codex-session.jsonl").read_bytes())
+    rollout.write_bytes((FIXTURES / "codex" / "raze__knowledge.jsonl").read_bytes())
     assert import_paths(store, "claude").created == [f"cc-{SESSION}"]
     assert len(import_paths(store, "codex").created) == 1
     assert import_paths(store, "claude", []) == type(import_paths(store, "claude", []))()

@@ -1,8 +1,8 @@
-"""index-search and recall over a real MCP connection, on real Claude Code logs from the corpus.
+"""index-search and recall over a real MCP connection, on Claude Code logs of the fixture corpus.
 
-The agent's own session is a copy of a real transcript in a Claude Code projects folder named
-after the server's working directory (as Claude Code keeps it); the project's earlier tasks
-and another project's task are imported from the corpus as they are.
+The agent's own session is a copy of a transcript in a Claude Code projects folder named after
+the server's working directory (as Claude Code keeps it); the project's earlier task and another
+project's task are imported from tests/data/corpus as they are.
 """
 
 import json
@@ -10,6 +10,7 @@ import re
 import shutil
 
 import pytest
+from corpora import FIXTURES
 from mcp_client import call, server, talk
 from nodwyn import cli
 from nodwyn.conversation import claude_slug
@@ -17,26 +18,26 @@ from nodwyn.importers.sync import import_paths
 from nodwyn.store import Store
 from nodwyn.toolbox import LIMIT
 
-OWN = "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
-EARLIER = "d-kimuson__claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
-OTHER = "Durban-Designer__vsla__069508a5-1193-487c-a9b5-a6f5f3ae4f98.jsonl"
+CLAUDE = FIXTURES / "claude"
+OWN = "demo__todo-app__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+EARLIER = "demo__claude-md__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+OTHER = "vsla__compacted__0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl"
 PROJECT = "/path/to/Demo"  # the folder these transcripts were recorded in
 OWN_TASK = "cc-fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 
 
 @pytest.fixture
-def setup(tmp_path, corpus, monkeypatch):
+def setup(tmp_path, finished, monkeypatch):
     """The server's folder, its environment, the other tasks' ids and the live transcript."""
     claude = tmp_path / "claude"
     work = tmp_path / "work"
     work.mkdir()
     live = claude / "projects" / claude_slug(work) / OWN.split("__")[-1]
     live.parent.mkdir(parents=True)
-    shutil.copyfile(corpus / "claude" / OWN, live)
+    shutil.copyfile(CLAUDE / OWN, live)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
-    report = import_paths(
-        Store(), "claude", [corpus / "claude" / EARLIER, corpus / "claude" / OTHER]
-    )
+    old = finished(FIXTURES) / "claude"
+    report = import_paths(Store(), "claude", [old / EARLIER, old / OTHER])
     earlier, other = report.created
     return {"work": work, "earlier": earlier, "other": other, "live": live}
 
@@ -163,14 +164,14 @@ def test_what_is_sent_is_redacted(setup):
     assert not error and "[redacted]" in text and "x" * 40 not in text
 
 
-def test_codex_is_found_by_the_session_id_it_sends_with_each_call(tmp_path, corpus, monkeypatch):
+def test_codex_is_found_by_the_session_id_it_sends_with_each_call(tmp_path, monkeypatch):
     codex = tmp_path / "codex"
     session = "019ce299-7e70-7a13-9314-042ed6725303"
     rollout = (
         codex / "sessions" / "2026" / "03" / "12" / f"rollout-2026-03-12T15-10-36-{session}.jsonl"
     )
     rollout.parent.mkdir(parents=True)
-    shutil.copyfile(corpus / "codex" / "uzaxirr__raze__codex-session.jsonl", rollout)
+    shutil.copyfile(FIXTURES / "codex" / "raze__knowledge.jsonl", rollout)
     monkeypatch.setenv("CODEX_HOME", str(codex))
     meta = {"x-codex-turn-metadata": {"session_id": session, "turn_id": "t1"}}
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from corpora import both
 from memory_logs import Counting
 from nodwyn import cli, memory, settings
 from nodwyn.errors import BadInput
@@ -72,14 +73,19 @@ def test_a_word_that_cannot_be_split_is_unknown_and_left_out_of_ids():
     assert pieces.tokenize("x" * 101) == ["[UNK]"]
 
 
-def test_wordpiece_agrees_with_the_tokenizers_package_on_corpus_text(corpus):
+@pytest.mark.parametrize("root", both())
+def test_wordpiece_agrees_with_the_tokenizers_package_on_corpus_text(root):
     import tokenizers  # a test dependency only: the runtime tokenizes in plain Python
 
     tok = tokenizers.Tokenizer(tokenizers.models.WordPiece({t: i for i, t in enumerate(VOCAB)}))
     tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
     mine = WordPiece(VOCAB)
-    lines = (corpus / "codex" / "uzaxirr__raze__codex-session.jsonl").read_text().splitlines()
+    lines = [
+        line
+        for path in sorted((root / "codex").glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
     for line in lines[:60]:
         assert mine.tokenize(line) == tok.encode(line, add_special_tokens=False).tokens
 

@@ -6,6 +6,8 @@ redaction did before the shortcut; real corpus lines and made-up awkward strings
 
 import random
 
+import pytest
+from corpora import both
 from importing import raw_lines
 from nodwyn.log import redact as redaction
 from nodwyn.log.records import _encoder
@@ -50,8 +52,9 @@ def test_random_strings_are_redacted_exactly_as_by_the_full_patterns():
         assert redaction.redact(text) == full(text), text
 
 
-def test_real_session_lines_are_redacted_exactly_as_by_the_full_patterns(corpus):
-    for path in sorted((corpus / "claude").glob("*.jsonl"))[:8]:
+@pytest.mark.parametrize("root", both())
+def test_session_lines_are_redacted_exactly_as_by_the_full_patterns(root):
+    for path in sorted((root / "claude").glob("*.jsonl"))[:8]:
         for line in raw_lines(path):
             text = _encoder.encode(line).decode()
             assert redaction.redact(text) == full(text)

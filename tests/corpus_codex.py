@@ -1,0 +1,148 @@
+"""The fixture corpus's Codex rollouts, and look-alikes that are no agent's log."""
+
+import json
+
+from corpus_writers import Codex, dump
+
+
+def soul_employer() -> Codex:
+    """0.122 codex-tui, gpt-5.4: exec calls that pass and fail, apply_patch, prices, an aborted
+    turn, a `compacted` record with its history kept, web search and a plan."""
+    x = Codex("2026-05-08")
+    x.add(
+        "session_meta",
+        {
+            "id": "019e0a11-5b2c-7d3e-8f40-a1b2c3d4e5f6",
+            "timestamp": "2026-05-08T15:00:00.000Z",
+            "cwd": "/home/ana/app",
+            "originator": "codex-tui",
+            "cli_version": "0.122.0",
+            "source": "cli",
+            "model_provider": "openai",
+            "base_instructions": {"text": "You are Codex."},
+            "git": {
+                "commit_hash": "4f1e2d3",
+                "branch": "employer-page",
+                "repository_url": "https://example.invalid/app.git",
+            },
+        },
+    )
+    x.prompt("t1", "Fix the employer page: the list is empty", "gpt-5.4", first=True)
+    x.item(
+        "reasoning",
+        summary=[{"type": "summary_text", "text": "**Checking the fetch**"}],
+        content=None,
+        encrypted_content="gAAAA",
+    )
+    x.shell(
+        "call_a1",
+        "npm test -- employer",
+        "FAIL app/employer/page.test.tsx\n  expected 3 rows, got 0",
+        1,
+    )
+    patch = (
+        "*** Begin Patch\n*** Update File: app/employer/page.tsx\n@@\n"
+        "-  const rows = []\n+  const rows = await fetchEmployers()\n*** End Patch"
+    )
+    x.item(
+        "custom_tool_call", name="apply_patch", input=patch, call_id="call_a2", status="completed"
+    )
+    x.item(
+        "custom_tool_call_output",
+        call_id="call_a2",
+        output=json.dumps(
+            {
+                "output": "Success. Updated the following files:\nM app/employer/page.tsx\n",
+                "metadata": {"exit_code": 0},
+            }
+        ),
+    )
+    x.event(
+        "patch_apply_end",
+        call_id="call_a2",
+        success=True,
+        changes={"app/employer/page.tsx": {"update": {}}},
+    )
+    x.shell("call_a3", "npm test -- employer", "PASS app/employer/page.test.tsx", 0)
+    x.tokens(21000, 18000, 900)
+    x.answer("t1", "The employer page lists the employers again: rows were never fetched.")
+    x.prompt("t2", "Now restyle the whole page", "gpt-5.4")
+    x.tokens(23000, 21000, 120)
+    x.event("turn_aborted", turn_id="t2", reason="interrupted")
+    kept = [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "Fix the employer page"}],
+        }
+    ] * 3
+    x.add("compacted", {"message": "", "replacement_history": kept})
+    x.event("context_compacted")
+    x.prompt("t3", "Find the design system's docs and plan the restyle", "gpt-5.4")
+    x.item(
+        "web_search_call",
+        status="completed",
+        action={"type": "search", "query": "tailwind design tokens"},
+    )
+    plan = {
+        "plan": [
+            {"step": "Read the tokens", "status": "completed"},
+            {"step": "Restyle the table", "status": "pending"},
+        ]
+    }
+    x.item("function_call", name="update_plan", arguments=json.dumps(plan), call_id="call_a4")
+    x.item("function_call_output", call_id="call_a4", output="Plan updated")
+    x.tokens(9000, 4000, 300)
+    x.answer("t3", "Plan: read the design tokens, then restyle the table.")
+    return x
+
+
+def raze_knowledge() -> Codex:
+    """0.114 codex_cli_rs, gpt-5.3-codex, no git: a `shell` call and agent_reasoning."""
+    x = Codex("2026-03-12")
+    x.add(
+        "session_meta",
+        {
+            "id": "019ce299-7e70-7a13-9314-042ed6725303",
+            "timestamp": "2026-03-12T15:10:36.000Z",
+            "cwd": "/home/ana/raze",
+            "originator": "codex_cli_rs",
+            "cli_version": "0.114.0",
+            "source": "cli",
+            "model_provider": "openai",
+            "git": None,
+        },
+    )
+    x.prompt(
+        "r1",
+        "Add a multimodal Knowledge base: images and PDFs next to the notes",
+        "gpt-5.3-codex",
+        first=True,
+    )
+    x.event("agent_reasoning", text="**Looking at the store**")
+    x.shell(
+        "call_b1",
+        "rg -n 'class Knowledge' src",
+        "src/knowledge.py:12:class Knowledge:",
+        0,
+        name="shell",
+    )
+    x.tokens(12000, 9000, 700)
+    x.answer("r1", "The Knowledge base now keeps images and PDFs beside the notes (multimodal).")
+    return x
+
+
+# -- look-alikes: no agent's native log -----------------------------------------------------
+LOOK_ALIKES = {
+    "trade-arena-chat.jsonl": b"".join(
+        dump(x)
+        for x in [
+            {"role": "user", "content": "What is the spread on BTC?", "ts": 1714000000},
+            {"role": "assistant", "content": "0.02%", "ts": 1714000003},
+        ]
+    ),
+    "specstory-export.md": (
+        b"<!-- Generated by SpecStory -->\n\n# Fix the pager (2025-06-01 10:00:00)\n\n"
+        b"_**User**_\n\nFix the pager\n\n---\n\n_**Assistant**_\n\nDone.\n"
+    ),
+}
