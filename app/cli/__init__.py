@@ -37,13 +37,46 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args) or 0
     except NodwynError as exc:
-        print(f"nodwyn: {exc}", file=sys.stderr)
+        print(f"nodwyn: {exc}{_hint(exc)}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the data directory or a named file cannot be read or written
+        print(f"nodwyn: {os_error(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("nodwyn: stopped", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _hint(exc: NodwynError) -> str:
+    """What to do, for the errors whose own words name the task but not the way on."""
+    from ..errors import TaskBusy, TaskNotFound
+
+    if isinstance(exc, TaskNotFound) and str(exc).startswith("no task "):
+        return " (`nodwyn sessions --all` lists the task ids)"
+    if isinstance(exc, TaskBusy) and "another process" in str(exc):
+        return " (the app or another nodwyn command has it: try again when it is done)"
+    return ""
+
+
+def os_error(exc: OSError) -> str:
+    """An OSError as one line: the file, what went wrong, and what to do."""
+    import errno
+
+    what = exc.strerror or str(exc)
+    where = f"{exc.filename}: " if exc.filename else ""
+    todo = {
+        errno.EACCES: "check who may read and write it (ls -l), or choose a data directory "
+        "with --data-dir",
+        errno.EPERM: "check who may read and write it (ls -l), or choose a data directory "
+        "with --data-dir",
+        errno.EROFS: "it is on a read-only disk: choose a data directory with --data-dir",
+        errno.ENOSPC: "the disk is full: free some space, then run this again",
+        errno.ENOTDIR: "a part of the path is a file, not a folder: check the path",
+        errno.ENOENT: "check the path",
+    }.get(exc.errno, "check the path and its permissions, then run this again")
+    return f"{where}{what.lower() if what[:1].isupper() else what}; {todo}"
 
 
 def build_parser(command: str | None = None):

@@ -124,7 +124,11 @@ def add_import_command(sub) -> None:
     cmd = sub.add_parser("import", help="import Claude Code or Codex sessions as tasks")
     cmd.add_argument("tool", choices=("claude", "codex"), help="whose sessions")
     cmd.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files or folders (default: the agent's own)"
+        "paths",
+        nargs="*",
+        default=[],  # optional: without a default argparse calls a `*` positional required
+        metavar="PATH",
+        help="files or folders (default: the agent's own)",
     )
     cmd.add_argument("--json", action="store_true", help="print what happened as JSON")
     cmd.set_defaults(run=cmd_import)
@@ -135,7 +139,7 @@ def cmd_import(args) -> int:
 
     import msgspec
 
-    from ..importers.sync import import_paths
+    from ..importers.sync import default_paths, import_paths
 
     progress = None
     if sys.stderr.isatty():
@@ -146,16 +150,40 @@ def cmd_import(args) -> int:
 
     paths = [Path(p) for p in args.paths] or None
     report = import_paths(store(args), args.tool, paths, progress)
+    absent = [s.path for s in report.skipped if s.reason == MISSING] if paths else []
     if args.json:
         sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
-        return 0
-    print(
-        f"{len(report.created)} created, {len(report.extended)} extended, "
-        f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
-        + (f", {sum(p.count for p in report.problems)} lines unreadable" if report.problems else "")
-    )
-    for skipped in report.skipped:
-        print(f"  skipped {skipped.path}: {skipped.reason}")
-    for problem in report.problems:
-        print(f"  line skipped {problem.message()}")
+    else:
+        print(looked_in(args.tool, paths or default_paths(args.tool), named=bool(paths)))
+        unreadable = sum(p.count for p in report.problems)
+        print(
+            f"{len(report.created)} created, {len(report.extended)} extended, "
+            f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
+            + (f", {unreadable} lines unreadable" if report.problems else "")
+        )
+        for skipped in report.skipped:
+            print(f"  skipped {skipped.path}: {skipped.reason}")
+        for problem in report.problems:
+            print(f"  line skipped {problem.message()}")
+    if absent:
+        named = ", ".join(absent)
+        print(f"nodwyn: no such file or folder: {named} (check the path)", file=sys.stderr)
+        return 1
     return 0
+
+
+MISSING = "no such file or folder"  # import_paths' reason for a named path that is not there
+HOMES = {"claude": ("Claude Code", "CLAUDE_CONFIG_DIR"), "codex": ("Codex", "CODEX_HOME")}
+
+
+def looked_in(tool: str, paths: list, named: bool) -> str:
+    """Where an import looked, and what to do when the agent's own folders are not there."""
+    where = ", ".join(str(p) for p in paths)
+    if named or any(p.exists() for p in paths):
+        return f"Looked in {where}"
+    agent, variable = HOMES.get(tool, (tool, None))
+    hint = f"; set {variable} if {agent} keeps them elsewhere" if variable else ""
+    return (
+        f"Looked in {where}: not there, so no {agent} sessions on this computer yet"
+        f"{hint}, or name the files: nodwyn import {tool} PATH"
+    )
