@@ -60,6 +60,7 @@ class Worker:
         self.status = status
         self.interval = interval
         self.passes = 0  # completed passes, for tests and the self-check
+        self.rounds = 0  # times round the loop, a pass run or (paused) not: the same
         self.polled: list[Path] = []  # followed folders without notifications
         self._seen: dict[tuple[str, Path], dict[Path, tuple[int, int]]] = {}
         self._stirred: set[Path] = set()  # folders notified since the last pass
@@ -78,6 +79,11 @@ class Worker:
     @property
     def paused(self) -> bool:
         return self._paused.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        """Asked to stop: the file in hand is finished, no other begun."""
+        return self._stop.is_set()
 
     def start(self) -> None:
         if self._watch is not None:
@@ -127,6 +133,12 @@ class Worker:
         with self._idle:
             return self._idle.wait_for(lambda: self.passes > after, timeout)
 
+    def wait_for_round(self, after: int, timeout: float) -> bool:
+        """Block until the loop has come round more than `after` times, paused or not: that a
+        paused worker looked and did nothing is an event a test can wait for."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self.rounds > after, timeout)
+
     def _run(self) -> None:
         rescan = time.monotonic() + RESCAN
         while not self._stop.is_set():
@@ -139,6 +151,9 @@ class Worker:
                 except Exception:  # keep following; the next pass tries again
                     log.exception("the background pass failed")
                     self._report("error", 0, 0)
+            with self._idle:
+                self.rounds += 1
+                self._idle.notify_all()
             woken = self._wake.wait(self._timeout(rescan))
             self._wake.clear()
             if time.monotonic() >= rescan:

@@ -6,7 +6,6 @@ settings the page changes; the worker honours them at its next pass.
 
 import http.client
 import json
-import time
 
 import pytest
 from nodwyn import agents, settings
@@ -123,7 +122,9 @@ def test_an_agent_turned_off_from_the_page_is_no_longer_followed(server, agent_d
         passes = worker.passes
         assert worker.wait_for_pass(passes, timeout=10)
         ClaudeSession(agent_dirs).turn("Sketch the ibis importer", "Sketched.")
-        time.sleep(1.0)  # several passes
+        passes = worker.passes
+        worker.wake()
+        assert worker.wait_for_pass(passes + 1, timeout=10)  # two whole passes since
         assert server.store.list(archived=None) == []
         _, answer = call(server, "GET", "/api/places")
         assert not any(p["followed"] for p in answer["places"] if p["tool"] == "claude")

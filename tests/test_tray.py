@@ -6,6 +6,7 @@ records what the app asked of it (tests/test_window.py runs the real one).
 """
 
 import os
+import threading
 import time
 
 os.environ["PYSTRAY_BACKEND"] = "dummy"  # before pystray loads (through nodwyn.desktop)
@@ -231,6 +232,23 @@ def test_the_glyph_follows_the_gtk_theme_unless_the_tray_draws_on_black(monkeypa
     assert desktop.panel_is_dark() is True
 
 
+class HeldAtTheThirdFile:
+    """Where the worker reports its progress (to the app's own Status, passed on): as it
+    starts its third file it waits until Quit has asked it to stop, so Quit lands mid-import
+    however fast the machine."""
+
+    def __init__(self, app):
+        self.app, self.status, self.reached = app, app.worker.status, threading.Event()
+
+    def set(self, phase: str, done: int, total: int) -> None:
+        self.status.set(phase, done, total)
+        if phase == "importing" and done == 2 and not self.reached.is_set():
+            self.reached.set()
+            deadline = time.monotonic() + 30
+            while not self.app.worker.stopping and time.monotonic() < deadline:
+                time.sleep(0.005)
+
+
 def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
     from nodwyn.log import logfile
     from test_worker import ClaudeSession
@@ -238,18 +256,15 @@ def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
     app.worker.pause()  # write the sessions first, then let the worker at them
     for n in range(30):
         session = ClaudeSession(tmp_path)
-        for turn in range(150):
+        for turn in range(20):
             session.turn(f"Step {turn} of job {n}: " + "words " * 40, "ok " * 60)
+    held = app.worker.status = HeldAtTheThirdFile(app)
     app.worker.resume()
-    status = app.server.status
-    deadline = time.monotonic() + 30
-    while not (status.snapshot().phase == "importing" and status.snapshot().done >= 2):
-        assert time.monotonic() < deadline, "the import never got going"
-        time.sleep(0.001)
+    assert held.reached.wait(30), "the import never got going"
     click(app, "Quit")
     assert not app.worker._thread.is_alive()
     logs = sorted(app.store.sessions.glob("*.jsonl"))
-    assert 0 < len(logs) < 30, "Quit came after the import had ended: make the job bigger"
+    assert len(logs) == 3  # two imported, the one in hand finished, none of the other 27
     for log in logs:
         problems: list = []
         records = [record for _, _, record in logfile.read(log, problems=problems)]

@@ -154,10 +154,12 @@ def test_a_paused_worker_imports_nothing_until_it_resumes(agents, worker):
     assert worker.wait_for_pass(0, timeout=30)
     worker.pause()
     assert worker.status.snapshot().phase == "paused"
-    time.sleep(0.3)  # a pass under way when pause came ends at its next file
+    assert worker.wait_for_round(worker.rounds, timeout=10)  # a pass under way has ended
+    passes = worker.passes
     ClaudeSession(agents).turn("Sort the pangolin list", "Sorted.")
-    time.sleep(1.0)
-    assert worker.store.list(archived=None) == []
+    rounds = worker.rounds
+    assert worker.wait_for_round(rounds + 1, timeout=10)  # it came round twice since, paused
+    assert worker.passes == passes and worker.store.list(archived=None) == []
     worker.resume()
     assert eventually(lambda: found(worker.store, "pangolin"), timeout=5)
 
