@@ -74,7 +74,7 @@ install() {  # install EXTRAS: .venv made if need be, nodwyn[EXTRAS] installed, 
     extras="$(printf '%s\n' ${stamp#*|} ${extras//,/ } | tr ',' '\n' | sort -u | paste -sd, -)"
   fi
   if [ ! -x .venv/bin/python ]; then
-    say "making .venv (first run: about a minute; pip downloads ~400 MB)"
+    say "making .venv (first run: 1 GB or less, a minute or so plus the download)"
     python3 -m venv .venv
   fi
   local spec="."
