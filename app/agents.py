@@ -15,12 +15,12 @@ import msgspec
 
 from . import memory, settings
 from .errors import BadInput
-from .importers.sync import Report, default_paths, import_paths
+from .importers import registry, sources
+from .importers.sync import Report, import_paths
 from .store import Store
 
 log = logging.getLogger("nodwyn.agents")
 
-TOOLS = ("claude", "codex")
 # One file at a time in this process, whoever asks.
 IMPORTING = threading.Lock()
 # Set when the app quits: an import the page started stops before its next file.
@@ -35,6 +35,7 @@ class Place(msgspec.Struct, kw_only=True, frozen=True):
     exists: bool
     followed: bool
     shown: str  # the path as a person reads it: ~ for the home folder
+    label: str = ""  # the agent's name as people read it: "Gemini CLI"
 
 
 class Places(msgspec.Struct, frozen=True):
@@ -48,10 +49,24 @@ class Started(msgspec.Struct, frozen=True):
     ok: bool = True
 
 
+def tools() -> tuple[str, ...]:
+    """The names of the agents nodwyn imports (the registry's), in the order people see them."""
+    return registry.names()
+
+
 def followed(root: Path) -> list[str]:
-    """The agents whose default folders the person follows (settings)."""
+    """The agents whose default folders the person follows (settings): Claude Code and Codex
+    by their own switches, every other agent by `follow`, else when one of its folders exists."""
     chosen = settings.load(root)
-    return [tool for tool in TOOLS if getattr(chosen, f"follow_{tool}")]
+    return [name for name in tools() if is_followed(chosen, name)]
+
+
+def is_followed(chosen: settings.Settings, name: str) -> bool:
+    if name in ("claude", "codex"):
+        return getattr(chosen, f"follow_{name}")
+    if name in chosen.follow:
+        return chosen.follow[name]
+    return any(path.exists() for path in registry.get(name).roots())
 
 
 def places(root: Path) -> Places:
@@ -60,14 +75,15 @@ def places(root: Path) -> Places:
     return Places(
         [
             Place(
-                tool=tool,
+                tool=agent.name,
                 path=str(path),
-                exists=path.is_dir(),
-                followed=tool in following,
+                exists=path.exists(),
+                followed=agent.name in following,
                 shown=shown(path),
+                label=agent.label,
             )
-            for tool in TOOLS
-            for path in default_paths(tool)
+            for agent in registry.all_agents().values()
+            for path in agent.roots()
         ]
     )
 
@@ -80,30 +96,10 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def session_files(folders: list[Path]) -> dict[Path, tuple[int, int]]:
-    """Each `.jsonl` below the folders (or a file named itself) with its (size, mtime in ns)."""
-    found = {}
-    for folder in folders:
-        try:
-            _add_files(folder, found)
-        except OSError as exc:  # unreadable, unmounted or removed while walked: others count
-            log.warning("cannot read %s: %s", folder, exc)
-    return found
-
-
-def _add_files(folder: Path, found: dict[Path, tuple[int, int]]) -> None:
-    if folder.is_file():
-        files = [folder]
-    elif folder.is_dir():
-        files = folder.rglob("*.jsonl")
-    else:
-        return
-    for file in files:
-        try:
-            stat = file.stat()
-        except OSError:  # removed between listing and stat
-            continue
-        found[file] = (stat.st_size, stat.st_mtime_ns)
+def session_files(tool: str, folders: list[Path]) -> dict[Path, tuple[int, int]]:
+    """Each possible source of the agent below the folders (or a file named itself) with its
+    signature: (size, mtime in ns) with its companions'."""
+    return sources.files(registry.get(tool), folders)
 
 
 def import_file(store: Store, tool: str, file: Path) -> Report:
@@ -142,16 +138,17 @@ def stop_imports(timeout: float) -> bool:
 
 def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., None]) -> Started:
     """Import a folder (or one file) the person named, in a daemon thread; then fold memory."""
-    if tool not in TOOLS:
-        raise BadInput(f"nodwyn imports {' or '.join(TOOLS)} sessions, not {tool!r}")
+    if tool not in tools():
+        raise BadInput(f"nodwyn imports {', '.join(tools())} sessions, not {tool!r}")
     path = Path(folder.strip()).expanduser()
     if not folder.strip() or not path.is_absolute():
         raise BadInput("give the folder's full path (for example /home/ana/.claude/projects)")
     if not path.exists():
         raise BadInput(f"there is no file or folder {path}")
-    files = sorted(session_files([path]), key=str)
+    files = sorted(session_files(tool, [path]), key=str)
     if not files:
-        raise BadInput(f"no .jsonl session files in {path}")
+        label = registry.get(tool).label
+        raise BadInput(f"no {label} session files in {path}")
 
     def run() -> None:
         total = Report()

@@ -113,6 +113,9 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # issue 6: agent -> the imported folders the worker follows (the whole list; the page
     # sends it without a folder to stop following that one)
     extra_folders: dict[str, list[str]] | None = None
+    # issue 18: agent -> followed, for the agents after Claude Code and Codex; merged into
+    # the switches already set
+    follow: dict[str, bool] | None = None
 
 
 class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -295,11 +298,16 @@ def _change_settings(root: Path, change: SettingsChange) -> dict:
             if allowed:
                 switches[folder] = True
         given["earlier_tasks"] = switches
+    if given["follow"] is not None:
+        unknown = set(given["follow"]) - set(agents.tools())
+        if unknown:
+            raise BadInput(f"no agent named {', '.join(sorted(unknown))}")
+        given["follow"] = {**before.follow, **given["follow"]}
     given = {name: value for name, value in given.items() if value is not None}
     if "extra_folders" in given:
         for tool, folders in given["extra_folders"].items():
-            if tool not in agents.TOOLS or not all(Path(each).is_absolute() for each in folders):
-                raise BadInput(f"extra folders are full paths for {' or '.join(agents.TOOLS)}")
+            if tool not in agents.tools() or not all(Path(each).is_absolute() for each in folders):
+                raise BadInput(f"extra folders are full paths for {', '.join(agents.tools())}")
         given["extra_folders"] = {tool: on for tool, on in given["extra_folders"].items() if on}
     after = msgspec.structs.replace(before, **given)
     if after.embeddings != "builtin":

@@ -36,6 +36,9 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     # folders the person imported with "Import a folder…", per agent ("claude"/"codex"); the
     # worker follows them as it follows the agents' own folders, until the person stops it
     extra_folders: dict[str, list[str]] = {}
+    # every other agent (gemini, copilot, ...) -> followed or not; an agent not named here is
+    # followed when one of its folders exists on this computer (docs/decisions: registry)
+    follow: dict[str, bool] = {}
 
 
 # one writer at a time in this process: the page's requests run on several threads, and a

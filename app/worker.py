@@ -34,7 +34,7 @@ from typing import Protocol
 from . import agents, memory, scrub, settings
 from .agents import session_files
 from .errors import NodwynError
-from .importers.sync import default_paths
+from .importers import registry
 from .store import Store
 
 log = logging.getLogger("nodwyn.worker")
@@ -214,13 +214,13 @@ class Worker:
         following = agents.followed(self.store.root)
         extra = settings.load(self.store.root).extra_folders
         folders = {}
-        for tool in agents.TOOLS:
-            folders[tool] = [*default_paths(tool)] if tool in following else []
+        for tool in agents.tools():
+            folders[tool] = [*registry.get(tool).roots()] if tool in following else []
             folders[tool].extend(Path(folder) for folder in extra.get(tool, []))
         return {tool: paths for tool, paths in folders.items() if paths}
 
     def _changed(self, tool: str, folder: Path) -> list[tuple[Path, tuple[int, int]]]:
-        current = session_files([folder])
+        current = session_files(tool, [folder])
         seen = self._seen.setdefault((tool, folder), {})
         for gone in [file for file in seen if file not in current]:
             del seen[gone]

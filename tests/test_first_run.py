@@ -100,7 +100,7 @@ def test_import_a_folder_says_what_is_wrong(server, body, says):
 
 def test_an_empty_folder_is_refused_with_a_reason(server, tmp_path):
     status, answer = call(server, "POST", "/api/import", {"tool": "codex", "path": str(tmp_path)})
-    assert status == 400 and "no .jsonl session files" in answer["error"]
+    assert status == 400 and "no Codex session files" in answer["error"]
 
 
 def test_settings_are_read_and_changed_from_the_page(server, data_dir):

@@ -120,9 +120,11 @@ def cmd_memory_recall(args) -> int:
 
 
 def add_import_command(sub) -> None:
-    """`nodwyn import claude|codex [PATH...]` (issue 3)."""
-    cmd = sub.add_parser("import", help="import Claude Code or Codex sessions as tasks")
-    cmd.add_argument("tool", choices=("claude", "codex"), help="whose sessions")
+    """`nodwyn import AGENT [PATH...]` (issues 3 and 18), AGENT one of the registry's."""
+    from ..importers import registry
+
+    cmd = sub.add_parser("import", help="import an agent's sessions as tasks")
+    cmd.add_argument("tool", choices=registry.names(), help="whose sessions")
     cmd.add_argument(
         "paths",
         nargs="*",

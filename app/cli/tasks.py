@@ -12,6 +12,7 @@ def add(sub) -> None:
     cmd = sub.add_parser("sessions", help="list tasks, newest activity first")
     cmd.add_argument("--all", action="store_true", help="archived tasks too")
     cmd.add_argument("--json", action="store_true", help="print a JSON array")
+    cmd.add_argument("--agent", metavar="NAME", help="only this agent's tasks (claude, gemini, ...)")
     cmd.set_defaults(run=cmd_sessions)
 
     cmd = sub.add_parser("rename", help="name a task (an empty name takes the name back)")
@@ -46,10 +47,17 @@ def add(sub) -> None:
 
 def cmd_sessions(args) -> None:
     archived = None if args.all else False
-    if args.json:  # main() tried quick_listing first: the catalogue must be folded
+    if args.json and not args.agent:  # main() tried quick_listing first: the catalogue is folded
         sys.stdout.buffer.write(store(args).list_json(archived).encode() + b"\n")
         return
     tasks = store(args).list(archived)
+    if args.agent:
+        tasks = of_agent(tasks, args.agent)
+    if args.json:
+        import msgspec
+
+        sys.stdout.buffer.write(msgspec.json.encode(tasks) + b"\n")
+        return
     if not tasks:
         print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
         return
@@ -67,6 +75,14 @@ def cmd_sessions(args) -> None:
         )
         when = relative(task.last_activity, now)
         print(f"{task.id}  {when:>9}  {task.title}  [{marks}]  {task.project}")
+
+
+def of_agent(tasks: list, name: str) -> list:
+    """The tasks one agent's sessions became (by the tool their log names); nodwyn's own too."""
+    from ..importers import registry
+
+    tool = "nodwyn" if name == "nodwyn" else registry.get(name).tool
+    return [task for task in tasks if task.origin == tool]
 
 
 def cost(task) -> str:

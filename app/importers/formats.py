@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from ..errors import BadInput
+from .registry import Found
 
 TOOLS = ("claude", "codex")
 PROBE = 256 * 1024  # bytes read to recognise a file
@@ -26,11 +27,6 @@ CLAUDE_TYPES = {
 CHAINED = {"user", "assistant", "system", "attachment", "progress"}
 CODEX_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
-
-class Found(msgspec.Struct, frozen=True):
-    task: str
-    session: str
 
 
 class _Meta(msgspec.Struct):

@@ -1,14 +1,18 @@
-"""Import Claude Code and Codex sessions as nodwyn tasks, and keep following them.
+"""Import agents' sessions as nodwyn tasks, and keep following them: the shared sync loop.
 
 Each source session becomes one task whose id is derived from the source (`cc-<session>`,
-`cx-<session>`), so importing again finds it. The import state of a task lives beside its log
-in `sessions/<id>.imp` (msgspec JSON): the bytes of the source consumed (whole lines only),
-hashes of the start of the file and of the last consumed line, and the parser's carry.
+`cx-<session>`, `gm-<session>`, ...: the agent's prefix), so importing again finds it. Which
+agent reads a file is chosen from `registry`; this module does the rest for every agent. The
+import state of a task lives beside its log in `sessions/<id>.imp` (msgspec JSON): for an
+append-only source the bytes consumed (whole lines only), hashes of the start of the file and
+of the last consumed line, and the parser's carry; for a source rewritten whole (`whole`), a
+hash of what was read last.
 
 Invariants:
 - idempotent: an unchanged source changes nothing; a grown source appends only new records;
   importing a prefix and then the whole file gives the same log as importing it once;
-- a source whose already-imported part changed is reported and left alone, never rewritten;
+- a source whose already-imported part changed is reported and left alone, never rewritten
+  (for a source rewritten whole: one that no longer holds records imported from it);
 - a task deleted in nodwyn is never imported again; a source that vanished leaves its task;
 - `.imp` is derived: without it the source is read again and the records already in the log
   are recognised by their `src`, so only the missing ones are appended;
@@ -25,7 +29,6 @@ Invariants:
 
 import hashlib
 import os
-import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,8 +40,9 @@ from ..errors import TaskBusy
 from ..log import faults, logfile
 from ..log import records as r
 from ..store import Store
-from . import claude, codex, formats, problems
+from . import formats, problems, registry, sources
 from .problems import Problem
+from .registry import Agent, Found
 
 FORMAT = 1
 HEAD = 4096  # bytes of the source's start whose hash is kept
@@ -72,21 +76,15 @@ class State(msgspec.Struct, kw_only=True):
     compact_from: int = 1
     carry: msgspec.Raw = msgspec.Raw(b"null")
     last: str = ""  # the src of the log's last imported record when this was saved
+    whole: str = ""  # a source rewritten whole: the hash of what was read last
 
 
 _state_decoder = msgspec.json.Decoder(State)
-PARSERS = {"claude": claude, "codex": codex}
 
 
 def default_paths(tool: str) -> list[Path]:
     """Where the agent keeps its sessions on this computer (existing or not)."""
-    formats.check_tool(tool)
-    home = Path.home()
-    if tool == "claude":
-        root = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
-        return [root / "projects"]
-    root = Path(os.environ.get("CODEX_HOME") or home / ".codex")
-    return [root / "sessions", root / "archived_sessions"]
+    return registry.get(tool).roots()
 
 
 def import_paths(
@@ -96,100 +94,105 @@ def import_paths(
     progress: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Import every session found under `paths` (default: the agent's own folders)."""
-    formats.check_tool(tool)
+    agent = registry.get(tool)
     report = Report()
     explicit = paths is not None
-    chosen = default_paths(tool) if paths is None else paths
-    files, missing = _walk([Path(p) for p in chosen], explicit)
+    chosen = agent.roots() if paths is None else paths
+    files, missing = sources.walk(agent, [Path(p) for p in chosen], explicit)
     report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
     for done, path in enumerate(files, 1):
         lines = problems.Lines(str(path))
-        outcome, detail = _import_one(store, tool, path, lines)
+        for outcome, detail in _import_one(store, agent, path, lines):
+            if outcome == "skipped":
+                report.skipped.append(Skipped(str(path), detail))
+            else:
+                getattr(report, outcome).append(detail)
         report.problems.extend(lines.found())
-        if outcome == "skipped":
-            report.skipped.append(Skipped(str(path), detail))
-        else:
-            getattr(report, outcome).append(detail)
         if progress is not None:
             progress(done, len(files))
     return report
 
 
-def _walk(paths: list[Path], explicit: bool) -> tuple[list[Path], list[Path]]:
-    """Files to look at: a file given by name whatever its name, `*.jsonl` in folders."""
-    files, missing = [], []
-    for path in paths:
-        if path.is_file():
-            files.append(path)
-        elif path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
-        elif explicit:
-            missing.append(path)
-    return files, missing
-
-
-def _import_one(store: Store, tool: str, path: Path, lines: problems.Lines) -> tuple[str, str]:
-    """import_file, where an error nobody foresaw skips this file only (and is logged)."""
+def _import_one(store: Store, agent: Agent, path: Path, lines) -> list[tuple[str, str]]:
+    """import_source, where an error nobody foresaw skips this file only (and is logged)."""
     try:
-        return import_file(store, tool, path, lines)
+        return import_source(store, agent, path, lines)
     except (RecursionError, MemoryError):
-        return "skipped", "too deeply nested or too large to read"
+        return [("skipped", "too deeply nested or too large to read")]
     except Exception as exc:  # noqa: BLE001 (the other files go on; the traceback is logged)
         problems.log.exception("importing %s failed", path)
-        return "skipped", f"{problems.UNEXPECTED} {type(exc).__name__}: {exc}"[:200]
+        return [("skipped", f"{problems.UNEXPECTED} {type(exc).__name__}: {exc}"[:200])]
 
 
-def import_file(
-    store: Store, tool: str, path: Path, lines: problems.Lines | None = None
-) -> tuple[str, str]:
-    """Import one file: ("created"|"extended"|"unchanged", task) or ("skipped", reason)."""
+def import_source(
+    store: Store, agent: Agent, path: Path, lines: problems.Lines | None = None
+) -> list[tuple[str, str]]:
+    """Import one source: ("created"|"extended"|"unchanged", task) or ("skipped", reason) for
+    each session it holds (one for a file of lines; any number for a database)."""
+    if agent.whole:
+        from . import whole  # only agents whose sources are rewritten whole need it
+
+        return whole.import_source(store, agent, path)
     lines = lines or problems.Lines(str(path))
     try:
-        found = formats.recognise(path, tool)
+        found = agent.recognise(path)
     except OSError as exc:
-        return "skipped", f"cannot read it: {exc.strerror or exc}"
+        return [("skipped", f"cannot read it: {exc.strerror or exc}")]
     if isinstance(found, str):
-        return "skipped", found
-    task = found.task
+        return [("skipped", found)]
+    return [guarded(store, found.task, lambda: _import_lines(store, agent, path, found, lines))]
+
+
+def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
+    """Import one file of an agent's (the first session's outcome, for the first importers)."""
+    return import_source(store, registry.get(tool), path)[0]
+
+
+def guarded(store: Store, task: str, run: Callable[[], tuple[str, str]]) -> tuple[str, str]:
+    """Run one task's import unless the person deleted the task; busy or vanished: skipped."""
     if store.was_deleted(task):
         return "skipped", f"task {task} was deleted in nodwyn: not imported again"
-    log = store.log_path(task)
     try:
-        if log.exists():
-            with store.writer(task) as writer:
-                return _extend(store, tool, path, found, writer, lines)
-        return _create(store, tool, path, found, lines)
+        return run()
     except TaskBusy:
         return "skipped", f"task {task} is open in another process; try again later"
     except FileNotFoundError:  # the agent removed its file while we read it: the task stays
         return "skipped", "the file went away while it was read"
 
 
-def _is_live(path: Path) -> bool:
+def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines):
+    if store.log_path(found.task).exists():
+        with store.writer(found.task) as writer:
+            return _extend(agent, path, found, writer, lines)
+    return _create(store, agent, path, found, lines)
+
+
+def is_live(path: Path) -> bool:
+    """Whether the agent changed the source in the last minutes (it may still be writing)."""
     return path.stat().st_mtime > time.time() - LIVE_FOR
 
 
-def _create(store: Store, tool: str, path: Path, found, lines) -> tuple[str, str]:
+def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tuple[str, str]:
     log = store.log_path(found.task)
     log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
-    state = State(tool=tool, source=str(path))
-    parser = _parser(tool, path, found, None)
+    state = State(tool=agent.name, source=str(path))
+    parser = agent.parser(path, found, None)
     emitted = _parse(path, state, parser, lines)
     if not emitted or not isinstance(emitted[0], r.SessionStart):
         return "skipped", "no conversation in it yet (nothing that starts a session)"
     with store.create(emitted[0], task=found.task) as writer:
-        _write(writer, emitted[1:], state, ("", ""))
-        _save(log, state, parser)
+        write(writer, emitted[1:], state, ("", ""))
+        save(log, state, parser.carry)
     return "created", found.task
 
 
-def _extend(store, tool, path: Path, found, writer: logfile.Writer, lines) -> tuple[str, str]:
+def _extend(agent: Agent, path: Path, found: Found, writer: logfile.Writer, lines):
     log = writer.path
-    state = _load(log)
+    state = load(log)
     if state is not None and not _same_prefix(path, state):
         return "skipped", "source changed before the imported part; left alone"
     if state is not None:
-        parser = _parser(tool, path, found, state.carry)
+        parser = agent.parser(path, found, state.carry)
         before = (state.consumed, msgspec.json.encode(parser.carry))
         emitted = _parse(path, state, parser, lines)
         if not emitted and before == (state.consumed, msgspec.json.encode(parser.carry)):
@@ -198,25 +201,16 @@ def _extend(store, tool, path: Path, found, writer: logfile.Writer, lines) -> tu
             state = None  # the log went past `.imp` (stopped before saving it): read it all
     if state is None:
         lines.clear()
-        state = State(tool=tool, source=str(path))
-        parser = _parser(tool, path, found, None)
+        state = State(tool=agent.name, source=str(path))
+        parser = agent.parser(path, found, None)
         emitted = _not_yet_in(log, _parse(path, state, parser, lines), state)
         if emitted is None:
             return "unchanged", found.task  # the log holds more than this copy: nothing added
     state.source = str(path)
-    title = None if not any(isinstance(x, r.SessionTitle) for x in emitted) else _title_of(log)
-    written = _write(writer, emitted, state, title)
-    _save(log, state, parser)
+    title = None if not any(isinstance(x, r.SessionTitle) for x in emitted) else title_of(log)
+    written = write(writer, emitted, state, title)
+    save(log, state, parser.carry)
     return ("extended" if written else "unchanged"), found.task
-
-
-def _parser(tool: str, path: Path, found, carry: msgspec.Raw | None):
-    module = PARSERS[tool]
-    decoded = None if carry is None else msgspec.json.decode(carry, type=module.Carry)
-    if tool == "claude":
-        finder = formats.subagent_finder(path, found.session)
-        return claude.Parser(str(path), decoded, subagents=finder)
-    return codex.Parser(str(path), decoded, title=formats.codex_index_title(path, found.session))
 
 
 def _parse(path: Path, state: State, parser, lines: problems.Lines) -> list[r.Known]:
@@ -230,7 +224,7 @@ def _parse(path: Path, state: State, parser, lines: problems.Lines) -> list[r.Kn
         state.tail_start = start
         state.consumed = start + len(line) + 1
     state.lines = n
-    parser.finish(_is_live(path), out)
+    parser.finish(is_live(path), out)
     if state.consumed:
         with open(path, "rb") as handle:
             state.head = _hash(handle.read(min(HEAD, state.consumed - 1)))
@@ -270,7 +264,7 @@ def _same_prefix(path: Path, state: State) -> bool:
 Key = tuple[str | None, int | None, str | None, str]
 
 
-def _key(record) -> Key | None:
+def key_of(record) -> Key | None:
     src = getattr(record, "src", None)
     return None if src is None else (src.file, src.line, src.id, r.kind_of(record))
 
@@ -282,7 +276,7 @@ def _key_text(key: Key | None) -> str:
 def _last_imported(log: Path) -> Key | None:
     """The src of the log's last imported record (records a person added carry none)."""
     for _offset, record in logfile.read_back(log):
-        key = _key(record)
+        key = key_of(record)
         if key is not None:
             return key
     return None
@@ -294,7 +288,7 @@ def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known
     keys: set[Key] = set()
     furthest = 0  # the last line of the source itself that the log holds a record of
     for _offset, _end, record in logfile.read(log):
-        key = _key(record)
+        key = key_of(record)
         if key is not None:
             keys.add(key)
             if key[0] is None and key[1]:
@@ -305,19 +299,19 @@ def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known
         return None
     last = -1
     for index, record in enumerate(emitted):
-        key = _key(record)
+        key = key_of(record)
         # (..., None, kind): a log imported before replies carried their response's id
         if key is not None and (key in keys or (key[0], key[1], None, key[3]) in keys):
             last = index
     return emitted[last + 1 :]
 
 
-def _title_of(log: Path) -> tuple[str, str]:
+def title_of(log: Path) -> tuple[str, str]:
     summary = fold_log(log)
     return summary.title, summary.title_by
 
 
-def _write(writer: logfile.Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
+def write(writer: logfile.Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
     """Append the records; a title only where no higher actor named the task and it is new."""
     batch: list[r.Known] = []
     for record in emitted:
@@ -337,7 +331,7 @@ def _write(writer: logfile.Writer, emitted, state: State, title: tuple[str, str]
     return len(batch)
 
 
-def _load(log: Path) -> State | None:
+def load(log: Path) -> State | None:
     try:
         state = _state_decoder.decode(log.with_suffix(".imp").read_bytes())
     except (OSError, msgspec.MsgspecError):
@@ -345,9 +339,9 @@ def _load(log: Path) -> State | None:
     return state if state.format == FORMAT else None
 
 
-def _save(log: Path, state: State, parser) -> None:
+def save(log: Path, state: State, carry=None) -> None:
     """Write `.imp` atomically, naming the log's last imported record as it stands now."""
-    state.carry = msgspec.Raw(msgspec.json.encode(parser.carry))
+    state.carry = msgspec.Raw(msgspec.json.encode(carry))
     state.last = _key_text(_last_imported(log))
     path = log.with_suffix(".imp")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -359,5 +353,5 @@ def _save(log: Path, state: State, parser) -> None:
 
 
 def task_id(prefix: str, session: str) -> str:
-    """A task id from a source session id: only [A-Za-z0-9_-], at most 120 characters."""
-    return prefix + re.sub(r"[^A-Za-z0-9_\-]", "-", session)[:120]
+    """A task id from a source session id (kept for callers of the first importers)."""
+    return registry.task_id(prefix, session)

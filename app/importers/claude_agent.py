@@ -1,0 +1,33 @@
+"""Claude Code as a registered agent: where it keeps sessions, which files are its, its fold.
+
+The format itself is read by `claude` (with `claude_lines`, `claude_replies`,
+`claude_context`); this module only plugs it into the registry. Sub-agents' `agent-*.jsonl`
+files are read with the session that started them, through `formats.subagent_finder`.
+"""
+
+from pathlib import Path
+
+import msgspec
+
+from . import claude, formats
+from .registry import Agent, Found, carry_of, home_of
+
+
+class Claude(Agent):
+    name = "claude"
+    tool = claude.TOOL
+    label = "Claude Code"
+    prefix = "cc-"
+
+    def roots(self) -> list[Path]:
+        return [home_of("CLAUDE_CONFIG_DIR", ".claude") / "projects"]
+
+    def recognise(self, path: Path) -> Found | str:
+        return formats.recognise(path, self.name)
+
+    def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        finder = formats.subagent_finder(path, found.session)
+        return claude.Parser(str(path), carry_of(carry, claude.Carry), subagents=finder)
+
+
+AGENT = Claude()

@@ -1,0 +1,33 @@
+"""Codex CLI as a registered agent: its session folders, which files are its, its fold.
+
+The format itself is read by `codex`; the thread names Codex keeps apart, in
+`session_index.jsonl`, come from `formats.codex_index_title`.
+"""
+
+from pathlib import Path
+
+import msgspec
+
+from . import codex, formats
+from .registry import Agent, Found, carry_of, home_of
+
+
+class Codex(Agent):
+    name = "codex"
+    tool = codex.TOOL
+    label = "Codex"
+    prefix = "cx-"
+
+    def roots(self) -> list[Path]:
+        root = home_of("CODEX_HOME", ".codex")
+        return [root / "sessions", root / "archived_sessions"]
+
+    def recognise(self, path: Path) -> Found | str:
+        return formats.recognise(path, self.name)
+
+    def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        title = formats.codex_index_title(path, found.session)
+        return codex.Parser(str(path), carry_of(carry, codex.Carry), title=title)
+
+
+AGENT = Codex()

@@ -1,0 +1,96 @@
+"""Sources rewritten whole (a JSON document, a database): read whole, the new records added.
+
+An agent that rewrites its file in place (Gemini CLI's `.json` sessions, OpenCode's JSON
+files) or keeps a database cannot be followed by bytes consumed. Its `read` parses the whole
+source into sessions whose every record carries a stable `src` (the source's message, part or
+call id); this module appends to each session's log the records the log does not hold yet,
+in the source's order. A title is compared by its text, not its `src` (the agent may rename).
+
+Invariants:
+- re-reading an unchanged source changes nothing, and a rewritten one never doubles a record;
+- a rewrite that no longer holds records imported from it (another session written over the
+  file, a history cut short) is refused with the count and the log kept as it is;
+- `.imp` holds only a hash of what was read last; without it the log's `src` keys decide.
+"""
+
+import hashlib
+from pathlib import Path
+
+from ..log import logfile
+from ..log import records as r
+from ..store import Store
+from . import sources, sync
+from .registry import Agent, Session
+
+
+def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str]]:
+    """Each session of the source: created, extended, unchanged, or skipped with the reason."""
+    try:
+        stamp = _stamp(agent, path)
+        sessions = agent.read(path, sync.is_live(path))
+    except OSError as exc:
+        return [("skipped", f"cannot read it: {exc.strerror or exc}")]
+    if isinstance(sessions, str):
+        return [("skipped", sessions)]
+    if not sessions:
+        return [("skipped", "no conversation in it yet")]
+    outcomes = []
+    for session in sessions:
+        task = session.found.task
+        run = lambda session=session: _import(store, agent, path, session, stamp)  # noqa: E731
+        outcomes.append(sync.guarded(store, task, run))
+    return outcomes
+
+
+def _stamp(agent: Agent, path: Path) -> str:
+    """A hash of the source's bytes and its companions' signatures: what "unchanged" means."""
+    digest = hashlib.blake2b(digest_size=12)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    digest.update(repr(sources.signature(agent, path)).encode())
+    return digest.hexdigest()
+
+
+def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str):
+    records = session.records
+    if not records or not isinstance(records[0], r.SessionStart):
+        return "skipped", "no conversation in it yet (nothing that starts a session)"
+    log = store.log_path(session.found.task)
+    if not log.exists():
+        log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
+        state = sync.State(tool=agent.name, source=str(path), whole=stamp)
+        with store.create(records[0], task=session.found.task) as writer:
+            sync.write(writer, records[1:], state, ("", ""))
+            sync.save(log, state)
+        return "created", session.found.task
+    with store.writer(session.found.task) as writer:
+        state = sync.load(log)
+        if state is not None and state.whole == stamp and state.source == str(path):
+            return "unchanged", session.found.task
+        state = state or sync.State(tool=agent.name, source=str(path))
+        held, state.compact_from = _held(log)
+        lost = held - {sync.key_of(x) for x in records}
+        if lost:
+            return "skipped", (
+                f"the source no longer holds {len(lost)} records imported from it "
+                "(rewritten by something else?): the task is kept as it was"
+            )
+        new = [x for x in records[1:] if isinstance(x, r.SessionTitle) or sync.key_of(x) not in held]
+        title = sync.title_of(log) if any(isinstance(x, r.SessionTitle) for x in new) else None
+        written = sync.write(writer, new, state, title)
+        state.whole, state.source = stamp, str(path)
+        sync.save(log, state)
+    return ("extended" if written else "unchanged"), session.found.task
+
+
+def _held(log: Path) -> tuple[set[tuple], int]:
+    """The keys of the imported records the log holds, but titles (an agent renames) and the
+    first line; and where the next compaction's stretch starts."""
+    keys, compact_from = set(), 1
+    for _offset, _end, record in logfile.read(log):
+        if isinstance(record, r.ContextCompact):
+            compact_from = record.seq + 1
+        if getattr(record, "src", None) and not isinstance(record, r.SessionTitle | r.SessionStart):
+            keys.add(sync.key_of(record))
+    return keys, compact_from
