@@ -12,7 +12,7 @@ def add(sub) -> None:
     cmd = sub.add_parser("sessions", help="list tasks, newest activity first")
     cmd.add_argument("--all", action="store_true", help="archived tasks too")
     cmd.add_argument("--json", action="store_true", help="print a JSON array")
-    cmd.add_argument("--agent", metavar="NAME", help="only this agent's tasks (claude, gemini, ...)")
+    cmd.add_argument("--agent", metavar="NAME", help="only this agent's tasks (gemini, ...)")
     cmd.set_defaults(run=cmd_sessions)
 
     cmd = sub.add_parser("rename", help="name a task (an empty name takes the name back)")

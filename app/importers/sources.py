@@ -47,7 +47,9 @@ def files(agent: Agent, folders: list[Path]) -> dict[Path, Signature]:
     found: dict[Path, Signature] = {}
     for folder in folders:
         try:
-            listed = [folder] if folder.is_file() else agent.sources(folder) if folder.is_dir() else []
+            listed = (
+                [folder] if folder.is_file() else agent.sources(folder) if folder.is_dir() else []
+            )
             for file in listed:
                 try:
                     found[file] = signature(agent, file)

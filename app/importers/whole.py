@@ -76,7 +76,9 @@ def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str
                 f"the source no longer holds {len(lost)} records imported from it "
                 "(rewritten by something else?): the task is kept as it was"
             )
-        new = [x for x in records[1:] if isinstance(x, r.SessionTitle) or sync.key_of(x) not in held]
+        new = [
+            x for x in records[1:] if isinstance(x, r.SessionTitle) or sync.key_of(x) not in held
+        ]
         title = sync.title_of(log) if any(isinstance(x, r.SessionTitle) for x in new) else None
         written = sync.write(writer, new, state, title)
         state.whole, state.source = stamp, str(path)
