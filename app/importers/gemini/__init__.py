@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ...log import records as r
 from ..registry import Agent, Found, Session, home_of
+from ..times import at_of
 from . import fold as folding
 from .mapping import Mapper, is_prompt, parts_of
 
@@ -135,8 +136,6 @@ def _sha(project: str) -> str:
 
 
 def _at(stamp) -> str:
-    from ..claude_lines import at_of
-
     return at_of(stamp, "")
 
 

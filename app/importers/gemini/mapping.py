@@ -20,7 +20,7 @@ from typing import Any
 
 from ...log import records as r
 from .. import prices
-from ..claude_lines import at_of
+from ..times import at_of, ms_between
 
 CONTEXT = ("<session_context>", "<hook_context>", "- **Workspace Directories:**")
 SNAPSHOT = "<state_snapshot>"
@@ -225,7 +225,7 @@ class Mapper:
         self.emit(
             r.TurnEnd(
                 at=turn["last"], src=self.src(f"end/{turn['id']}"), status=turn["status"],
-                duration_ms=_ms_between(turn["at"], turn["last"]), cost_usd=cost,
+                duration_ms=ms_between(turn["at"], turn["last"]), cost_usd=cost,
             )
         )  # fmt: skip
 
@@ -261,14 +261,3 @@ def _output(response: Any) -> tuple[str, bool]:
 def _exit(output: str) -> int | None:
     found = _EXIT.search(output[-400:]) if output else None
     return int(found.group(1)) if found else None
-
-
-def _ms_between(start: str, end: str) -> int | None:
-    from datetime import datetime
-
-    try:
-        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
-        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return max(int((b - a).total_seconds() * 1000), 0)

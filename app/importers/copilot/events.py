@@ -1,0 +1,287 @@
+"""GitHub Copilot CLI's `events.jsonl` as nodwyn records: a fold over its events.
+
+Each line is `{type, data, id, timestamp, parentId}` (github/copilot-sdk's generated
+session-events schema; only the fields read are declared). The map
+(docs/decisions/0020-copilot.md): `session.start` starts the session (cwd and branch from
+its `context`); `user.message` is a prompt (`content` as typed, a slash command kept
+literal; the `<current_datetime>` old files glued on is cut); `assistant.message` a reply
+with its `toolRequests` as calls, `reasoningText` as thinking, `outputTokens` as usage;
+`tool.execution_complete` a result (failure and exit code where the output says);
+`permission.*` an approval asked and answered; `abort` cancels the turn;
+`session.compaction_complete` (and a truncation that dropped messages) a compaction;
+`session.error` an error. Events inside a sub-agent (`parentToolCallId`, `agentId`) carry
+the sub-agent's name from its `subagent.started`. Copilot writes no end of a person's turn:
+it ends at the next prompt, an abort, `session.shutdown`, or the end of a file no longer
+written. Copilot bills premium requests, not tokens, so no dollar cost is made up.
+"""
+
+import re
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from ...log import records as r
+from ..times import at_of, ms_between
+
+TOOL = "copilot-cli"
+_DATETIME = re.compile(r"\s*<current_datetime>[^<]*</current_datetime>\s*$")
+_EXIT = re.compile(r"exit(?:ed with)? code:? (-?\d+)", re.I)
+WRITES = {"create": "path", "edit": "path", "str_replace_editor": "path", "write": "path"}
+
+
+class _Line(Struct):
+    type: str = ""
+    data: dict = {}
+    id: Any = None
+    timestamp: Any = None
+    agentId: Any = None  # noqa: N815
+
+
+_decode = msgspec.json.Decoder(_Line).decode
+
+
+class Carry(Struct, kw_only=True):
+    session: str = ""
+    started: bool = False
+    last_at: str = ""
+    model: str = ""
+    title: str = ""  # the workspace.yaml name last given out
+    calls: dict[str, str] = {}  # call id -> tool
+    files: dict[str, list[str]] = {}
+    agents: dict[str, str] = {}  # a sub-agent's call id -> its name
+    turn_open: bool = False
+    turn_at: str = ""
+    turn_id: str = ""
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class Parser:
+    def __init__(self, source: str, carry: Carry | None = None, title: str = "", cwd: str = ""):
+        self.source = source
+        self.carry = carry or Carry()
+        self.workspace_title = title
+        self.workspace_cwd = cwd
+
+    def feed(self, n: int, raw: bytes, out: list) -> None:
+        try:
+            line = _decode(raw)
+        except msgspec.MsgspecError:
+            return  # not an event of this format: skipped, the rest goes on
+        c = self.carry
+        at = c.last_at = at_of(line.timestamp, c.last_at)
+        src = r.Src(line=n, id=line.id if isinstance(line.id, str) else None)
+        if line.type == "session.start":
+            if not c.started:
+                self._start(line.data, at, src, out)
+            return
+        if not c.started:
+            return
+        handler = _HANDLERS.get(line.type)
+        if handler is not None:
+            handler(self, line, at, src, out)
+
+    def finish(self, live: bool, out: list) -> None:
+        c = self.carry
+        if c.started and self.workspace_title and self.workspace_title != c.title:
+            c.title = self.workspace_title
+            out.append(
+                r.SessionTitle(
+                    at=c.last_at, src=r.Src(id="workspace.yaml"), title=c.title, actor="agent"
+                )
+            )
+        if not live:
+            self._end_turn(c.last_at, "completed", out)
+
+    def agent_of(self, line: _Line) -> str | None:
+        parent = line.data.get("parentToolCallId")
+        if isinstance(parent, str) and parent:
+            return self.carry.agents.get(parent, parent)
+        return line.agentId if isinstance(line.agentId, str) and line.agentId else None
+
+    def _start(self, data: dict, at: str, src: r.Src, out: list) -> None:
+        c = self.carry
+        c.started, c.session = True, _text(data.get("sessionId"))
+        context = data.get("context") if isinstance(data.get("context"), dict) else {}
+        c.model = _text(data.get("selectedModel"))
+        out.append(
+            r.SessionStart(
+                at=at, src=src, project=_text(context.get("cwd")) or self.workspace_cwd,
+                origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=_text(data.get("copilotVersion"))),
+                model=c.model, branch=_text(context.get("branch")),
+            )
+        )  # fmt: skip
+        if self.workspace_title:
+            c.title = self.workspace_title
+            out.append(
+                r.SessionTitle(at=at, src=r.Src(id="workspace.yaml"), title=c.title, actor="agent")
+            )
+
+    def _end_turn(self, at: str, status: str, out: list) -> None:
+        c = self.carry
+        if not c.turn_open:
+            return
+        c.turn_open = False
+        out.append(
+            r.TurnEnd(
+                at=at,
+                src=r.Src(id=f"end/{c.turn_id}"),
+                status=status,
+                duration_ms=ms_between(c.turn_at, at),
+            )
+        )
+
+    def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        data, agent = line.data, self.agent_of(line)
+        text = _DATETIME.sub("", _text(data.get("content")))
+        names = [
+            r.Attachment(name=str(a.get("displayName") or a.get("path") or a.get("type") or "file"))
+            for a in data.get("attachments") or ()
+            if isinstance(a, dict)
+        ]
+        command = text.split()[0] if text.startswith("/") and text.split() else ""
+        if agent is None:
+            self._end_turn(at, "completed", out)
+            c = self.carry
+            c.turn_open, c.turn_at, c.turn_id = True, at, src.id or str(src.line)
+        out.append(
+            r.Message(at=at, src=src, agent=agent, text=text, attachments=names, command=command)
+        )
+
+    def _assistant(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        data, c = line.data, self.carry
+        c.model = _text(data.get("model")) or c.model
+        calls = []
+        for ask in data.get("toolRequests") or ():
+            if isinstance(ask, dict) and isinstance(ask.get("toolCallId"), str):
+                call, tool = ask["toolCallId"], _text(ask.get("name"))
+                c.calls[call] = tool
+                args = ask.get("arguments")
+                if isinstance(args, dict) and isinstance(args.get(WRITES.get(tool, "")), str):
+                    c.files[call] = [args[WRITES[tool]]]
+                calls.append(r.Call(id=call, tool=tool, input=args))
+        tokens = data.get("outputTokens")
+        usage = r.Usage(output=tokens) if isinstance(tokens, int) and tokens > 0 else None
+        text, thinking = _text(data.get("content")), _text(data.get("reasoningText"))
+        if text or thinking or calls or usage:
+            out.append(
+                r.Reply(
+                    at=at, src=src, agent=self.agent_of(line), text=text, thinking=thinking,
+                    calls=calls, model=c.model, usage=usage,
+                )
+            )  # fmt: skip
+
+    def _reasoning(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        thinking = _text(line.data.get("content"))
+        if thinking:
+            out.append(
+                r.Reply(
+                    at=at,
+                    src=src,
+                    agent=self.agent_of(line),
+                    thinking=thinking,
+                    model=self.carry.model,
+                )
+            )
+
+    def _started(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        """A tool run the model did not ask for (the person's `!` command): a call of its own."""
+        data, c = line.data, self.carry
+        call = _text(data.get("toolCallId"))
+        if call and call not in c.calls:
+            c.calls[call] = _text(data.get("toolName"))
+            asked = r.Call(id=call, tool=c.calls[call], input=data.get("arguments"))
+            out.append(
+                r.Reply(at=at, src=src, agent=self.agent_of(line), calls=[asked], model=c.model)
+            )
+
+    def _complete(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        data, c = line.data, self.carry
+        call = _text(data.get("toolCallId"))
+        result = data.get("result") if isinstance(data.get("result"), dict) else {}
+        error = data.get("error") if isinstance(data.get("error"), dict) else {}
+        output = _text(result.get("content")) or _text(error.get("message"))
+        found = _EXIT.search(output[-300:]) if output else None
+        code = int(found.group(1)) if found else None
+        failed = data.get("success") is False or bool(error) or code not in (None, 0)
+        files = c.files.pop(call, [])
+        out.append(
+            r.Result(
+                at=at, src=src, agent=self.agent_of(line), call=call, tool=c.calls.pop(call, ""),
+                output=output, error=failed, exit=code, files=[] if failed else files,
+            )
+        )  # fmt: skip
+
+    def _asked(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        ask = line.data.get("permissionRequest")
+        if isinstance(ask, dict):
+            call = _text(ask.get("toolCallId"))
+            tool = self.carry.calls.get(call) or _text(ask.get("kind"))
+            out.append(
+                r.ApprovalAsk(
+                    at=at, src=src, agent=self.agent_of(line), call=call, tool=tool, input=ask
+                )
+            )
+
+    def _answered(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        result = line.data.get("result") if isinstance(line.data.get("result"), dict) else {}
+        kind = _text(result.get("kind"))
+        call = _text(line.data.get("toolCallId"))
+        out.append(
+            r.ApprovalAnswer(
+                at=at,
+                src=src,
+                agent=self.agent_of(line),
+                call=call,
+                allowed=kind.startswith("approved"),
+            )
+        )
+
+    def _subagent(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        call = _text(line.data.get("toolCallId"))
+        if call:
+            name = line.data.get("agentDisplayName") or line.data.get("agentName") or call
+            self.carry.agents[call] = str(name)
+
+    def _compacted(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        data = line.data
+        if line.type == "session.truncation":
+            dropped = data.get("messagesRemovedDuringTruncation")
+            if not isinstance(dropped, int) or dropped <= 0:
+                return
+            note = f"Context truncated: {dropped} messages removed ({data.get('tokensRemovedDuringTruncation', 0)} tokens)"
+        elif data.get("success") is False:
+            return
+        else:
+            note = _text(data.get("summaryContent")) or "Context compacted"
+        out.append(r.ContextCompact(at=at, src=src, agent=self.agent_of(line), note=note))
+
+    def _error(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        text = _text(line.data.get("message")) or _text(line.data.get("errorType"))
+        out.append(r.Error(at=at, src=src, agent=self.agent_of(line), text=text))
+
+    def _abort(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        self._end_turn(at, "cancelled", out)
+
+    def _shutdown(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        self._end_turn(at, "completed", out)
+
+
+_HANDLERS = {
+    "user.message": Parser._user,
+    "assistant.message": Parser._assistant,
+    "assistant.reasoning": Parser._reasoning,
+    "tool.execution_start": Parser._started,
+    "tool.execution_complete": Parser._complete,
+    "permission.requested": Parser._asked,
+    "permission.completed": Parser._answered,
+    "subagent.started": Parser._subagent,
+    "session.compaction_complete": Parser._compacted,
+    "session.truncation": Parser._compacted,
+    "session.error": Parser._error,
+    "abort": Parser._abort,
+    "session.shutdown": Parser._shutdown,
+}
