@@ -107,10 +107,11 @@ class Parser:
         c.started, c.session = True, _text(data.get("sessionId"))
         context = data.get("context") if isinstance(data.get("context"), dict) else {}
         c.model = _text(data.get("selectedModel"))
+        version = _text(data.get("copilotVersion"))
         out.append(
             r.SessionStart(
                 at=at, src=src, project=_text(context.get("cwd")) or self.workspace_cwd,
-                origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=_text(data.get("copilotVersion"))),
+                origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=version),
                 model=c.model, branch=_text(context.get("branch")),
             )
         )  # fmt: skip
@@ -252,7 +253,8 @@ class Parser:
             dropped = data.get("messagesRemovedDuringTruncation")
             if not isinstance(dropped, int) or dropped <= 0:
                 return
-            note = f"Context truncated: {dropped} messages removed ({data.get('tokensRemovedDuringTruncation', 0)} tokens)"
+            tokens = data.get("tokensRemovedDuringTruncation", 0)
+            note = f"Context truncated: {dropped} messages removed ({tokens} tokens)"
         elif data.get("success") is False:
             return
         else:
