@@ -112,13 +112,14 @@ def carry_of(raw: msgspec.Raw | None, kind: type):
 
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
-    from . import claude_agent, codex_agent, copilot, gemini
+    from . import antigravity, claude_agent, codex_agent, copilot, gemini
 
     chosen = [
         claude_agent.AGENT,
         codex_agent.AGENT,
         gemini.AGENT,
         copilot.AGENT,
+        antigravity.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 
