@@ -50,6 +50,19 @@ def data_dir(tmp_path, monkeypatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def agents_home(tmp_path, monkeypatch) -> Path:
+    """A home folder of its own: the agents' default folders (~/.gemini, ~/.copilot, ...) are
+    empty, so no test reads or follows the sessions of the person running the tests."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
+    for name in ("GEMINI_CLI_HOME", "COPILOT_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
 def finished_copy(source: Path, into: Path) -> Path:
     """A copy of a corpus dated long ago. The importer holds back the last streamed reply of a
     source changed in the last minutes (the agent may still be writing it), and a freshly

@@ -173,7 +173,11 @@ def test_places_say_where_the_worker_looks_and_what_exists(agents, data_dir):
         ("claude", "projects"),
         ("codex", "sessions"),
         ("codex", "archived_sessions"),
+        ("gemini", "tmp"),
+        ("copilot", "session-state"),
+        ("antigravity", "brain"),  # the IDE's and the agy CLI's
     }
+    assert not seen["gemini", "tmp"].followed  # no folder: not followed until there is one
 
 
 def test_stopping_during_an_import_leaves_every_log_whole(agents, data_dir):
