@@ -16,7 +16,6 @@ from pathlib import Path
 
 import msgspec
 
-from ...log import records as r
 from ..registry import Agent, Found, carry_of
 from . import steps
 
@@ -72,28 +71,8 @@ class Antigravity(Agent):
         return Found(self.task_id(session), session)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
-        parser = steps.Parser(str(path), found.session, carry_of(carry, steps.Carry))
         title = titles(path).get(found.session, "")
-        return Titled(parser, title) if title else parser
-
-
-class Titled:
-    """A transcript's fold that gives out the title Antigravity keeps apart, when it changes."""
-
-    def __init__(self, parser: steps.Parser, title: str):
-        self.parser, self.title = parser, " ".join(title.split())[:120]
-        self.carry = parser.carry
-
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        self.parser.feed(n, raw, out)
-
-    def finish(self, live: bool, out: list) -> None:
-        self.parser.finish(live, out)
-        given = [x for x in out if isinstance(x, r.SessionTitle)]
-        if self.carry.started and not given:
-            at = self.carry.last_at
-            src = r.Src(id="agyhub_summaries")
-            out.append(r.SessionTitle(at=at, src=src, title=self.title, actor="agent"))
+        return steps.Parser(str(path), found.session, carry_of(carry, steps.Carry), title)
 
 
 def _conversation(path: Path) -> str:

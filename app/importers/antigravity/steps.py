@@ -54,6 +54,7 @@ class Carry(Struct, kw_only=True):
     session: str = ""
     started: bool = False
     pending: list[r.Known] = []  # steps before the first that names the working folder
+    title: str = ""  # the title last given out
     last_at: str = ""
     model: str = ""
     open: list[list[str]] = []  # [call id, tool] of calls awaiting a result, oldest first
@@ -126,10 +127,11 @@ class Parser:
     waits for the first call that names one (a command's `Cwd`, a file outside `~/.gemini`),
     or for the end of a transcript no longer written; the steps before it wait with it."""
 
-    def __init__(self, source: str, session: str, carry: Carry | None = None):
+    def __init__(self, source: str, session: str, carry: Carry | None = None, title: str = ""):
         self.source = source
         self.carry = carry or Carry()
         self.carry.session = self.carry.session or session
+        self.title = " ".join(title.split())[:120]  # Antigravity's own, kept apart
 
     def feed(self, n: int, raw: bytes, out: list) -> None:
         try:
@@ -159,8 +161,16 @@ class Parser:
                 project=folder, origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
             )
         )  # fmt: skip
+        self._title(out)
         out.extend(c.pending)
         c.pending = []
+
+    def _title(self, out: list) -> None:
+        c = self.carry
+        if self.title and self.title != c.title:
+            c.title = self.title
+            src = r.Src(id="agyhub_summaries")
+            out.append(r.SessionTitle(at=c.last_at, src=src, title=self.title, actor="agent"))
 
     def _step(self, step: _Step, at: str, src: r.Src, out: list) -> None:
         kind, content = step.type, step.content if isinstance(step.content, str) else ""
@@ -178,6 +188,8 @@ class Parser:
             self._result(step, content, at, src, out)
 
     def finish(self, live: bool, out: list) -> None:
+        if self.carry.started:
+            self._title(out)  # renamed in Antigravity since
         if live:
             return
         if not self.carry.started and self.carry.pending:
