@@ -36,6 +36,7 @@ class Place(msgspec.Struct, kw_only=True, frozen=True):
     followed: bool
     shown: str  # the path as a person reads it: ~ for the home folder
     label: str = ""  # the agent's name as people read it: "Gemini CLI"
+    origin: str = ""  # the tool its tasks' logs name ("gemini-cli"): the page labels them so
 
 
 class Places(msgspec.Struct, frozen=True):
@@ -81,6 +82,7 @@ def places(root: Path) -> Places:
                 followed=agent.name in following,
                 shown=shown(path),
                 label=agent.label,
+                origin=agent.tool,
             )
             for agent in registry.all_agents().values()
             for path in agent.roots()

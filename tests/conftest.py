@@ -52,14 +52,13 @@ def data_dir(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture(autouse=True)
 def agents_home(tmp_path, monkeypatch) -> Path:
-    """A home folder of its own: the agents' default folders (~/.gemini, ~/.copilot, ...) are
-    empty, so no test reads or follows the sessions of the person running the tests."""
+    """The later agents' default folders (~/.gemini, ~/.copilot) moved to an empty folder by
+    their own variables, so no test reads or follows the sessions of the person running the
+    tests. (HOME itself is left alone: a browser given a new one rebuilds its font caches.)"""
     home = tmp_path / "home"
     home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("USERPROFILE", str(home))
-    for name in ("GEMINI_CLI_HOME", "COPILOT_HOME"):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
+    monkeypatch.setenv("COPILOT_HOME", str(home / ".copilot"))
     return home
 
 

@@ -125,7 +125,10 @@ def cmd_app(args) -> int:
     data = demo.make_demo(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo and not settings.path(data.root).exists():
         # The demo shows its own tasks: it does not pull the person's sessions into them.
-        settings.update(data.root, follow_claude=False, follow_codex=False)
+        from ..importers import registry
+
+        others = {name: False for name in registry.names() if name not in ("claude", "codex")}
+        settings.update(data.root, follow_claude=False, follow_codex=False, follow=others)
     claim = instance.claim(data.root)
     if claim is None:  # checked before the window's libraries load: a second launch is quick
         instance.ask(data.root, "search" if args.search else "show")

@@ -3,6 +3,7 @@
 // history panel) in the URL so Back and reload bring it back, wires the sidebar, header,
 // search and transcript together, and follows the change feed.
 
+import { agentTag, loadAgents } from "./agents.js";
 import { api, pageUrl } from "./api.js";
 import { clear, el, folderLabels } from "./dom.js";
 import { createHeader } from "./header.js";
@@ -97,6 +98,8 @@ const results = createResults({
   announce,
   // a project's short name as the sidebar's heading says it ("src/site" beside "work/site")
   folder: (project) => folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project],
+  // the agent's name beside each task's heading, from the task as the list knows it
+  agentOf: (task) => agentTag(el, sidebar.find(task)?.origin),
   href: (task, seq) => pageUrl({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   onOpen: (task, seq) => navigate({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   failure,
@@ -134,6 +137,7 @@ $("[data-starred-link]").addEventListener("click", (event) => {
 });
 
 /** @type {Record<string, any>} */
+const agentsNamed = loadAgents(); // the agents' names: asked at once, awaited before a list is drawn
 let preferences = await api.settings().catch(() => ({}));
 $("[data-settings-button]").addEventListener("click", () =>
   openSettings(/** @type {HTMLDialogElement} */ ($("[data-settings]")), (saved) => {
@@ -143,7 +147,7 @@ $("[data-settings-button]").addEventListener("click", () =>
 
 async function reloadTasks() {
   try {
-    const { tasks } = await api.tasks();
+    const [{ tasks }] = await Promise.all([api.tasks(), agentsNamed]);
     // Settings > Search: machine runs listed with the others, or folded at the end.
     sidebar.setTasks(preferences.show_machine_runs ? tasks.map((t) => ({ ...t, machine: false })) : tasks);
     sidebar.select(state.task);

@@ -5,6 +5,7 @@
 // project, branch, agent and cost.
 
 import { api } from "./api.js";
+import { agentLabel } from "./agents.js";
 import { clear, cost, el } from "./dom.js";
 import { openExport, resumeButton } from "./exporting.js";
 
@@ -146,7 +147,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
   function showMeta() {
     clear(meta);
     if (!task) return;
-    const agent = [task.origin === "claude-code" ? "Claude Code" : task.origin === "codex" ? "Codex" : task.origin, task.model]
+    const agent = [agentLabel(task.origin), task.model]
       .filter(Boolean)
       .join(" · ");
     const parts = [

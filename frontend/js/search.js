@@ -15,7 +15,7 @@ export const SCOPES = { task: "this task", project: "earlier tasks in this proje
  *   failure: (message: string, retry: () => void) => HTMLElement,
  *   announce: (text: string) => void, folder: (project: string) => string}} options
  */
-export function createResults({ pane, href, onOpen, failure, announce, folder }) {
+export function createResults({ pane, href, onOpen, failure, announce, folder, agentOf = (/** @type {string} */ _task) => null }) {
   let asked = 0; // number of the latest question
   /** @type {{task: string, seq: number}|null} */
   let opened = null; // the hit last opened: coming back, the keyboard finds it again
@@ -70,7 +70,7 @@ export function createResults({ pane, href, onOpen, failure, announce, folder })
     for (const [task, group] of byTask) {
       const name = folder(group[0].project || "");
       list.append(el("section", { class: "result-task", "data-result-task": task },
-        el("h3", {}, el("span", {}, group[0].title), el("span", { class: "muted mono", title: group[0].project }, ` ${name}`)),
+        el("h3", {}, el("span", {}, group[0].title), el("span", { class: "muted mono", title: group[0].project }, ` ${name}`), agentOf(task)),
         group.map((turn) => turnEl(turn, terms))));
     }
     pane.append(list);

@@ -8,12 +8,18 @@ import { api } from "./api.js";
 import { clear, el } from "./dom.js";
 import { embeddingsChoice } from "./embeddings.js";
 
+/** Agent name -> the name people read, from the server's registry (/api/places). */
 const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
+
+/** @param {{tool: string, label?: string}[]} places */
+function learnNames(places) {
+  for (const p of places) if (p.label) TOOL_NAMES[p.tool] = p.label;
+}
 
 /** The form that imports a folder the person names, and says how it went. */
 function importForm() {
   const tool = /** @type {HTMLSelectElement} */ (el("select", { name: "tool", "aria-label": "Agent" },
-    el("option", { value: "claude" }, "Claude Code"), el("option", { value: "codex" }, "Codex")));
+    ...Object.entries(TOOL_NAMES).map(([value, label]) => el("option", { value }, label))));
   const path = /** @type {HTMLInputElement} */ (el("input", {
     type: "text", name: "path", "data-import-path": "", "aria-label": "Folder to import",
     placeholder: "/home/you/.claude/projects", spellcheck: "false", autocomplete: "off",
@@ -46,6 +52,7 @@ export async function firstRun(/** @type {HTMLElement} */ pane) {
   } catch (err) {
     box.append(el("p", { class: "muted" }, `Could not ask where to look: ${err.message}`));
   }
+  learnNames(places);
   const found = places.filter((p) => p.exists && p.followed);
   box.append(el("p", {}, found.length
     ? "It found your agents' sessions and is importing them; they appear on the left as they arrive."
@@ -55,8 +62,8 @@ export async function firstRun(/** @type {HTMLElement} */ pane) {
       `${TOOL_NAMES[p.tool] || p.tool}: `, el("code", { title: p.path }, p.shown), " — ",
       !p.followed ? "not followed (Settings)" : p.exists ? "found" : "not there"))));
   box.append(importForm());
-  box.append(el("p", { class: "muted" }, "From a terminal: ", el("code", {}, "nodwyn import claude"), " or ",
-    el("code", {}, "nodwyn import codex"), ", with a folder after it to import that folder."),
+  box.append(el("p", { class: "muted" }, "From a terminal: ", el("code", {}, "nodwyn import claude"), " (or ",
+    Object.keys(TOOL_NAMES).filter((t) => t !== "claude").join(", "), "), with a folder after it to import that folder."),
     el("p", { class: "muted" }, "To look around first: ", el("code", {}, "nodwyn app --demo"), "."));
 }
 
@@ -100,10 +107,43 @@ export async function openSettings(dialog, onChange) {
     });
     list.append(el("label", { class: "switch" }, box, ` ${label}`));
   }
-  // the imported folders go under the agents' own ones, before the search switches
-  list.insertBefore(followedFolders(current, said, onChange), list.children[2] || null);
+  // the other agents' switches, then the imported folders, under Claude Code's and Codex's
+  const anchor = list.children[2] || null;
+  list.insertBefore(await agentSwitches(said, onChange), anchor);
+  list.insertBefore(followedFolders(current, said, onChange), anchor);
   list.append(modeChoice(current, said, onChange), embeddingsChoice(current, said, onChange));
   dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await earlierSwitches(current, said, onChange)), said.nextSibling);
+}
+
+/**
+ * A "Follow …" switch for each agent after Claude Code and Codex (setting `follow`); one not
+ * set is followed when its folder exists, as /api/places says.
+ */
+async function agentSwitches(said, onChange) {
+  const box = el("div", { class: "agent-switches" });
+  let places = [];
+  try {
+    places = (await api.places()).places;
+  } catch (err) {
+    box.append(el("p", { class: "muted" }, `Could not list the agents: ${err.message}`));
+  }
+  learnNames(places);
+  const agents = [...new Set(places.map((p) => p.tool))].filter((t) => t !== "claude" && t !== "codex");
+  for (const name of agents) {
+    const tick = /** @type {HTMLInputElement} */ (el("input", { type: "checkbox", "data-follow-agent": name }));
+    tick.checked = places.some((p) => p.tool === name && p.followed);
+    tick.addEventListener("change", async () => {
+      try {
+        onChange(await api.saveSettings({ follow: { [name]: tick.checked } }));
+        said.textContent = "Saved.";
+      } catch (err) {
+        tick.checked = !tick.checked;
+        said.textContent = `Not saved: ${err.message}`;
+      }
+    });
+    box.append(el("label", { class: "switch" }, tick, ` Follow ${TOOL_NAMES[name] || name}'s sessions`));
+  }
+  return box;
 }
 
 /**

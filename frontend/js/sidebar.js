@@ -4,6 +4,7 @@
 // folder with "Show N more", machine runs and the archive folded at the end. A folder's fold
 // is remembered in localStorage; the filter shows matches in every folder and the archive.
 
+import { agentTag } from "./agents.js";
 import { clear, el, folderLabels, timeEl } from "./dom.js";
 
 const PER_FOLDER = 5;
@@ -65,6 +66,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
       },
       marks ? el("span", { class: "dot", title: marks, "aria-label": marks }) : null,
       el("span", { class: "task-title", title: task.title }, task.title), // cut short: whole on hover
+      agentTag(el, task.origin),
       timeEl(task.last_activity),
     );
   }

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..registry import Agent, Found, carry_of
+from ..registry import Agent, Found, carry_of, home_of
 from . import steps
 
 PROBE = 64 * 1024
@@ -32,7 +32,9 @@ class Antigravity(Agent):
     prefix = "ag-"
 
     def roots(self) -> list[Path]:
-        gemini = Path.home() / ".gemini"
+        # Antigravity keeps its folders in Gemini CLI's `~/.gemini`; no variable of its own is
+        # known, so GEMINI_CLI_HOME, which moves that folder for Gemini CLI, moves them too
+        gemini = home_of("GEMINI_CLI_HOME") / ".gemini"
         return [gemini / "antigravity" / "brain", gemini / "antigravity-cli" / "brain"]
 
     def sources(self, folder: Path):
