@@ -43,13 +43,15 @@ def gemini_file(home, prompts: list[str]):
 
 
 def messages(store: Store) -> list[str]:
+    if not store.exists(TASK):
+        return []
     return [e.text for _o, _e, e in logfile.read(store.log_path(TASK)) if isinstance(e, r.Message)]
 
 
 def test_a_gemini_session_rewritten_whole_is_followed_without_doubling(agents_home, worker):
     gemini_file(agents_home, ["Fix the pager"])
     worker.start()
-    assert eventually(lambda: worker.store.exists(TASK), timeout=30)
+    assert eventually(lambda: messages(worker.store) == ["Fix the pager"], timeout=30)
     assert worker.store.get(TASK).project == "/home/ana/pager"
     passes = worker.passes
     gemini_file(agents_home, ["Fix the pager", "Now the tests"])
@@ -85,8 +87,11 @@ def test_a_copilot_session_appended_to_is_followed_turn_by_turn(agents_home, wor
     append(0, "session.start", **start)
     append(1, "user.message", content="List the armadillos")
     worker.start()
-    assert eventually(lambda: worker.store.exists("cp-c0ffee00"), timeout=30)
-    assert worker.store.get("cp-c0ffee00").title == "Pager work"
+
+    def named():
+        return worker.store.exists("cp-c0ffee00") and worker.store.get("cp-c0ffee00").title
+
+    assert eventually(lambda: named() == "Pager work", timeout=30)
     append(2, "user.message", content="And the pangolins")
     os.utime(path)
     worker.wake()
