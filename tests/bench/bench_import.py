@@ -5,7 +5,9 @@ with a session id of its own, until the copies hold about --size MB; then `impor
 them all into a fresh data directory on one core (it is single-threaded) and the figures are
 printed: first import, and the second import (every file unchanged), and redaction's own speed
 over the lines the import wrote (each line through `redact()`, as the writer does). Goal:
->= 35 MB/s.
+>= 35 MB/s. Then the same for each format of issue 18 (../shared/corpus/other: Gemini CLI's
+`.jsonl` and `.json`, Copilot CLI's `events.jsonl`, Antigravity's transcripts), about a quarter
+of --size each, laid out as each agent lays them out: MB/s of the first import and of the second.
 
     python tests/bench/bench_import.py [--size 500] [--keep DIR] [--profile]
 """
@@ -116,6 +118,52 @@ def run(work: Path, size: int, profile: bool) -> None:
     print(f"second import (nothing new): {again:.2f} s, {total / 1e6 / again:.0f} MB/s")
     redaction_speed(store.sessions)
     print("goal: >= 35 MB/s on one core; the machine is shared, so figures are noisy")
+    per_format(work / "formats", max(size // 4, 1))
+
+
+# name, agent, corpus file, where the agent keeps a copy (with its new session id)
+FORMATS = [
+    ("Gemini CLI .jsonl", "gemini",
+     "gemini-cli/wingorithm__Vibe-Coding-Comparison-Project__session-2026-04-25T08-46-c737eb36.jsonl",
+     "tmp/p{n}/chats/session-2026-04-25T08-46-{id8}.jsonl"),
+    ("Gemini CLI .json", "gemini", "gemini-cli/sharthak-sev__sat-test-app__my-session.json",
+     "tmp/p{n}/chats/session-2026-05-30T11-52-{id8}.json"),
+    ("Copilot CLI events.jsonl", "copilot",
+     "copilot-cli/XEFF09__dotfiles__3cc3555e-5462-44f9-95de-c67b1cb220b9__events.jsonl",
+     "session-state/{id}/events.jsonl"),
+    ("Antigravity transcript", "antigravity", "diiviikk5__Xeus__gemini-session.jsonl",
+     "brain/{id}/.system_generated/logs/transcript.jsonl"),
+]  # fmt: skip
+_IDS = re.compile(rb'"sessionId":\s*"([^"]+)"')
+
+
+def per_format(work: Path, size: int) -> None:
+    """MB/s of each later agent's format, each imported on its own into a fresh store."""
+    from nodwyn.importers.sync import import_paths
+    from nodwyn.store import Store
+
+    print("per format (issue 18):")
+    for name, agent, source, where in FORMATS:
+        raw = (CORPUS / "other" / source).read_bytes()
+        found = _IDS.search(raw)
+        root, total, n = work / agent / str(len(name)), 0, 0
+        while total < size:
+            new = str(uuid.uuid4())
+            data = raw.replace(found.group(1), new.encode()) if found else raw
+            path = root / where.format(n=n, id=new, id8=new[:8])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            os.utime(path, (1_600_000_000, 1_600_000_000))
+            total, n = total + len(data), n + 1
+        store = Store(work / f"data-{agent}-{n}")
+        started = time.perf_counter()
+        report = import_paths(store, agent, [root])
+        first = time.perf_counter() - started
+        started = time.perf_counter()
+        import_paths(store, agent, [root])
+        again = time.perf_counter() - started
+        print(f"  {name}: {n} files, {total / 1e6:.1f} MB, {len(report.created)} tasks; "
+              f"first import {total / 1e6 / first:.1f} MB/s, second {total / 1e6 / again:.0f} MB/s")  # fmt: skip
 
 
 def redaction_speed(sessions: Path) -> None:
