@@ -162,8 +162,9 @@ def per_format(work: Path, size: int) -> None:
         started = time.perf_counter()
         import_paths(store, agent, [root])
         again = time.perf_counter() - started
-        print(f"  {name}: {n} files, {total / 1e6:.1f} MB, {len(report.created)} tasks; "
-              f"first import {total / 1e6 / first:.1f} MB/s, second {total / 1e6 / again:.0f} MB/s")  # fmt: skip
+        mb = total / 1e6
+        print(f"  {name}: {n} files, {mb:.1f} MB, {len(report.created)} tasks; "
+              f"first import {mb / first:.1f} MB/s, second {mb / again:.0f} MB/s")  # fmt: skip
 
 
 def redaction_speed(sessions: Path) -> None:
