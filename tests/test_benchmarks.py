@@ -99,6 +99,8 @@ def test_the_import_benchmark_prints_throughput_figures(corpus):
     assert rate and float(rate.group(1)) > 0 and int(rate.group(2).replace(",", "")) > 0
     assert figure(out, "second import (nothing new):") >= 0
     assert figure(out, "redaction alone:") > 0  # MB of log lines, then its own MB/s
+    for name in ("Gemini CLI .jsonl", "Gemini CLI .json", "Copilot CLI", "Antigravity"):
+        assert f"  {name}" in out and "first import" in out  # issue 18: each format's MB/s
 
 
 def test_the_meaning_benchmark_prints_its_figures():

@@ -89,6 +89,11 @@ class Agent:
         """Every session a source rewritten whole holds, or why it is refused."""
         return f"{self.label} sources are append-only lines"
 
+    def peek(self, path: Path) -> list[Found] | None:
+        """Whole sources: the sessions a source holds, known cheaply (without parsing it), so an
+        unchanged source is passed over unread; None when only `read` can tell."""
+        return None
+
     def task_id(self, session: str) -> str:
         return task_id(self.prefix, session)
 

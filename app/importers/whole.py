@@ -27,6 +27,9 @@ def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str
     """Each session of the source: created, extended, unchanged, or skipped with the reason."""
     try:
         stamp = _stamp(agent, path)
+        known = agent.peek(path)
+        if known and all(_unchanged(store, found.task, path, stamp) for found in known):
+            return [("unchanged", found.task) for found in known]
         sessions = agent.read(path, sync.is_live(path))
     except OSError as exc:
         return [("skipped", f"cannot read it: {exc.strerror or exc}")]
@@ -40,6 +43,11 @@ def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str
         run = lambda session=session: _import(store, agent, path, session, stamp)  # noqa: E731
         outcomes.append(sync.guarded(store, task, run))
     return outcomes
+
+
+def _unchanged(store: Store, task: str, path: Path, stamp: str) -> bool:
+    state = sync.load(store.log_path(task))
+    return state is not None and state.whole == stamp and state.source == str(path)
 
 
 def _stamp(agent: Agent, path: Path) -> str:
@@ -65,10 +73,9 @@ def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str
             sync.save(log, state)
         return "created", session.found.task
     with store.writer(session.found.task) as writer:
-        state = sync.load(log)
-        if state is not None and state.whole == stamp and state.source == str(path):
+        if _unchanged(store, session.found.task, path, stamp):
             return "unchanged", session.found.task
-        state = state or sync.State(tool=agent.name, source=str(path))
+        state = sync.load(log) or sync.State(tool=agent.name, source=str(path))
         held, state.compact_from = _held(log)
         lost = held - {sync.key_of(x) for x in records}
         if lost:

@@ -25,6 +25,7 @@ _WORKSPACE = re.compile(
     r"(?:Workspace Directories:\*\*|workspace directories:)\s*\n\s*-\s+(.+)", re.I
 )
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_SESSION = re.compile(rb'"sessionId":\s*"([^"\\]+)"')
 
 
 class Gemini(Agent):
@@ -61,6 +62,16 @@ class Gemini(Agent):
             )
         session = str(meta["sessionId"])
         return [Session(Found(self.task_id(session), session), self.records(path, folded, live))]
+
+    def peek(self, path: Path) -> list[Found] | None:
+        """The session id near the top of the file (the first line of a `.jsonl`, an early
+        key of a `.json`): enough to pass an unchanged file over unread."""
+        with open(path, "rb") as handle:
+            found = _SESSION.search(handle.read(4096))
+        if not found:
+            return None
+        session = found.group(1).decode(errors="replace")
+        return [Found(self.task_id(session), session)]
 
     def records(self, path: Path, folded: folding.Folded, live: bool) -> list[r.Known]:
         meta = folded.meta
