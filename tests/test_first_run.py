@@ -150,3 +150,21 @@ def test_while_the_worker_imports_a_search_answers_from_what_is_indexed(server, 
     server.status.set("", 0, 0)
     _, idle = call(server, "GET", "/api/search?q=puffin&scope=all")
     assert len({t["task"] for t in idle["turns"]}) == 2
+
+
+def test_the_page_follows_an_agent_or_not_and_hears_it_in_places(server, agents_home):
+    (agents_home / ".gemini" / "tmp").mkdir(parents=True)  # GEMINI_CLI_HOME: tests/conftest.py
+
+    def followed():
+        return {p["tool"]: p["followed"] for p in call(server, "GET", "/api/places")[1]["places"]}
+
+    assert followed()["gemini"] and not followed()["copilot"]  # on where its folder exists
+    status, shown = call(server, "POST", "/api/settings", {"follow": {"gemini": False}})
+    assert status == 200 and shown["follow"] == {"gemini": False}
+    assert not followed()["gemini"]
+    status, answer = call(server, "POST", "/api/settings", {"follow": {"notepad": True}})
+    assert status == 400 and "no agent named notepad" in answer["error"]
+    places = call(server, "GET", "/api/places")[1]["places"]
+    labels = {p["tool"]: (p["label"], p["origin"]) for p in places}
+    assert labels["gemini"] == ("Gemini CLI", "gemini-cli")
+    assert labels["antigravity"] == ("Antigravity", "antigravity")
