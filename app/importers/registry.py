@@ -117,14 +117,17 @@ def carry_of(raw: msgspec.Raw | None, kind: type):
 
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
-    from . import antigravity, claude_agent, codex_agent, copilot, gemini
+    from . import aider, antigravity, claude_agent, codex_agent, copilot, cursor, gemini, opencode
 
     chosen = [
         claude_agent.AGENT,
         codex_agent.AGENT,
         gemini.AGENT,
         copilot.AGENT,
+        opencode.AGENT,
+        aider.AGENT,
         antigravity.AGENT,
+        cursor.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 

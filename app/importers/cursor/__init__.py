@@ -1,0 +1,103 @@
+"""Cursor (the IDE): the chats and composers kept in its `state.vscdb` databases.
+
+Where: `<User>/globalStorage/state.vscdb` (composers since about 0.4x) and
+`<User>/workspaceStorage/<hash>/state.vscdb` (one per opened folder, named by the
+`workspace.json` beside it), `<User>` being `~/Library/Application Support/Cursor/User` on
+macOS, `$XDG_CONFIG_HOME/Cursor/User` (`~/.config/…`) on Linux, `%APPDATA%\\Cursor\\User` on
+Windows. Only the chat keys are read (`keys`): the same databases hold the person's login
+tokens, which nodwyn never reads, copies or indexes. Cursor rewrites these databases in
+place, so they are read whole; each bubble's id makes a re-import add only what is new.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from ..registry import Agent, Found, Session
+from . import keys, mapping
+
+NAME = "state.vscdb"
+
+
+def user_dir() -> Path:
+    home = Path.home()
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "Cursor" / "User"
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "Cursor" / "User"
+    return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "Cursor" / "User"
+
+
+class Cursor(Agent):
+    name = "cursor"
+    tool = mapping.TOOL
+    label = "Cursor"
+    prefix = "cu-"
+    whole = True
+
+    def roots(self) -> list[Path]:
+        return [user_dir() / "globalStorage", user_dir() / "workspaceStorage"]
+
+    def sources(self, folder: Path):
+        return (p for p in folder.rglob(NAME) if p.is_file())
+
+    def companions(self, path: Path) -> list[Path]:
+        return [path.with_name(NAME + "-wal"), path.with_name("workspace.json")]
+
+    def read(self, path: Path, live: bool) -> list[Session] | str:
+        try:
+            chats = keys.Chats(path)
+        except keys.Refused as exc:
+            return str(exc)
+        folder = workspace_folder(path.parent)
+        found = mapping.tabs(chats.tabs, folder, str(path))
+        found += mapping.inline(chats.composers, folder, str(path))
+        if chats.disk:
+            found += mapping.global_composers(chats.disk, chats.bubbles, _folders(path), str(path))
+        if not found:
+            return _why_none(chats)
+        return [Session(Found(self.task_id(sid), sid), records) for sid, records in found]
+
+
+def _why_none(chats: keys.Chats) -> str:
+    listed = (
+        (chats.composers or {}).get("allComposers") if isinstance(chats.composers, dict) else None
+    )
+    if listed:
+        return (
+            f"a workspace database holding only the headers of {len(listed)} composers: "
+            "their conversations are in the global state.vscdb (User/globalStorage)"
+        )
+    return "no Cursor chat or composer in it"
+
+
+def workspace_folder(folder: Path) -> str:
+    """The folder a workspace database belongs to (`workspace.json`), "" when unknown."""
+    try:
+        data = json.loads((folder / "workspace.json").read_bytes())
+    except (OSError, ValueError):
+        return ""
+    uri = data.get("folder") if isinstance(data, dict) else None
+    if not isinstance(uri, str) or not uri.startswith("file://"):
+        return ""
+    parsed = urlparse(uri)
+    path = unquote(parsed.path)
+    if len(path) > 2 and path[0] == "/" and path[2] == ":":  # file:///c:/Users/... on Windows
+        path = path[1:]
+    return path
+
+
+def _folders(global_db: Path) -> dict[str, str]:
+    """composer id -> folder, from the workspace databases that list the composer's header."""
+    user = global_db.parent.parent
+    out: dict[str, str] = {}
+    for db in sorted((user / "workspaceStorage").glob(f"*/{NAME}")):
+        folder = workspace_folder(db.parent)
+        for cid in keys.heads(db) if folder else ():
+            out.setdefault(cid, folder)
+    return out
+
+
+AGENT = Cursor()
