@@ -10,6 +10,8 @@ The file only grows, so each record's `src.line` (where its block starts) is its
 
 import hashlib
 import os
+import time
+from functools import lru_cache
 from pathlib import Path
 
 from ...log import records as r
@@ -20,6 +22,9 @@ from . import mapping as m
 
 NAME = ".aider.chat.history.md"
 PROBE = 64 * 1024
+DEPTH = 3  # folders below the home folder where repositories are looked for
+RESCAN = 300  # seconds between two searches of the home folder
+PASSED = {"node_modules", "venv", "Library", "AppData", "site-packages", "__pycache__"}
 
 
 class Aider(Agent):
@@ -30,10 +35,15 @@ class Aider(Agent):
     whole = True  # appended, but one file holds many runs: read whole, matched by line
 
     def roots(self) -> list[Path]:
-        """aider writes into each repository; the home folder's file and the one its
-        variable names are the places known without a search."""
+        """aider writes into each repository, so its files are looked for where repositories
+        are: the home folder and up to three folders down (hidden ones and dependency
+        folders passed over), looked for again every 5 minutes; or the one file
+        `AIDER_CHAT_HISTORY_FILE` names. None found: the home folder's file, not there."""
         chosen = os.environ.get("AIDER_CHAT_HISTORY_FILE")
-        return [Path(chosen)] if chosen else [Path.home() / NAME]
+        if chosen:
+            return [Path(chosen)]
+        home = Path.home()
+        return list(_in_home(str(home), int(time.time() // RESCAN))) or [home / NAME]
 
     def sources(self, folder: Path):
         return (p for p in folder.rglob(f"*{NAME}") if p.is_file())
@@ -46,6 +56,30 @@ class Aider(Agent):
         if isinstance(found, str):
             return found
         return [Session(Found(self.prefix + key, key), records) for key, records in found]
+
+
+@lru_cache(maxsize=2)
+def _in_home(home: str, _period: int) -> tuple[Path, ...]:
+    """The chat histories in the home folder and up to DEPTH folders below it."""
+    found, level = [], [Path(home)]
+    for _ in range(DEPTH + 1):
+        below = []
+        for folder in level:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name == NAME and entry.is_file():
+                    found.append(Path(entry.path))
+                elif entry.is_dir(follow_symlinks=False) and not _passed(entry.name):
+                    below.append(Path(entry.path))
+        level = below
+    return tuple(sorted(found))
+
+
+def _passed(name: str) -> bool:
+    return name.startswith(".") or name in PASSED
 
 
 def recognise(head: bytes) -> str:

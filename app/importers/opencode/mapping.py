@@ -217,9 +217,9 @@ class _Fold:
             )
         )
         child = meta.get("sessionId")
-        if tool == "task" and isinstance(child, str) and child in self.by_id:
-            if child not in self.folded:  # noqa: SIM102 (the reasons read apart)
-                self.conversation(self.by_id[child], _agent_of(self.by_id[child], state))
+        folds = tool == "task" and isinstance(child, str) and child in self.by_id
+        if folds and child not in self.folded:
+            self.conversation(self.by_id[child], _agent_of(self.by_id[child], state))
 
     def _usage(self, sid: str, holder: dict, model: str, at: str, agent, turn) -> None:
         tokens = holder.get("tokens") if isinstance(holder.get("tokens"), dict) else {}
