@@ -206,8 +206,8 @@ def test_a_task_call_s_child_session_is_folded_in_as_its_sub_agent(store, tmp_pa
 @pytest.mark.parametrize(
     ("schema", "reason"),
     [
-        ("create table session_message (id text, session_id text, type text, seq integer, data text);"
-         "insert into session_message values ('m1', 's1', 'user', 1, '{}');"
+        ("create table session_message (id text, session_id text, type text, data text);"
+         "insert into session_message values ('m1', 's1', 'user', '{}');"
          "create table session (id text);", "OpenCode 2.x"),
         ("create table sessions (id text); create table messages (id text);", "Go OpenCode"),
         ("create table notes (id text);", "not an OpenCode database"),
