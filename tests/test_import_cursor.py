@@ -251,3 +251,18 @@ def test_the_real_2025_workspace_holding_only_headers_is_refused_and_says_where_
     path = corpus / "other" / "cursor" / "choigoyoon__Oifunding__state.vscdb"
     (skipped,) = import_paths(store, "cursor", [path]).skipped
     assert "only the headers of 3 composers" in skipped.reason and "globalStorage" in skipped.reason
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "edobry__minsky__2025-04-27_20-17-minsky-task-workflow-rule-creation.md",
+        "pratikbuilds__trade_arena__claude-session.jsonl",
+        "therealjhay__Soul__claude-session.jsonl",
+        "opencode/suhd550-dev__stunning-memory__opencode.db",
+    ],
+)
+def test_look_alikes_and_other_agents_files_are_refused_with_a_reason(store, corpus, name):
+    (skipped,) = import_paths(store, "cursor", [corpus / "other" / name]).skipped
+    assert "not a" in skipped.reason
+    assert not list(store.root.glob("sessions/*.jsonl"))

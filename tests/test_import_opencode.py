@@ -308,3 +308,20 @@ def test_the_real_aborted_and_failed_calls_are_kept(store, corpus):
     assert ends.count("cancelled") == 3  # the three MessageAbortedError
     assert sum(1 for x in records if isinstance(x, r.Result) and x.error) >= 2
     assert search(store, "winget").turns
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "edobry__minsky__2025-04-27_20-17-minsky-task-workflow-rule-creation.md",
+        "pratikbuilds__trade_arena__claude-session.jsonl",
+        "pratikbuilds__trade_arena__codex-session.jsonl",
+        "therealjhay__Soul__claude-session.jsonl",
+        "cursor/slevin48__cursor-history__state.vscdb",
+        "gemini-cli/sharthak-sev__sat-test-app__my-session.json",
+    ],
+)
+def test_look_alikes_and_other_agents_files_are_refused_with_a_reason(store, corpus, name):
+    (skipped,) = import_paths(store, "opencode", [corpus / "other" / name]).skipped
+    assert "not an OpenCode" in skipped.reason
+    assert not list(store.root.glob("sessions/*.jsonl"))
