@@ -101,6 +101,13 @@ def test_the_import_benchmark_prints_throughput_figures(corpus):
     assert figure(out, "redaction alone:") > 0  # MB of log lines, then its own MB/s
     for name in ("Gemini CLI .jsonl", "Gemini CLI .json", "Copilot CLI", "Antigravity"):
         assert f"  {name}" in out and "first import" in out  # issue 18: each format's MB/s
+    for name in (
+        "opencode database",
+        "opencode export",
+        "aider chat history",
+        "cursor state.vscdb",
+    ):
+        assert f"{name}: " in out and "first import" in out.split(f"{name}: ")[1].split("\n")[0]
 
 
 def test_the_meaning_benchmark_prints_its_figures():

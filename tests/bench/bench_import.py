@@ -119,6 +119,7 @@ def run(work: Path, size: int, profile: bool) -> None:
     redaction_speed(store.sessions)
     print("goal: >= 35 MB/s on one core; the machine is shared, so figures are noisy")
     per_format(work / "formats", max(size // 4, 1))
+    other_formats(work / "other", min(size, 20_000_000))
 
 
 # name, agent, corpus file, where the agent keeps a copy (with its new session id)
@@ -182,6 +183,111 @@ def redaction_speed(sessions: Path) -> None:
     seconds = time.process_time() - started
     print(f"redaction alone: {size / 1e6:.1f} MB of log lines in {seconds:.2f} cpu s, "
           f"{size / 1e6 / seconds:.1f} MB/s")  # fmt: skip
+
+
+# -- OpenCode, Aider and Cursor (issue 18): each format's own figures -----------------------
+OTHER = CORPUS / "other"
+_SES = re.compile(rb"ses_[0-9A-Za-z]{20,}")
+_UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _opencode_db(source: Path, target: Path) -> None:
+    """A copy of a real opencode.db whose sessions have ids of their own."""
+    import sqlite3
+
+    shutil.copyfile(source, target)
+    with sqlite3.connect(target) as db:
+        for (old,) in db.execute("select id from session").fetchall():
+            new = "ses_" + uuid.uuid4().hex[:24]
+            db.execute("update session set id = ? where id = ?", (new, old))
+            db.execute("update session set parent_id = ? where parent_id = ?", (new, old))
+            for table in ("message", "part"):
+                db.execute(f"update {table} set session_id = ? where session_id = ?", (new, old))
+    db.close()
+
+
+def _new_ids(raw: bytes, pattern: re.Pattern, make) -> bytes:
+    ids = {found: make() for found in set(pattern.findall(raw))}
+    return pattern.sub(lambda m: ids[m.group(0)], raw)
+
+
+def _cursor_db(source: Path, target: Path) -> None:
+    """A copy of a real workspace state.vscdb whose chats and composers have ids of their own."""
+    import sqlite3
+
+    shutil.copyfile(source, target)
+    with sqlite3.connect(target) as db:
+        for key, value in db.execute("select key, value from ItemTable").fetchall():
+            if key in ("workbench.panel.aichat.view.aichat.chatdata", "composer.composerData"):
+                data = value.encode() if isinstance(value, str) else value
+                fresh = _new_ids(data, _UUID, lambda: str(uuid.uuid4()).encode())
+                db.execute("update ItemTable set value = ? where key = ?", (fresh.decode(), key))
+    db.close()
+
+
+def _copy_format(name: str, target: Path, size: int) -> int:
+    """Copies of one format's real files in `target` (about `size` bytes); bytes written."""
+    files = {
+        "opencode database": sorted((OTHER / "opencode").glob("*.db")),
+        "opencode export": sorted((OTHER / "opencode").glob("*.json")),
+        "aider chat history": sorted((OTHER / "aider").glob("*.md")),
+        "cursor state.vscdb": [OTHER / "cursor" / "slevin48__cursor-history__state.vscdb"],
+    }[name]
+    written, copy = 0, 0
+    while written < size:
+        copy += 1
+        for source in files:
+            folder = target / f"copy{copy:04d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            if name == "opencode database":
+                _opencode_db(source, folder / "opencode.db")
+            elif name == "cursor state.vscdb":
+                _cursor_db(source, folder / "state.vscdb")
+            elif name == "opencode export":
+                fresh = _new_ids(
+                    source.read_bytes(), _SES, lambda: b"ses_" + uuid.uuid4().hex[:24].encode()
+                )
+                (folder / source.name).write_bytes(fresh)
+            else:
+                shutil.copyfile(source, folder / ".aider.chat.history.md")
+                history = source.with_name(source.name.replace("chat.history.md", "input.history"))
+                if history.exists():
+                    shutil.copyfile(history, folder / ".aider.input.history")
+            for made in folder.iterdir():
+                os.utime(made, (1_600_000_000, 1_600_000_000))
+            written += source.stat().st_size
+            if written >= size:
+                break
+    return written
+
+
+def other_formats(work: Path, size: int) -> None:
+    """MB/s of each format of OpenCode, Aider and Cursor: first import, then nothing new."""
+    from nodwyn.importers.sync import import_paths
+    from nodwyn.store import Store
+
+    for name, agent in (
+        ("opencode database", "opencode"),
+        ("opencode export", "opencode"),
+        ("aider chat history", "aider"),
+        ("cursor state.vscdb", "cursor"),
+    ):
+        shutil.rmtree(work, ignore_errors=True)
+        total = _copy_format(name, work / "src", size)
+        store = Store(work / "data")
+        started = time.perf_counter()
+        report = import_paths(store, agent, [work / "src"])
+        first = time.perf_counter() - started
+        started = time.perf_counter()
+        import_paths(store, agent, [work / "src"])
+        again = time.perf_counter() - started
+        events = events_in(store.sessions)
+        print(
+            f"{name}: {total / 1e6:.1f} MB, {len(report.created)} tasks, {events} events: "
+            f"first import {total / 1e6 / first:.1f} MB/s ({events / first:,.0f} events/s), "
+            f"second {total / 1e6 / again:.0f} MB/s"
+        )
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -37,14 +37,24 @@ class Run(msgspec.Struct, kw_only=True):
 def runs(text: str) -> list[Run]:
     """The runs the file records, each with its blocks in order."""
     out: list[Run] = []
+    blocks: list[Block] = []
     for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        found = HEADER.match(line)
-        if found:
-            started = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S")
-            out.append(Run(line=number, started=started, header=line, blocks=[]))
-        elif out:
-            _add(out[-1].blocks, number, line)
+        if line.endswith("\r"):
+            line = line[:-1]
+        first = line[:1]
+        if first == "#" and line.startswith("# aider chat started at"):
+            found = HEADER.match(line)
+            if found:
+                started = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S")
+                blocks = []
+                out.append(Run(line=number, started=started, header=line, blocks=blocks))
+                continue
+        if not out:
+            continue
+        if first not in "#>" and blocks and blocks[-1].kind == "reply":
+            blocks[-1].lines.append(line)  # most lines: the model's Markdown, going on
+        else:
+            _add(blocks, number, line)
     for run in out:
         run.blocks = [b for b in run.blocks if b.kind != "gap" and (b.kind != "reply" or b.text)]
     return out
@@ -54,7 +64,7 @@ def _add(blocks: list[Block], number: int, line: str) -> None:
     if line.startswith("####") and (line == "####" or line[4] == " "):
         kind, body = "user", line[5:].removesuffix("  ")
     elif line.startswith(">") and (line.endswith("  ") or line.strip() == ">"):
-        kind, body = "tool", line[2:].removesuffix("  ") if len(line) > 1 else ""
+        kind, body = "tool", line[2:].strip()
     else:
         kind, body = "reply", line
     last = blocks[-1] if blocks else None
@@ -63,11 +73,9 @@ def _add(blocks: list[Block], number: int, line: str) -> None:
             blocks.append(Block(kind="gap", line=number, lines=[]))  # ends the entry before
         return
     if last is not None and last.kind == kind:
-        last.lines.append(body.strip() if kind == "tool" else body)
+        last.lines.append(body)
     else:
-        blocks.append(
-            Block(kind=kind, line=number, lines=[body.strip() if kind == "tool" else body])
-        )
+        blocks.append(Block(kind=kind, line=number, lines=[body]))
 
 
 def inputs(text: str) -> list[tuple[datetime, str]]:
