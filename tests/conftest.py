@@ -52,13 +52,17 @@ def data_dir(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture(autouse=True)
 def agents_home(tmp_path, monkeypatch) -> Path:
-    """The later agents' default folders (~/.gemini, ~/.copilot) moved to an empty folder by
-    their own variables, so no test reads or follows the sessions of the person running the
-    tests. (HOME itself is left alone: a browser given a new one rebuilds its font caches.)"""
+    """The agents' default folders (~/.gemini, ~/.copilot, ~/.local/share/opencode, Cursor's
+    User folder, the aider file) moved to an empty folder by their own variables, so no test
+    reads or follows the sessions of the person running the tests. (HOME itself is left alone:
+    a browser given a new one rebuilds its font caches.)"""
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
     monkeypatch.setenv("COPILOT_HOME", str(home / ".copilot"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # OpenCode's
+    monkeypatch.setenv("CURSOR_USER_DIR", str(home / "Cursor" / "User"))
+    monkeypatch.setenv("AIDER_CHAT_HISTORY_FILE", str(home / ".aider.chat.history.md"))
     return home
 
 

@@ -48,7 +48,10 @@ def test_with_no_agent_folders_the_page_hears_where_nodwyn_looked(server, agent_
         ("codex", False, True),
         ("gemini", False, False),  # followed once its folder exists (unless switched off)
         ("copilot", False, False),
+        ("opencode", False, False),
+        ("aider", False, False),
         ("antigravity", False, False),
+        ("cursor", False, False),
     }
     paths = {p["path"] for p in answer["places"] if p["tool"] in ("claude", "codex")}
     assert paths == {
@@ -92,7 +95,7 @@ def test_import_a_folder_imports_it_in_the_background(server, tmp_path):
     ("body", "says"),
     [
         ({"tool": "claude", "path": "/no/such/folder"}, "there is no file or folder"),
-        ({"tool": "cursor", "path": "/tmp"}, "not 'cursor'"),
+        ({"tool": "windsurf", "path": "/tmp"}, "not 'windsurf'"),
         ({"tool": "claude", "path": ""}, "full path"),
     ],
 )

@@ -23,11 +23,12 @@ from test_import_opencode import conversation as opencode_chat
 
 
 @pytest.fixture
-def homes(tmp_path, monkeypatch) -> Path:
-    """Each agent's own folder where this OS has it, moved under tmp_path by its variables."""
-    home = tmp_path / "home"
-    home.mkdir()
+def homes(agents_home, tmp_path, monkeypatch) -> Path:
+    """Each agent's own folder where this OS has it, in a home folder of the test's own."""
+    home = agents_home
     monkeypatch.setenv("HOME", str(home))
+    for moved in ("CURSOR_USER_DIR", "AIDER_CHAT_HISTORY_FILE"):
+        monkeypatch.delenv(moved, raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))

@@ -176,8 +176,13 @@ def test_places_say_where_the_worker_looks_and_what_exists(agents, data_dir):
         ("gemini", "tmp"),
         ("copilot", "session-state"),
         ("antigravity", "brain"),  # the IDE's and the agy CLI's
+        ("opencode", "opencode"),
+        ("aider", ".aider.chat.history.md"),
+        ("cursor", "globalStorage"),
+        ("cursor", "workspaceStorage"),
     }
     assert not seen["gemini", "tmp"].followed  # no folder: not followed until there is one
+    assert not seen["opencode", "opencode"].followed
 
 
 def test_stopping_during_an_import_leaves_every_log_whole(agents, data_dir):

@@ -22,6 +22,10 @@ NAME = "state.vscdb"
 
 
 def user_dir() -> Path:
+    """Cursor's User folder on this OS; `CURSOR_USER_DIR` moves it (Cursor itself has only a
+    command-line flag for it; the variable is the one claude-code-history-viewer reads)."""
+    if os.environ.get("CURSOR_USER_DIR"):
+        return Path(os.environ["CURSOR_USER_DIR"])
     home = Path.home()
     if sys.platform == "darwin":
         return home / "Library" / "Application Support" / "Cursor" / "User"
