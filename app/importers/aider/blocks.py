@@ -43,9 +43,8 @@ def runs(text: str) -> list[Run]:
             line = line[:-1]
         first = line[:1]
         if first == "#" and line.startswith("# aider chat started at"):
-            found = HEADER.match(line)
-            if found:
-                started = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S")
+            started = _time(HEADER, line)
+            if started is not None:
                 blocks = []
                 out.append(Run(line=number, started=started, header=line, blocks=blocks))
                 continue
@@ -78,16 +77,28 @@ def _add(blocks: list[Block], number: int, line: str) -> None:
         blocks.append(Block(kind=kind, line=number, lines=[body]))
 
 
+def _time(pattern: re.Pattern, line: str) -> datetime | None:
+    """The time a header or history line holds; None for none, or one no clock shows."""
+    found = pattern.match(line)
+    if not found:
+        return None
+    stamp = found.group(1)
+    try:
+        return datetime.strptime(
+            stamp, "%Y-%m-%d %H:%M:%S.%f" if "." in stamp else "%Y-%m-%d %H:%M:%S"
+        )
+    except ValueError:
+        return None
+
+
 def inputs(text: str) -> list[tuple[datetime, str]]:
     """The entries of `.aider.input.history` (prompt_toolkit's FileHistory): time and text."""
     out: list[tuple[datetime, list[str]]] = []
     for line in text.split("\n"):
         line = line.rstrip("\r")
-        found = STAMP.match(line)
-        if found:
-            stamp = found.group(1)
-            shape = "%Y-%m-%d %H:%M:%S.%f" if "." in stamp else "%Y-%m-%d %H:%M:%S"
-            out.append((datetime.strptime(stamp, shape), []))
+        stamp = _time(STAMP, line) if line.startswith("# ") else None
+        if stamp is not None:
+            out.append((stamp, []))
         elif line.startswith("+") and out:
             out[-1][1].append(line[1:])
     return [(at, "\n".join(lines)) for at, lines in out]

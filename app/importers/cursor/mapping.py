@@ -18,23 +18,46 @@ import json
 
 from ...log import records as r
 from .. import prices
+from ..loose import objects, shaped
 from ..stamps import at_ms, one_line
 
 TOOL = "cursor"
+TAB = {"tabId": str, "chatTitle": str, "lastSendTime": float, "bubbles": list}
+COMPOSER = {
+    "composerId": str,
+    "name": str,
+    "createdAt": float,
+    "lastUpdatedAt": float,
+    "modelConfig": {"modelName": str},
+    "generatingBubbleIds": list,
+    "subComposerIds": list,
+    "fullConversationHeadersOnly": list,
+    "conversation": list,
+}
+BUBBLE = {
+    "bubbleId": str,
+    "id": str,
+    "text": str,
+    "modelType": str,
+    "allThinkingBlocks": list,
+    "tokenCount": {"inputTokens": int, "outputTokens": int},
+}
+TOOL_USE = {"name": str, "toolCallId": str, "status": str}
 
 
 def tabs(data, folder: str, source: str) -> list[tuple[str, list]]:
     out = []
-    for tab in (data or {}).get("tabs") or []:
-        if not isinstance(tab, dict) or not tab.get("tabId") or not tab.get("bubbles"):
+    for tab in objects(shaped(data, {"tabs": list})["tabs"]):
+        tab = shaped(tab, TAB)
+        if not tab["tabId"] or not tab["bubbles"]:
             continue
         at = at_ms(tab.get("lastSendTime"), "")
         sid = str(tab["tabId"])
         records = [_start(sid, folder, source, at, ""), *_title(sid, tab.get("chatTitle"), at)]
         bubbles = [
-            (b.get("id"), 1 if b.get("type") == "user" else 2, b, at)
-            for b in tab["bubbles"]
-            if isinstance(b, dict) and b.get("type") in ("user", "ai")
+            (b["id"], 1 if b.get("type") == "user" else 2, b, at)
+            for b in map(_bubble, objects(tab["bubbles"]))
+            if b.get("type") in ("user", "ai")
         ]
         _conversation(bubbles, records, None, "")
         out.append((sid, records))
@@ -43,8 +66,9 @@ def tabs(data, folder: str, source: str) -> list[tuple[str, list]]:
 
 def inline(data, folder: str, source: str) -> list[tuple[str, list]]:
     out = []
-    for composer in (data or {}).get("allComposers") or []:
-        if not isinstance(composer, dict) or not composer.get("conversation"):
+    for composer in objects(shaped(data, {"allComposers": list})["allComposers"]):
+        composer = shaped(composer, COMPOSER)
+        if not composer["composerId"] or not composer["conversation"]:
             continue  # a header only: its conversation is in the global database
         out.append(_composer(composer, composer["conversation"], folder, source))
     return out
@@ -52,12 +76,11 @@ def inline(data, folder: str, source: str) -> list[tuple[str, list]]:
 
 def global_composers(disk: dict, bubbles: dict, folders: dict[str, str], source: str):
     """Every top-level composer of the global database, its sub-composers folded in."""
-    children = {
-        c for x in disk.values() if isinstance(x, dict) for c in x.get("subComposerIds") or []
-    }
+    disk = {cid: shaped(x, COMPOSER) for cid, x in disk.items() if isinstance(x, dict)}
+    children = {c for x in disk.values() for c in _ids(x["subComposerIds"])}
     out = []
-    for cid, composer in sorted(disk.items(), key=lambda kv: _created(kv[1])):
-        if not isinstance(composer, dict) or cid in children:
+    for cid, composer in sorted(disk.items(), key=lambda kv: kv[1]["createdAt"]):
+        if cid in children:
             continue
         conversation = _bubbles_of(cid, composer, bubbles)
         if not conversation:
@@ -65,10 +88,10 @@ def global_composers(disk: dict, bubbles: dict, folders: dict[str, str], source:
         sid, records = _composer(
             composer | {"composerId": cid}, conversation, folders.get(cid, ""), source
         )
-        for child in composer.get("subComposerIds") or []:
+        for child in _ids(composer["subComposerIds"]):
             sub = disk.get(child)
-            if isinstance(sub, dict):
-                agent = one_line(sub.get("name") or "subagent", 40)
+            if sub is not None:
+                agent = one_line(sub["name"] or "subagent", 40)
                 _conversation(
                     _rows(_bubbles_of(child, sub, bubbles), sub), records, agent, _model(sub)
                 )
@@ -76,29 +99,38 @@ def global_composers(disk: dict, bubbles: dict, folders: dict[str, str], source:
     return out
 
 
-def _created(composer) -> int:
-    value = composer.get("createdAt") if isinstance(composer, dict) else None
-    return value if isinstance(value, int) else 0
+def _ids(value: list) -> list[str]:
+    return [x for x in value if isinstance(x, str)]
+
+
+def _bubble(bubble: dict) -> dict:
+    """A bubble shaped as read; `toolFormerData` None when it made no call."""
+    out = shaped(bubble, BUBBLE)
+    tool = bubble.get("toolFormerData")
+    out["toolFormerData"] = shaped(tool, TOOL_USE) if isinstance(tool, dict) and tool else None
+    return out
 
 
 def _bubbles_of(cid: str, composer: dict, bubbles: dict) -> list[dict]:
-    if isinstance(composer.get("conversation"), list) and composer["conversation"]:
-        return [b for b in composer["conversation"] if isinstance(b, dict)]
+    if composer["conversation"]:
+        return objects(composer["conversation"])
     out = []
-    for head in composer.get("fullConversationHeadersOnly") or []:
-        bid = head.get("bubbleId") if isinstance(head, dict) else None
-        body = bubbles.get(f"{cid}:{bid}")
+    for head in objects(composer["fullConversationHeadersOnly"]):
+        bid = head.get("bubbleId")
+        body = bubbles.get(f"{cid}:{bid}") if isinstance(bid, str) else None
         if isinstance(body, dict):
-            out.append(body | {"bubbleId": bid, "type": body.get("type", head.get("type"))})
+            out.append(
+                _bubble(body | {"bubbleId": bid, "type": body.get("type", head.get("type"))})
+            )
     return out
 
 
 def _composer(composer: dict, conversation: list, folder: str, source: str):
     sid = str(composer["composerId"])
-    at = at_ms(composer.get("createdAt"), "")
+    at = at_ms(composer["createdAt"], "")
     model = _model(composer)
-    records = [_start(sid, folder, source, at, model), *_title(sid, composer.get("name"), at)]
-    generating = set(composer.get("generatingBubbleIds") or ())
+    records = [_start(sid, folder, source, at, model), *_title(sid, composer["name"], at)]
+    generating = set(_ids(composer["generatingBubbleIds"]))
     rows = []
     for bubble in _rows(conversation, composer):
         if bubble[0] in generating:
@@ -109,11 +141,11 @@ def _composer(composer: dict, conversation: list, folder: str, source: str):
 
 
 def _rows(conversation: list, composer: dict) -> list[tuple]:
-    fallback = at_ms(composer.get("lastUpdatedAt") or composer.get("createdAt"), "")
+    fallback = at_ms(composer["lastUpdatedAt"] or composer["createdAt"], "")
     return [
-        (b.get("bubbleId") or b.get("id"), b.get("type"), b, _bubble_at(b, fallback))
-        for b in conversation
-        if isinstance(b, dict) and b.get("type") in (1, 2)
+        (b["bubbleId"] or b["id"], b.get("type"), b, _bubble_at(b, fallback))
+        for b in map(_bubble, objects(conversation))
+        if b.get("type") in (1, 2)
     ]
 
 
@@ -129,9 +161,8 @@ def _bubble_at(bubble: dict, fallback: str) -> str:
 
 
 def _model(composer: dict) -> str:
-    config = composer.get("modelConfig") if isinstance(composer.get("modelConfig"), dict) else {}
-    name = config.get("modelName")
-    return name if isinstance(name, str) and name != "default" else ""
+    name = composer["modelConfig"]["modelName"]
+    return name if name != "default" else ""
 
 
 def _start(sid: str, folder: str, source: str, at: str, model: str) -> r.SessionStart:
@@ -149,7 +180,7 @@ def _conversation(rows: list[tuple], out: list, agent: str | None, model: str) -
     asked = None
     for bid, kind, bubble, at in rows:
         src = r.Src(id=str(bid))
-        text = bubble.get("text") if isinstance(bubble.get("text"), str) else ""
+        text = bubble["text"]
         if kind == 1:
             _end(asked, out, agent)
             out.append(
@@ -157,11 +188,9 @@ def _conversation(rows: list[tuple], out: list, agent: str | None, model: str) -
             )
             asked = {"id": str(bid), "at": at, "answered": None, "cost": 0.0, "unknown": False}
             continue
-        said = str(bubble.get("modelType") or model)
+        said = bubble["modelType"] or model
         thinking = _thinking(bubble)
-        tool = (
-            bubble.get("toolFormerData") if isinstance(bubble.get("toolFormerData"), dict) else None
-        )
+        tool = bubble["toolFormerData"]
         usage = _usage(bubble)
         cost = prices.cost(said, usage) if usage else None
         if text or thinking or tool or usage:
@@ -199,11 +228,10 @@ def _attachments(bubble: dict) -> list[r.Attachment]:
     context = bubble.get("context") if isinstance(bubble.get("context"), dict) else bubble
     files = []
     for key in ("fileSelections", "selectedImages", "folderSelections"):
-        for item in context.get(key) or []:
-            if isinstance(item, dict):
-                uri = item.get("uri") if isinstance(item.get("uri"), dict) else {}
-                name = item.get("path") or uri.get("fsPath") or uri.get("path") or key
-                files.append(r.Attachment(name=str(name)))
+        for item in objects(context.get(key)):
+            uri = item.get("uri") if isinstance(item.get("uri"), dict) else {}
+            name = item.get("path") or uri.get("fsPath") or uri.get("path")
+            files.append(r.Attachment(name=name if isinstance(name, str) and name else key))
     return files
 
 
@@ -211,16 +239,15 @@ def _thinking(bubble: dict) -> str:
     thinking = bubble.get("thinking")
     if isinstance(thinking, dict):
         thinking = thinking.get("text")
-    blocks = bubble.get("allThinkingBlocks")
-    if not thinking and isinstance(blocks, list):
-        thinking = "\n\n".join(str(b.get("text") or "") for b in blocks if isinstance(b, dict))
+    if not thinking:
+        said = [b.get("text") for b in objects(bubble["allThinkingBlocks"])]
+        thinking = "\n\n".join(t for t in said if isinstance(t, str) and t)
     return thinking if isinstance(thinking, str) else ""
 
 
 def _usage(bubble: dict) -> r.Usage | None:
-    count = bubble.get("tokenCount") if isinstance(bubble.get("tokenCount"), dict) else {}
-    given = [count.get("inputTokens"), count.get("outputTokens")]
-    numbers = [n if isinstance(n, int) else 0 for n in given]
+    count = bubble["tokenCount"]
+    numbers = [max(count["inputTokens"], 0), max(count["outputTokens"], 0)]
     return r.Usage(input=numbers[0], output=numbers[1]) if any(numbers) else None
 
 
@@ -235,8 +262,11 @@ def _decoded(value):
 
 def _call(tool: dict, bid) -> r.Call:
     args = _decoded(tool.get("rawArgs")) or _decoded(tool.get("params"))
-    name = str(tool.get("name") or tool.get("tool") or "tool")
-    return r.Call(id=str(tool.get("toolCallId") or bid), tool=name, input=args)
+    return r.Call(id=tool["toolCallId"] or str(bid), tool=_tool_name(tool), input=args)
+
+
+def _tool_name(tool: dict) -> str:
+    return tool["name"] or (str(tool["tool"]) if isinstance(tool.get("tool"), int) else "tool")
 
 
 def _result(tool: dict, bid, at: str, agent: str | None) -> r.Result:
@@ -251,8 +281,8 @@ def _result(tool: dict, bid, at: str, agent: str | None) -> r.Result:
         at=at,
         src=r.Src(id=str(bid)),
         agent=agent,
-        call=str(tool.get("toolCallId") or bid),
-        tool=str(tool.get("name") or tool.get("tool") or "tool"),
+        call=tool["toolCallId"] or str(bid),
+        tool=_tool_name(tool),
         output=output,
         error=error,
         exit=code if isinstance(code, int) else None,

@@ -154,10 +154,9 @@ class _Fold:
             self._part(part, model, at, agent, turn)
         if not steps and isinstance(info.get("tokens"), dict):
             self._usage(str(info.get("id")), info, model, at, agent, turn)
-        error = info.get("error")
-        if isinstance(error, dict) and error.get("name") != "MessageAbortedError":
-            data = error.get("data") if isinstance(error.get("data"), dict) else {}
-            text = f"{error.get('name')}: {data.get('message') or ''}".strip(": ")
+        error = info["error"]
+        if error["name"] and error["name"] != "MessageAbortedError":
+            text = f"{error['name']}: {error['data']['message']}".strip(": ")
             src = r.Src(id=f"{info.get('id')}:error")
             self.out.append(
                 r.Error(at=at_ms(times.get("completed"), at), src=src, agent=agent, text=text)
@@ -254,7 +253,7 @@ class _Fold:
         last = turn and turn["last"]
         if not last or agent is not None:
             return  # a sub-agent's turn is part of its parent's
-        error = last.get("error") if isinstance(last.get("error"), dict) else None
+        error = last["error"] if last["error"]["name"] else None
         times = last.get("time") or {}
         if error is not None:
             status = "cancelled" if error.get("name") == "MessageAbortedError" else "failed"

@@ -20,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from .. import readonly
+from ..loose import objects, shaped
 
 DB_TABLES = {"session", "message", "part"}
 KNOWN_DB = {
@@ -29,11 +30,62 @@ KNOWN_DB = {
 }
 
 
+TIMES = {"created": int, "updated": int, "completed": int, "start": int, "end": int}
+TOKENS = {"input": int, "output": int, "reasoning": int, "cache": {"read": int, "write": int}}
+SESSION = {
+    "id": str,
+    "parentID": str,
+    "directory": str,
+    "title": str,
+    "version": str,
+    "agent": str,
+    "time": TIMES,
+    "model": {"id": str, "modelID": str},
+}
+MESSAGE = {
+    "id": str,
+    "role": str,
+    "modelID": str,
+    "finish": str,
+    "time": TIMES,
+    "tokens": TOKENS,
+    "cost": float,
+    "error": {"name": str, "data": {"message": str}},
+}
+PART = {
+    "id": str,
+    "type": str,
+    "text": str,
+    "filename": str,
+    "url": str,
+    "callID": str,
+    "tool": str,
+    "time": TIMES,
+    "tokens": TOKENS,
+    "cost": float,
+    "state": {
+        "status": str,
+        "time": TIMES,
+        "metadata": {"sessionId": str},
+    },
+}
+
+
 class Conv(msgspec.Struct, kw_only=True):
     """One OpenCode session: its info (ids inline) and its messages, each with its parts."""
 
     info: dict
     messages: list[tuple[dict, list[dict]]]
+
+
+def conv(info, messages) -> Conv:
+    """A session with every object given the shape the mapping reads (`loose`)."""
+    kept = [
+        (shaped(m, MESSAGE), [shaped(p, PART) for p in objects(parts)])
+        for m, parts in messages
+        if isinstance(m, dict)
+    ]
+    return Conv(info=shaped(info, SESSION), messages=kept)
 
 
 class Refused(Exception):
@@ -90,7 +142,7 @@ def _db_sessions(db: sqlite3.Connection) -> list[Conv]:
         info["time"] = {"created": info.pop("time_created"), "updated": info.pop("time_updated", 0)}
         if isinstance(info.get("model"), str):
             info["model"] = _data(info["model"])
-        out.append(Conv(info=info, messages=messages.get(info["id"], [])))
+        out.append(conv(info, messages.get(info["id"], [])))
     return out
 
 
@@ -103,12 +155,8 @@ def _data(text, **ids) -> dict:
 
 
 def from_export(data: dict) -> Conv:
-    messages = [
-        (m["info"], [p for p in m.get("parts") or [] if isinstance(p, dict)])
-        for m in data.get("messages") or []
-        if isinstance(m, dict) and isinstance(m.get("info"), dict)
-    ]
-    return Conv(info=data["info"], messages=messages)
+    messages = [(m.get("info"), m.get("parts")) for m in objects(data.get("messages"))]
+    return conv(data["info"], messages)
 
 
 def is_export(data) -> bool:
@@ -138,16 +186,13 @@ def from_storage(session_file: Path, info: dict) -> Conv:
             if message is None:
                 continue
             message.setdefault("id", file.stem)
-            parts = [_json_file(p) for p in sorted((root / "part" / message["id"]).glob("*.json"))]
+            if not isinstance(message["id"], str):
+                message["id"] = file.stem
+            parts = [_json_file(p) for p in sorted((root / "part" / file.stem).glob("*.json"))]
             messages.append((message, [p for p in parts if p is not None]))
-    messages.sort(key=lambda m: (_created(m[0]), m[0]["id"]))
-    return Conv(info=info, messages=messages)
-
-
-def _created(message: dict) -> int:
-    time = message.get("time")
-    created = time.get("created") if isinstance(time, dict) else None
-    return created if isinstance(created, int) else 0
+    found = conv(info, messages)
+    found.messages.sort(key=lambda m: (m[0]["time"]["created"], m[0]["id"]))
+    return found
 
 
 def _json_file(path: Path) -> dict | None:
