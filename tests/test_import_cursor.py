@@ -266,3 +266,18 @@ def test_look_alikes_and_other_agents_files_are_refused_with_a_reason(store, cor
     (skipped,) = import_paths(store, "cursor", [corpus / "other" / name]).skipped
     assert "not a" in skipped.reason
     assert not list(store.root.glob("sessions/*.jsonl"))
+
+
+def test_a_secret_in_a_bubble_is_redacted(store, tmp_path):
+    key = "ghp_" + "Xy7Q" * 9
+    chat = cursor_chat_with(f"Push with token {key} to the pager repo")
+    user = user_dir(tmp_path, chat)
+    import_paths(store, "cursor", [user / "globalStorage"])
+    text = store.log_path("cu-" + COMPOSER).read_text()
+    assert key not in text and "[redacted]" in text
+
+
+def cursor_chat_with(prompt: str) -> list[dict]:
+    chat = conversation()
+    chat[0] = chat[0] | {"text": prompt}
+    return chat
