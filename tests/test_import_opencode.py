@@ -263,6 +263,15 @@ def real(corpus: Path) -> list[Path]:
     return sorted((corpus / "other" / "opencode").iterdir())
 
 
+def typed(parts: list[dict]) -> bool:
+    """A person's message: one of its parts is words not made by OpenCode, or a file."""
+    return any(
+        (p["type"] == "text" and p.get("text") and not p.get("synthetic") and not p.get("ignored"))
+        or p["type"] == "file"
+        for p in parts
+    )
+
+
 def truth(path: Path) -> list[dict]:
     """What a real file holds, read here independently: each session's prompts, cost, title."""
     if path.suffix == ".db":
@@ -270,18 +279,28 @@ def truth(path: Path) -> list[dict]:
         sessions = db.execute("select id, title, directory, cost from session").fetchall()
         out = []
         for sid, title, directory, cost in sessions:
-            prompts = sum(
-                1 for (data,) in db.execute("select data from message where session_id=?", (sid,))
-                if json.loads(data)["role"] == "user"
-            )  # fmt: skip
-            out.append({"id": sid, "title": title, "folder": directory, "prompts": prompts,
-                        "cost": cost})  # fmt: skip
+            prompts = 0
+            query = "select id, data from message where session_id = ?"
+            for mid, data in db.execute(query, (sid,)).fetchall():
+                rows = db.execute("select data from part where message_id = ?", (mid,))
+                parts = [json.loads(part) for (part,) in rows]
+                prompts += json.loads(data)["role"] == "user" and typed(parts)
+            out.append(
+                {"id": sid, "title": title, "folder": directory, "prompts": prompts, "cost": cost}
+            )
         return out
     data = json.loads(path.read_bytes())
     info = data["info"]
-    prompts = sum(1 for m in data["messages"] if m["info"]["role"] == "user")
-    return [{"id": info["id"], "title": info["title"], "folder": info["directory"],
-             "prompts": prompts, "cost": info["cost"]}]  # fmt: skip
+    prompts = sum(m["info"]["role"] == "user" and typed(m["parts"]) for m in data["messages"])
+    return [
+        {
+            "id": info["id"],
+            "title": info["title"],
+            "folder": info["directory"],
+            "prompts": prompts,
+            "cost": info["cost"],
+        }
+    ]
 
 
 def test_every_real_opencode_file_imports_as_its_sessions_say(store, corpus):
@@ -325,3 +344,17 @@ def test_look_alikes_and_other_agents_files_are_refused_with_a_reason(store, cor
     (skipped,) = import_paths(store, "opencode", [corpus / "other" / name]).skipped
     assert "not an OpenCode" in skipped.reason
     assert not list(store.root.glob("sessions/*.jsonl"))
+
+
+def test_a_message_opencode_wrote_itself_goes_on_the_turn_under_way(store, tmp_path):
+    convs = conversation()
+    made = {
+        "id": "prt_c",
+        "type": "text",
+        "text": "Continue if you have next steps",
+        "synthetic": True,
+    }
+    convs.insert(1, (message("msg_0015", "user", START + 50), [made]))
+    task = only_task(store, write_db(tmp_path / "opencode.db", {SESSION: convs}))
+    assert fold_log(store.log_path(task)).turns == 1
+    assert "Continue if" not in store.log_path(task).read_text()

@@ -1,8 +1,9 @@
 """One OpenCode session (`stores.Conv`) as nodwyn records.
 
 - A user message's `text` parts (not `synthetic`, not `ignored`) are the prompt; `file` parts
-  its attachments. A user message carrying a `compaction` part is no prompt: the assistant
-  message after it (`summary: true`) is the compaction's note.
+  its attachments; one with neither (OpenCode's own "continue") goes on the turn under way.
+  A user message carrying a `compaction` part is no prompt: the assistant message after it
+  (`summary: true`) is the compaction's note.
 - An assistant message's parts in order: `reasoning` is thinking, `text` a reply, a `tool`
   part a reply with its call and then the call's result (`state.error` and status `error` as
   an error, a shell's `metadata.exit` as the exit code), `step-finish` a usage-only reply with
@@ -91,9 +92,9 @@ class _Fold:
         compacting = False
         for info, parts in conv.messages:
             role = info.get("role")
-            if role == "user":
+            if role == "user" and (_typed(parts) or _compaction_of(parts)):
                 self._end(turn, agent)
-                compacting = any(p.get("type") == "compaction" for p in parts)
+                compacting = _compaction_of(parts)
                 turn = None if compacting else self._prompt(info, parts, agent)
             elif role == "assistant":
                 if self.live and not (info.get("time") or {}).get("completed"):
@@ -274,6 +275,21 @@ class _Fold:
                 cost_usd=cost,
             )
         )
+
+
+def _typed(parts: list[dict]) -> bool:
+    """Whether a user message holds a person's words or files (OpenCode also writes user
+    messages of its own, all `synthetic` text: "continue" after a compaction): those go on
+    the turn under way."""
+    return any(
+        (p["type"] == "text" and p["text"] and not p.get("synthetic") and not p.get("ignored"))
+        or p["type"] == "file"
+        for p in parts
+    )
+
+
+def _compaction_of(parts: list[dict]) -> bool:
+    return any(p["type"] == "compaction" for p in parts)
 
 
 def _agent_of(child: Conv, state: dict | None = None) -> str:
