@@ -10,8 +10,8 @@ import pytest
 from importing import OLD, log_of
 from nodwyn.catalogue import fold_log
 from nodwyn.importers import registry
-from nodwyn.importers.stamps import at_local
 from nodwyn.importers.sync import import_paths
+from nodwyn.importers.times import at_local
 from nodwyn.log import records as r
 from nodwyn.memory.search import search
 from nodwyn.store import Store

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...log import records as r
 from ..registry import Agent, Found, Session
-from ..stamps import at_local
+from ..times import at_local
 from . import blocks as b
 from . import mapping as m
 

@@ -21,7 +21,7 @@ import re
 
 from ...log import records as r
 from .. import prices
-from ..stamps import at_local
+from ..times import at_local
 from .blocks import Block, Run
 
 TOOL = "aider"

@@ -19,7 +19,7 @@ import json
 from ...log import records as r
 from .. import prices
 from ..loose import objects, shaped
-from ..stamps import at_ms, one_line
+from ..times import at_ms, at_of, one_line
 
 TOOL = "cursor"
 TAB = {"tabId": str, "chatTitle": str, "lastSendTime": float, "bubbles": list}
@@ -153,11 +153,7 @@ def _bubble_at(bubble: dict, fallback: str) -> str:
     value = bubble.get("createdAt")
     if isinstance(value, int | float):
         return at_ms(value, fallback)
-    if isinstance(value, str) and len(value) >= 20 and value[10] == "T":
-        from ..claude_lines import at_of
-
-        return at_of(value, fallback)
-    return fallback
+    return at_of(value, fallback)
 
 
 def _model(composer: dict) -> str:

@@ -23,8 +23,8 @@ import json
 
 from ...log import records as r
 from .. import prices
-from ..stamps import at_ms, one_line
 from ..sync import LIVE_FOR
+from ..times import at_ms, one_line
 from .stores import Conv
 
 TOOL = "opencode"
