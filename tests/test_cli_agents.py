@@ -25,8 +25,8 @@ def gemini_home(home):
 def test_import_gemini_reads_gemini_s_own_folder_by_default(agents_home):
     gemini_home(agents_home)  # GEMINI_CLI_HOME is agents_home (tests/conftest.py)
     done = nodwyn("import", "gemini")
-    assert done.stdout.startswith("1 created, 0 extended, 0 unchanged, 0 skipped")
-    assert nodwyn("import", "gemini").stdout.startswith("0 created, 0 extended, 1 unchanged")
+    assert "\n1 created, 0 extended, 0 unchanged, 0 skipped" in "\n" + done.stdout
+    assert "\n0 created, 0 extended, 1 unchanged" in "\n" + nodwyn("import", "gemini").stdout
 
 
 def test_sessions_agent_lists_only_that_agent_s_tasks(agents_home, tmp_path):

@@ -49,7 +49,7 @@ def imported(finished_corpus, tmp_path_factory) -> Path:
     """A data directory holding the whole corpus, imported by every agent's importer, with
     its memory (cards, word index, vectors) built."""
     store = Store(tmp_path_factory.mktemp("secrets") / "data")
-    for tool in agents.TOOLS:
+    for tool in agents.tools():
         import_paths(store, tool, [finished_corpus])
     memory.refresh(store)
     return store.root

@@ -240,8 +240,8 @@ class HeldAtTheThirdFile:
     def __init__(self, app):
         self.app, self.status, self.reached = app, app.worker.status, threading.Event()
 
-    def set(self, phase: str, done: int, total: int) -> None:
-        self.status.set(phase, done, total)
+    def set(self, phase: str, done: int, total: int, note: str | None = None) -> None:
+        self.status.set(phase, done, total, note)
         if phase == "importing" and done == 2 and not self.reached.is_set():
             self.reached.set()
             deadline = time.monotonic() + 30
