@@ -90,8 +90,8 @@ def test_wordpiece_agrees_with_the_tokenizers_package_on_corpus_text(root):
         assert mine.tokenize(line) == tok.encode(line, add_special_tokens=False).tokens
 
 
-def test_the_model_loads_and_makes_unit_vectors_that_put_like_texts_together():
-    model = encoder.builtin()
+def test_the_static_table_loads_and_makes_unit_vectors_that_put_like_texts_together():
+    model = encoder.static()
     assert model is not None and model.dims == 256 and model.table.dtype == np.int8
     found = model.encode(
         ["install the cuda toolkit", "set up nvidia gpu drivers", "bake bread", ""]
@@ -100,6 +100,17 @@ def test_the_model_loads_and_makes_unit_vectors_that_put_like_texts_together():
     assert np.allclose(np.linalg.norm(found[:3], axis=1), 1, atol=1e-5)
     assert not found[3].any()  # no token, no direction
     assert found[0] @ found[1] > found[0] @ found[2]
+
+
+def test_the_weighted_sum_orders_turns_as_computed_by_hand():
+    words = {"a": 10.0, "b": 5.0}
+    meant = [("c", 0.8), ("a", 0.5), ("d", 0.2)]
+    fused = fusion.weighted(words, meant, weight=0.5)
+    # a: 0.5 * 10/10 + 0.5 * (0.5-0.2)/0.6 = 0.75; c: 0.5 * 1 = 0.5; b: 0.5 * 5/10 = 0.25; d: 0
+    assert fused == [("a", pytest.approx(0.75)), ("c", 0.5), ("b", 0.25), ("d", 0.0)]
+    # a turn no word found needs `alone`; ties go to the higher word score
+    assert [key for key, _ in fusion.weighted(words, meant, 0.5, alone=0.6)] == ["a", "c", "b"]
+    assert [key for key, _ in fusion.weighted({"x": 1.0}, [("y", 0.9)], 0.5)] == ["x", "y"]
 
 
 def test_rrf_orders_turns_as_computed_by_hand():

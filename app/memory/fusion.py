@@ -3,10 +3,14 @@
 - words: the word ranking of search.py (BM25 over events, turns grouped by task), unchanged.
 - meaning: turns ranked by the cosine of the query's vector with their cards' and compaction
   notes' vectors (vectors.py; a turn counts its best text).
-- both: reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009) of the two rankings
-  per turn: score(turn) = sum over rankings r holding it of 1 / (K + rank_r(turn)), K = 60;
-  the word ranking orders turns by their best event among the top DEPTH events, the meaning
-  ranking is its top DEPTH turns. Ties go to the turn ranked higher in any list.
+- both: a weighted sum of the two normalised scores per turn,
+      score(turn) = WEIGHT * bm25(turn) / max bm25 + (1 - WEIGHT) * minmax(cosine(turn)),
+  bm25(turn) its best event's score among the top DEPTH events (0 when none), cosine(turn) its
+  best text's among the top DEPTH turns by meaning, min-max scaled over those turns (0 when
+  not among them). WEIGHT was chosen on tests/data/search_questions.tsv with
+  tools/eval_search.py (docs/decisions/0010-sentence-model-and-fusion.md gives the curve);
+  reciprocal rank fusion (`rrf`, kept for that comparison) lost to it at every K tried.
+  Ties go to the turn with the higher word score, then by key.
 
 The mode is the argument, else the setting `search_mode`. Meaning needs vectors: they are
 brought up to date for the tasks searched within BUDGET seconds (the rest use what they have);
@@ -33,13 +37,26 @@ from .search import search as word_search
 
 MODES = ("words", "meaning", "both")
 K = 60
+WEIGHT = 0.5  # of the word score in `both` (docs/decisions/0010-sentence-model-and-fusion.md)
 DEPTH = 100  # events of the word ranking, turns of the meaning ranking, that take part
 BUDGET = 3.0  # seconds a search may spend encoding cards before using what is there
-# Cosine below which a text is not taken as related at all: the built-in model's nearest
-# card for words unlike anything in the logs ("quokka", "sourdough bread") scores 0.10-0.19,
-# a question's answer turn 0.47 (median); 0.15-0.2 did best on the question set
-# (docs/decisions/0008-search-by-meaning.md).
-FLOOR = 0.2
+# Cosines below which a text is not taken as related: (floor for a text at all, floor for a
+# turn that no word found). The static table's nearest card for words unlike anything in the
+# logs ("quokka", "sourdough bread") scores 0.10-0.19, an answer turn 0.47 (median): 0.2
+# (docs/decisions/0008-search-by-meaning.md). The sentence model's scores 0.14-0.29 for such
+# words and 0.44 (median) for an answer turn, 0.22 for the tenth percentile: texts count from
+# 0.15, and a turn found by meaning alone from 0.3, so unrelated words still find nothing
+# (docs/decisions/0010-sentence-model-and-fusion.md). No floor for a provider's vectors (their
+# scales differ).
+FLOORS = {"builtin:": (0.2, 0.2), "minilm:": (0.15, 0.3)}
+
+
+def floors_of(encoder) -> tuple[float, float]:
+    """(floor for a text, floor for a turn found by meaning alone) of an encoder's vectors."""
+    for prefix, found in FLOORS.items():
+        if encoder.id.startswith(prefix):
+            return found
+    return 0.0, 0.0
 
 
 class FusedResults(Results, frozen=True, kw_only=True):
@@ -60,6 +77,31 @@ def rrf(rankings: list[list], k: int = K) -> list[tuple[object, float]]:
 def word_ranking(found: list[Hit]) -> list[tuple[str, int]]:
     """(task, turn) in the order of their best event (an event outside turns stands alone)."""
     return list(dict.fromkeys((hit.task, hit.turn or -hit.seq) for hit in found))
+
+
+def word_scores(found: list[Hit]) -> dict[tuple[str, int], float]:
+    """(task, turn) -> the BM25 score of its best event, best first."""
+    out: dict = {}
+    for hit in found:
+        key = (hit.task, hit.turn or -hit.seq)
+        out[key] = max(out.get(key, hit.score), hit.score)
+    return out
+
+
+def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEIGHT,
+             alone: float = 0.0):  # fmt: skip
+    """[(key, score)] best first: weight * bm25 / max + (1 - weight) * minmax(cosine); a turn
+    with no word score is left out when its cosine is under `alone`."""
+    top = max(words.values(), default=0.0)
+    low = min((cosine for _, cosine in meant), default=0.0)
+    span = max((cosine for _, cosine in meant), default=0.0) - low
+    scores = {key: weight * score / top for key, score in words.items()} if top > 0 else {}
+    for key, cosine in meant:
+        if cosine < alone and key not in words:
+            continue
+        scaled = (cosine - low) / span if span > 0 else 1.0
+        scores[key] = scores.get(key, 0.0) + (1 - weight) * scaled
+    return sorted(scores.items(), key=lambda item: (-item[1], -words.get(item[0], 0.0), item[0]))
 
 
 class Stack(msgspec.Struct):
@@ -166,7 +208,7 @@ def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
         start += length
 
 
-def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=FLOOR):
+def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0):
     """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
     vectors to search."""
     import numpy as np
@@ -235,7 +277,7 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     terms = words.query_terms(text)
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
-        floor = FLOOR if encoder.id.startswith("builtin:") else 0.0  # others' scales differ
+        floor, alone = floors_of(encoder)
         meant, _ = meaning_ranking(store, state, text, tasks, encoder, floor=floor)
     except encodermod.Unavailable:
         raise
@@ -243,8 +285,10 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
         raise encodermod.Unavailable(str(exc)) from exc
     if not meant and not found:
         return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode)
-    fused = rrf([word_ranking(found), [key for key, _ in meant]])
-    order = meant if mode == "meaning" else fused
+    if mode == "meaning":
+        order = [(key, cosine) for key, cosine in meant if cosine >= alone]
+    else:
+        order = weighted(word_scores(found), meant, alone=alone)
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     turns = assemble(store, state, order[:limit], found, set(terms))
     return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode)

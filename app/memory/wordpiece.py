@@ -8,7 +8,7 @@ greedy longest match from the left, pieces after the first prefixed with "##"; a
 than 100 characters, or one that cannot be split entirely, is the unknown token.
 
 Imports nothing of nodwyn, so tools/build_model.py tokenises its training text with this very
-code. Unknown tokens are left out of `ids` (they carry no meaning to average).
+code. Unknown tokens are left out of `ids` (they carry no meaning to average) unless asked for.
 """
 
 import re
@@ -137,11 +137,15 @@ class WordPiece:
     def tokenize(self, text: str) -> list[str]:
         return [piece for word in basic_words(text) for piece in self.pieces(word)]
 
-    def ids(self, text: str, limit: int | None = None) -> list[int]:
-        """Ids of the text's known pieces (unknown ones left out), at most `limit` of them."""
+    def ids(self, text: str, limit: int | None = None, unknown: bool = False) -> list[int]:
+        """Ids of the text's pieces, at most `limit` of them; a word that cannot be split is
+        left out, or with `unknown` is the unknown token's id (as a transformer reads it)."""
         out: list[int] = []
         for word in basic_words(text):
-            out.extend(self.word_ids(word))
+            found = self.word_ids(word)
+            if unknown and not found:
+                found = (self.unknown,)
+            out.extend(found)
             if limit is not None and len(out) >= limit:
                 return out[:limit]
         return out
