@@ -162,7 +162,9 @@ def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., 
                 progress("importing", done, len(files))
                 _add(total, import_file(store, tool, file))
             with memory.BUILDING:
-                memory.refresh(store, lambda done, total: progress("indexing", done, total))
+                memory.refresh_words(store, lambda done, total: progress("indexing", done, total))
+            encoding = lambda done, total: progress("encoding", done, total)  # noqa: E731
+            memory.encode(store, encoding, lock=memory.BUILDING)
             progress("", 0, 0, outcome(total))
         except Exception as exc:  # the page hears the progress end and why; the log has more
             log.exception("importing %s failed", path)

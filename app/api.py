@@ -222,10 +222,11 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
                 store, words, scope=scope, task=task, project=project, limit=limit, fresh=False
             )
             return memory.FusedResults(**msgspec.structs.asdict(found), mode="words")
+        # while the worker encodes, search what is encoded so far (it encodes newest first)
+        budget = 0.0 if feed.status.snapshot().phase == "encoding" else None
         with memory_lock:
-            return memory.search(
-                store, words, scope=scope, task=task, project=project, limit=limit, mode=mode
-            )
+            return memory.search(store, words, scope=scope, task=task, project=project,
+                                 limit=limit, mode=mode, budget=budget)  # fmt: skip
 
     def changes():
         return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))

@@ -256,7 +256,9 @@ class Worker:
 
     def _fold(self, full: bool) -> None:
         with memory.BUILDING:
-            memory.refresh(self.store, self._progress("indexing"), full=full)
+            memory.refresh_words(self.store, self._progress("indexing"), full=full)
+        # task by task, so searches by meaning run meanwhile on what is encoded so far
+        memory.encode(self.store, self._progress("encoding"), lock=memory.BUILDING)
 
     def _progress(self, phase: str) -> Callable[[int, int], None]:
         return lambda done, total: self._report(phase, done, total)

@@ -75,6 +75,8 @@ def cmd_memory_search(args) -> int:
     )  # fmt: skip
     if args.mode in ("meaning", "both") and found.mode == "words":
         print("(search by meaning is unavailable now: words alone)", file=sys.stderr)
+    if found.note:
+        print(f"({found.note})", file=sys.stderr)
     if args.json:
         sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
         return 0

@@ -30,10 +30,24 @@ BUILDING = threading.Lock()
 def refresh(store, progress: Callable[[int, int], None] | None = None, full: bool = False) -> None:
     """Bring every .mem, the word index and the vectors up to date with the logs (deleted
     tasks removed); `full`: every log looked at, not only those the change journal names."""
+    _index.refresh(store, progress, full)
+    encode(store, progress)
+
+
+def refresh_words(
+    store, progress: Callable[[int, int], None] | None = None, full: bool = False
+) -> None:
+    """Bring every .mem and the word index up to date with the logs (take BUILDING); `full`:
+    every log looked at, not only those the change journal names."""
+    _index.refresh(store, progress, full)
+
+
+def encode(store, progress: Callable[[int, int], None] | None = None, lock=None) -> None:
+    """Bring every task's vectors up to date, newest tasks first; with `lock` (BUILDING),
+    taken for one task at a time, so searches run between them on what is encoded so far."""
     from . import vectors  # numpy and the model: only here and when searching by meaning
 
-    _index.refresh(store, progress, full)
-    vectors.refresh(store, progress)
+    vectors.refresh(store, progress, lock)
 
 
 __all__ = [
@@ -52,6 +66,8 @@ __all__ = [
     "context",
     "episodes",
     "recall",
+    "encode",
     "refresh",
+    "refresh_words",
     "search",
 ]

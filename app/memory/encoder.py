@@ -145,6 +145,7 @@ def builtin() -> "Sentence | Builtin | None":
     global _builtin
     with _lock:
         if _builtin is None:
+            _why.clear()
             try:
                 _builtin = Sentence()
             except Exception as exc:  # noqa: BLE001  onnxruntime's errors have no common base
@@ -172,12 +173,12 @@ def _load_static() -> Builtin | None:
 
 
 def fallback() -> str | None:
-    """Why search by meaning uses the static table instead of the sentence model, or None."""
-    model = builtin()
-    if isinstance(model, Sentence):
+    """Why search by meaning uses the static table instead of the sentence model (once the
+    built-in model was asked for), or None."""
+    if not _why:
         return None
-    why = _why[0] if _why else "unknown"
-    return f"the sentence model could not be loaded ({why}): meaning comes from the static table"
+    return (f"the sentence model could not be loaded ({_why[0]}): search by meaning uses the "
+            "static table, which finds less")  # fmt: skip
 
 
 def current(root: Path):

@@ -61,6 +61,7 @@ def floors_of(encoder) -> tuple[float, float]:
 
 class FusedResults(Results, frozen=True, kw_only=True):
     mode: str = "words"  # the ranking used: words when meaning was asked for but unavailable
+    note: str = ""  # why meaning comes from the static table, when it does
 
 
 def rrf(rankings: list[list], k: int = K) -> list[tuple[object, float]]:
@@ -118,10 +119,11 @@ class Stack(msgspec.Struct):
 _stack = Stack()
 
 
-def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
+def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[Stack, list]:
     """The stack of the tasks' vectors (made again only when a log changed), and the tasks
-    that had no vectors to search. Searching every task, the rows of unchanged logs come from
-    the stack an earlier process saved (mapped, not read), the others from their .vec."""
+    that had no vectors to search; texts are encoded for up to `budget` seconds. Searching
+    every task, the rows of unchanged logs come from the stack an earlier process saved
+    (mapped, not read), the others from their .vec."""
     global _stack
     import numpy as np
 
@@ -136,7 +138,7 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list[str]]:
     entries, saved_turns, saved_matrix = saved or ({}, None, None)
     if saved is not None and not entries.keys() <= seen.keys():
         vectors.drop_stale_stack(store.root, seen)  # a deleted task's vectors go with it
-    deadline = time.monotonic() + BUDGET
+    deadline = time.monotonic() + (BUDGET if budget is None else budget)
     names, parts, without, logs, kept = [], [], [], [], []
     for task in chosen:
         entry = entries.get(task)
@@ -208,13 +210,15 @@ def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
         start += length
 
 
-def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0):
+def meaning_ranking(
+    store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0, budget=None
+):
     """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
-    vectors to search."""
+    vectors to search (none are encoded after `budget` seconds)."""
     import numpy as np
 
     query = encoder.encode([text])[0]
-    stack, without = stacked(store, state, tasks, encoder)
+    stack, without = stacked(store, state, tasks, encoder, budget)
     if stack.matrix is None or not query.any():
         return [], without
     scores = stack.matrix @ query
@@ -249,21 +253,24 @@ def search(
     project: str | None = None,
     limit: int = 20,
     mode: str | None = None,
+    budget: float | None = None,
 ) -> FusedResults:
-    """Turns matching the words (see the module docstring for the modes)."""
+    """Turns matching the words (see the module docstring for the modes); `budget`: seconds
+    spent encoding turns that have no vectors yet (0: search what is encoded so far; None:
+    BUDGET)."""
     mode = mode_of(store, mode)
     if mode != "words":
         from . import encoder as encodermod
 
         try:
-            return _by_meaning(store, words_text, scope, task, project, limit, mode)
+            return _by_meaning(store, words_text, scope, task, project, limit, mode, budget)
         except encodermod.Unavailable:
             pass  # fail open: words alone
     found = word_search(store, words_text, scope=scope, task=task, project=project, limit=limit)
     return FusedResults(**msgspec.structs.asdict(found), mode="words")
 
 
-def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
+def _by_meaning(store, text, scope, task, project, limit, mode, budget) -> FusedResults:
     from . import encoder as encodermod
 
     _check(store, scope, task, project, limit)
@@ -278,20 +285,21 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
         floor, alone = floors_of(encoder)
-        meant, _ = meaning_ranking(store, state, text, tasks, encoder, floor=floor)
+        meant, _ = meaning_ranking(store, state, text, tasks, encoder, floor=floor, budget=budget)
     except encodermod.Unavailable:
         raise
     except NodwynError as exc:  # a provider failing
         raise encodermod.Unavailable(str(exc)) from exc
     if not meant and not found:
-        return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode)
+        return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode)  # nothing to say
     if mode == "meaning":
         order = [(key, cosine) for key, cosine in meant if cosine >= alone]
     else:
         order = weighted(word_scores(found), meant, alone=alone)
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     turns = assemble(store, state, order[:limit], found, set(terms))
-    return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode)
+    note = (encodermod.fallback() or "") if isinstance(encoder, encodermod.Builtin) else ""
+    return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note)
 
 
 def assemble(store, state, order, found: list[Hit], terms: set[str]):

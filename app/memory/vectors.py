@@ -29,7 +29,7 @@ import numpy as np
 from msgspec import Struct
 
 from .. import settings as settingsmod
-from ..errors import NodwynError
+from ..errors import NodwynError, TaskNotFound
 from . import encoder as encodermod
 from . import mem as memfile
 
@@ -125,7 +125,15 @@ def fresh(log: Path, vec: Vec, model: str) -> bool:
 
 
 def update(log: Path, encoder, vec: Vec | None = None) -> Vec:
-    """The log's vectors, folded on from its .vec (saved when anything changed)."""
+    """The log's vectors, folded on from its .vec (saved when anything changed); TaskNotFound
+    when the log is gone, even when it goes while its texts are encoded (`nodwyn delete`)."""
+    try:
+        return _update(log, encoder, vec)
+    except FileNotFoundError:
+        raise TaskNotFound(f"no task {log.stem}") from None
+
+
+def _update(log: Path, encoder, vec: Vec | None) -> Vec:
     vec = vec or load(log)
     if fresh(log, vec, encoder.id):
         return vec
@@ -289,11 +297,13 @@ def drop_stale_stack(root: Path, present) -> None:
             stack_path(root).unlink(missing_ok=True)
 
 
-def refresh(store, progress=None) -> None:
-    """Bring every task's .vec up to date; nothing while search_mode is "words" (so nothing
-    is sent to a provider then), or when no encoder can be had or it fails. A saved stack
-    holding a deleted task's vectors is removed whatever the mode.
-    `progress(done, total)` is called after each task (it may raise to stop the work)."""
+def refresh(store, progress=None, lock=None) -> None:
+    """Bring every task's .vec up to date, the most recently changed logs first (what a
+    person searches for first); nothing while search_mode is "words" (so nothing is sent to a
+    provider then), or when no encoder can be had or it fails. A saved stack holding a
+    deleted task's vectors is removed whatever the mode. `lock`, if given, is held while one
+    task is encoded, not across tasks. `progress(done, total)` is called before each task
+    (it may raise to stop the work)."""
     drop_stale_stack(store.root, {log.stem for log in store.sessions.glob("*.jsonl")})
     if settingsmod.load(store.root).search_mode == "words":
         return
@@ -301,13 +311,28 @@ def refresh(store, progress=None) -> None:
         encoder = encodermod.current(store.root)
     except encodermod.Unavailable:
         return
-    logs = sorted(store.sessions.glob("*.jsonl"))
-    for done, log in enumerate(logs, 1):
+    logs = newest_first(store.sessions.glob("*.jsonl"))
+    for done, log in enumerate(logs):
         if progress is not None:
             progress(done, len(logs))
         try:
-            update(log, encoder)
-        except (FileNotFoundError, encodermod.Unavailable):
-            continue
+            with lock or contextlib.nullcontext():
+                update(log, encoder)
+        except (TaskNotFound, encodermod.Unavailable):
+            continue  # deleted meanwhile
         except NodwynError:
             return  # a provider failing: search falls back to words until it answers
+    if progress is not None and logs:
+        progress(len(logs), len(logs))
+
+
+def newest_first(logs) -> list[Path]:
+    """Logs by the time they last changed, newest first (a log gone meanwhile last)."""
+
+    def changed(log: Path) -> int:
+        try:
+            return log.stat().st_mtime_ns
+        except OSError:
+            return 0
+
+    return sorted(logs, key=lambda log: (-changed(log), log.name))

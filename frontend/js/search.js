@@ -65,6 +65,7 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
     if ((results.incomplete || []).length) {
       pane.append(el("p", { class: "muted" }, `Not searched (being indexed or unreadable): ${results.incomplete.length} task(s).`));
     }
+    if (results.note) pane.append(el("p", { class: "muted", "data-search-note": "" }, results.note));
     const terms = results.terms || [];
     const list = el("div", { class: "results", "data-results": "" });
     for (const [task, group] of byTask) {
