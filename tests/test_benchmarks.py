@@ -111,13 +111,18 @@ def test_the_import_benchmark_prints_throughput_figures(corpus):
 
 
 def test_the_meaning_benchmark_prints_its_figures():
-    out = run("bench_meaning.py", "--cards", "400", "--tasks", "4", "--texts", "40",
-              "--searches", "2")  # fmt: skip
-    load, speed, disk, first, warm = figures(
-        out, "model load:", "encode:", "disk:", "search 400 cards in 4 tasks: first",
-        "search warm: median",
+    out = run("bench_meaning.py", "--cards", "400", "--tasks", "4", "--texts", "20",
+              "--searches", "2", "--turns", "150", "--encode-logs", "1", "--events", "300",
+              "--big", "600", "--queries", "3")  # fmt: skip
+    load, added, speed, disk, first, warm = figures(
+        out, "model load:", "the model adds", "encode:", "disk:",
+        "search 400 cards in 4 tasks: first", "search warm: median",
     )  # fmt: skip
-    assert speed > 0 and disk > 0
+    assert speed > 0 and disk > 0 and load > 0
+    assert figure(out, "time to first vectors for 150 turns (2 logs of 100 turns, newest first):")
+    assert figure(out, "warm default-mode search at") and "stand-in vectors" in out
+    for goal in ("(goal <= 100 MB:", "(goal <= 10 ms:", "(goal <= 40 ms:"):
+        assert goal in out, goal
 
 
 @pytest.mark.corpus

@@ -225,13 +225,15 @@ def meaning_ranking(
     top = min(len(scores), depth * 4)  # a turn may have several texts
     best = np.argpartition(-scores, top - 1)[:top]
     order = best[np.argsort(-scores[best], kind="stable")]
+    order = order[scores[order] >= floor]
+    names = stack.names
     ranked: dict = {}
-    for at in order:
-        key = (stack.names[stack.owner[at]], int(stack.turns[at]))
-        if scores[at] < floor:
-            break
+    rows = zip(stack.owner[order].tolist(), stack.turns[order].tolist(),
+               scores[order].tolist(), strict=True)  # fmt: skip
+    for owner, turn, cosine in rows:  # plain Python numbers: numpy's scalars are slow here
+        key = (names[owner], turn)
         if key not in ranked:
-            ranked[key] = float(scores[at])
+            ranked[key] = cosine
             if len(ranked) == depth:
                 break
     return list(ranked.items()), without

@@ -50,8 +50,8 @@ def _clean(text: str) -> str:
             continue
         if char in "\t\n\r" or unicodedata.category(char) == "Zs":
             out.append(" ")
-        elif unicodedata.category(char) in ("Cc", "Cf"):
-            continue
+        elif unicodedata.category(char).startswith("C"):
+            continue  # control, format, private-use (Codex's citation marks), unassigned
         elif _is_cjk(code):
             out.append(f" {char} ")
         else:
