@@ -20,7 +20,9 @@ one encoder are never compared with another's (vectors.py rebuilds on a change o
 `current(root)` is the encoder the settings choose; `None` when the built-in model is missing.
 """
 
+import ctypes
 import json
+import sys
 import threading
 from pathlib import Path
 
@@ -77,6 +79,8 @@ class Sentence:
         for start in range(0, len(order), BATCH):
             chosen = order[start : start + BATCH]
             out[chosen] = self._run([rows[at] for at in chosen])
+        if len(order) > 1:
+            give_back()
         return out
 
     def _run(self, rows: list[list[int]]) -> np.ndarray:
@@ -88,6 +92,22 @@ class Sentence:
             ids[at, : len(row) + 2] = [first, *row, last]
             mask[at, : len(row) + 2] = 1
         return self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+
+
+def give_back() -> None:
+    """Hand freed memory back to the system: glibc keeps the model's freed activations (a few
+    MB a text) in its heap, which held 30-50 MB more after encoding cards (43 MB added by the
+    model with this, 87-111 MB without, measured). Elsewhere a no-op."""
+    if _libc[0] is None:
+        try:
+            _libc[0] = ctypes.CDLL("libc.so.6").malloc_trim if sys.platform == "linux" else False
+        except (OSError, AttributeError):
+            _libc[0] = False
+    if _libc[0]:
+        _libc[0](0)
+
+
+_libc: list = [None]
 
 
 class Builtin:
