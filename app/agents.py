@@ -6,6 +6,7 @@ time under one lock, so they never race for the same log (a second writer would 
 and its file forgotten until it changes again), and a stop request is honoured between files.
 """
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -163,8 +164,7 @@ def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., 
                 _add(total, import_file(store, tool, file))
             with memory.BUILDING:
                 memory.refresh_words(store, lambda done, total: progress("indexing", done, total))
-            encoding = lambda done, total: progress("encoding", done, total)  # noqa: E731
-            memory.encode(store, encoding, lock=memory.BUILDING)
+            memory.encode(store, functools.partial(progress, "encoding"), lock=memory.BUILDING)
             progress("", 0, 0, outcome(total))
         except Exception as exc:  # the page hears the progress end and why; the log has more
             log.exception("importing %s failed", path)
