@@ -57,7 +57,7 @@ def test_a_screen_reader_hears_the_results_line_not_the_whole_pane(page, served)
 def test_two_folders_of_one_name_are_told_apart_in_results_as_in_the_list(page, served):
     page.goto(served.at(task="demo-pager-flaky"))
     expect(page.locator("[data-events]")).to_be_visible()
-    search(page, "page", "all")
+    search(page, "form links limit", "all")  # words each of the three tasks holds
     form = page.locator('[data-result-task="demo-site-form"] h3 .mono')
     links = page.locator('[data-result-task="demo-work-site-links"] h3 .mono')
     expect(form).to_have_text("src/site")
