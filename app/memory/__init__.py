@@ -44,7 +44,8 @@ def refresh_words(
 
 def encode(store, progress: Callable[[int, int], None] | None = None, lock=None) -> None:
     """Bring every task's vectors up to date, newest tasks first; with `lock` (BUILDING),
-    taken for one task at a time, so searches run between them on what is encoded so far."""
+    taken only while a task's cards are read, so searches and the transcript do not wait for
+    the encoding, and search by what is encoded so far."""
     from . import vectors  # numpy and the model: only here and when searching by meaning
 
     vectors.refresh(store, progress, lock)

@@ -124,21 +124,24 @@ def fresh(log: Path, vec: Vec, model: str) -> bool:
         return False
 
 
-def update(log: Path, encoder, vec: Vec | None = None) -> Vec:
+def update(log: Path, encoder, vec: Vec | None = None, lock=None) -> Vec:
     """The log's vectors, folded on from its .vec (saved when anything changed); TaskNotFound
-    when the log is gone, even when it goes while its texts are encoded (`nodwyn delete`)."""
+    when the log is gone, even when it goes while its texts are encoded (`nodwyn delete`).
+    `lock` (memory.BUILDING), if given, is held while the cards are read (that may write the
+    .mem), not while they are encoded."""
     try:
-        return _update(log, encoder, vec)
+        return _update(log, encoder, vec, lock or contextlib.nullcontext())
     except FileNotFoundError:
         raise TaskNotFound(f"no task {log.stem}") from None
 
 
-def _update(log: Path, encoder, vec: Vec | None) -> Vec:
+def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
     vec = vec or load(log)
     if fresh(log, vec, encoder.id):
         return vec
-    end = log.stat().st_size
-    cards, episodes = memfile.cards_of(log)
+    with lock:
+        end = log.stat().st_size
+        cards, episodes = memfile.cards_of(log)
     texts = texts_of(cards, episodes)
     keep = vec.model == encoder.id
     known = {(e.kind, e.seq, e.crc): row for row, e in enumerate(vec.entries)} if keep else {}
@@ -301,9 +304,9 @@ def refresh(store, progress=None, lock=None) -> None:
     """Bring every task's .vec up to date, the most recently changed logs first (what a
     person searches for first); nothing while search_mode is "words" (so nothing is sent to a
     provider then), or when no encoder can be had or it fails. A saved stack holding a
-    deleted task's vectors is removed whatever the mode. `lock`, if given, is held while one
-    task is encoded, not across tasks. `progress(done, total)` is called before each task
-    (it may raise to stop the work)."""
+    deleted task's vectors is removed whatever the mode. `lock`, if given, is held only while
+    a task's cards are read (update). `progress(done, total)` is called before each task (it
+    may raise to stop the work)."""
     drop_stale_stack(store.root, {log.stem for log in store.sessions.glob("*.jsonl")})
     if settingsmod.load(store.root).search_mode == "words":
         return
@@ -316,8 +319,7 @@ def refresh(store, progress=None, lock=None) -> None:
         if progress is not None:
             progress(done, len(logs))
         try:
-            with lock or contextlib.nullcontext():
-                update(log, encoder)
+            update(log, encoder, lock=lock)
         except (TaskNotFound, encodermod.Unavailable):
             continue  # deleted meanwhile
         except NodwynError:

@@ -47,7 +47,11 @@ export function turnTools(task, turn, stars, onError) {
       if (saved.starred) stars.set(turn, saved.note);
       else stars.delete(turn);
       draw();
-      box.dataset.saved = saved.starred ? `starred:${saved.note}` : "unstarred"; // what the log now says
+      // what the log now says, on this box and on the one a refresh drew meanwhile, if any
+      const said = saved.starred ? `starred:${saved.note}` : "unstarred";
+      box.dataset.saved = said;
+      const shown = box.isConnected ? null : document.querySelector(`[data-turn-tools="${turn}"]`);
+      if (shown instanceof HTMLElement) shown.dataset.saved = said;
       if (refocus) /** @type {HTMLElement|null} */ (box.querySelector("[data-star]"))?.focus();
     } catch (err) {
       onError(`Could not ${starred ? "star" : "unstar"} this turn: ${err.message}`, () => save(starred, note, refocus));

@@ -108,6 +108,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     }
     const fold = active.closest("[data-fold]")?.getAttribute("data-fold");
     if (active.tagName === "SUMMARY" && fold) return `[data-fold="${CSS.escape(fold)}"] > summary`;
+    const note = active.getAttribute("data-star-note");
+    if (note !== null) return `input[data-star-note="${CSS.escape(note)}"]`;
     return ""; // somewhere in the pane: the pane itself
   }
 
@@ -122,6 +124,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     if (!view) return;
     const scroll = pane.scrollTop;
     const place = focusedPlace(); // a refresh or another page never drops the keyboard's place
+    const typed = typedNotes(); // nor a star's note being typed (a refresh can land mid-word)
     clear(pane);
     const historical = view.hit !== null;
     if (historical) {
@@ -148,7 +151,18 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     pane.append(el("p", { class: "muted window-note" }, `events #${first}–#${last} of ${view.total}`));
     if (historical && view.hit !== null) mark(view.hit);
     pane.scrollTop = scroll;
+    for (const [turn, value] of typed) {
+      const field = pane.querySelector(`input[data-star-note="${CSS.escape(turn)}"]`);
+      if (field instanceof HTMLInputElement) field.value = value;
+    }
     refocus(place);
+  }
+
+  /** The star notes whose text differs from what was drawn: [turn, text]. */
+  function typedNotes() {
+    return [...pane.querySelectorAll("input[data-star-note]")]
+      .filter((field) => field instanceof HTMLInputElement && field.value !== field.defaultValue)
+      .map((field) => [field.getAttribute("data-star-note") || "", /** @type {HTMLInputElement} */ (field).value]);
   }
 
   /** Highlight an event and open every fold around it. @param {number} seq */
