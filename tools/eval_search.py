@@ -126,14 +126,14 @@ def scored(store, text: str, model) -> tuple[dict, list]:
     return words, meant
 
 
-def rankings(words: dict, meant: list, weight: float, alone: float) -> dict[str, list]:
+def rankings(words: dict, meant: list, weight: float, alone: float, floor: float) -> dict:
     from nodwyn.memory import fusion
 
     keys = [key for key, cosine in meant if cosine >= alone]
     return {
         "words": list(words)[:DEPTH],
         "meaning": keys[:DEPTH],
-        "both": [key for key, _ in fusion.weighted(words, meant, weight, alone)][:DEPTH],
+        "both": [key for key, _ in fusion.weighted(words, meant, weight, alone, floor)][:DEPTH],
         "rrf": [key for key, _ in fusion.rrf([list(words), keys])][:DEPTH],
     }
 
@@ -165,7 +165,7 @@ def main() -> None:
     if args.static:
         encoder._builtin = encoder.static()
     model = encoder.builtin()
-    alone = fusion.floors_of(model)[1]
+    floor, alone = fusion.floors_of(model)
     asked = questions()
     kinds = [q["kind"] for q in asked]
     with tempfile.TemporaryDirectory() as folder:
@@ -179,7 +179,7 @@ def main() -> None:
         for question, target in zip(asked, targets, strict=True):
             words, meant = scored(store, question["question"], model)
             kept.append((words, meant, target))
-            for mode, ranking in rankings(words, meant, weight, alone).items():
+            for mode, ranking in rankings(words, meant, weight, alone, floor).items():
                 ranks[mode].append(rank_of(ranking, target))
             ranks["fts5"].append(rank_of(fts5_ranking(db, question["question"]), target))
         turns = sum(1 for _ in db.execute("SELECT DISTINCT task, turn FROM m WHERE turn > 0"))
@@ -191,7 +191,7 @@ def main() -> None:
     if args.curve:
         for step in range(11):
             w = step / 10
-            found = [rank_of([k for k, _ in fusion.weighted(wd, mt, w, alone)], t)
+            found = [rank_of([k for k, _ in fusion.weighted(wd, mt, w, alone, floor)], t)
                      for wd, mt, t in kept]  # fmt: skip
             curve[w] = {str(kind or "all"): score(found, kinds, kind) for kind in (None, *KINDS)}
     if args.json:

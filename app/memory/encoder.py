@@ -195,7 +195,7 @@ def _load_static() -> Builtin | None:
 def fallback() -> str | None:
     """Why search by meaning uses the static table instead of the sentence model (once the
     built-in model was asked for), or None."""
-    if not _why:
+    if not _why or isinstance(_builtin, Sentence):
         return None
     return (f"the sentence model could not be loaded ({_why[0]}): search by meaning uses the "
             "static table, which finds less")  # fmt: skip

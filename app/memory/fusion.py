@@ -4,11 +4,14 @@
 - meaning: turns ranked by the cosine of the query's vector with their cards' and compaction
   notes' vectors (vectors.py; a turn counts its best text).
 - both: a weighted sum of the two normalised scores per turn,
-      score(turn) = WEIGHT * bm25(turn) / max bm25 + (1 - WEIGHT) * minmax(cosine(turn)),
+      score(turn) = WEIGHT * bm25(turn) / max bm25
+                    + (1 - WEIGHT) * (cosine(turn) - floor) / (max cosine - floor),
   bm25(turn) its best event's score among the top DEPTH events (0 when none), cosine(turn) its
-  best text's among the top DEPTH turns by meaning, min-max scaled over those turns (0 when
-  not among them). WEIGHT was chosen on tests/data/search_questions.tsv with
-  tools/eval_search.py (docs/decisions/0010-sentence-model-and-fusion.md gives the curve);
+  best text's among the top DEPTH turns by meaning at or above the floor (0 when not among
+  them): a min-max scaling whose minimum is the floor, not the last turn's cosine, so a few
+  candidates are not pulled apart to 0 and 1. WEIGHT was chosen on
+  tests/data/search_questions.tsv with tools/eval_search.py (docs/decisions/0010-... gives the
+  curve);
   reciprocal rank fusion (`rrf`, kept for that comparison) lost to it at every K tried.
   Ties go to the turn with the higher word score, then by key.
 
@@ -90,11 +93,12 @@ def word_scores(found: list[Hit]) -> dict[tuple[str, int], float]:
 
 
 def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEIGHT,
-             alone: float = 0.0):  # fmt: skip
-    """[(key, score)] best first: weight * bm25 / max + (1 - weight) * minmax(cosine); a turn
-    with no word score is left out when its cosine is under `alone`."""
+             alone: float = 0.0, floor: float = 0.0):  # fmt: skip
+    """[(key, score)] best first: weight * bm25 / max + (1 - weight) * the cosine scaled from
+    `floor` (0) to the best (1); a turn with no word score is left out when its cosine is
+    under `alone`."""
     top = max(words.values(), default=0.0)
-    low = min((cosine for _, cosine in meant), default=0.0)
+    low = floor
     span = max((cosine for _, cosine in meant), default=0.0) - low
     scores = {key: weight * score / top for key, score in words.items()} if top > 0 else {}
     for key, cosine in meant:
@@ -297,7 +301,7 @@ def _by_meaning(store, text, scope, task, project, limit, mode, budget) -> Fused
     if mode == "meaning":
         order = [(key, cosine) for key, cosine in meant if cosine >= alone]
     else:
-        order = weighted(word_scores(found), meant, alone=alone)
+        order = weighted(word_scores(found), meant, alone=alone, floor=floor)
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     turns = assemble(store, state, order[:limit], found, set(terms))
     note = (encodermod.fallback() or "") if isinstance(encoder, encodermod.Builtin) else ""
