@@ -17,6 +17,7 @@ class Claude(Agent):
     name = "claude"
     tool = claude.TOOL
     label = "Claude Code"
+    resume = "claude --resume {id}"
     prefix = "cc-"
 
     def roots(self) -> list[Path]:

@@ -16,6 +16,7 @@ class Codex(Agent):
     name = "codex"
     tool = codex.TOOL
     label = "Codex"
+    resume = "codex resume {id}"
     prefix = "cx-"
 
     def roots(self) -> list[Path]:

@@ -65,6 +65,8 @@ class Agent:
     label = ""  # what people read: "Gemini CLI"
     prefix = ""  # task ids: prefix + the source's session id ("gm-")
     whole = False  # True: the source is rewritten whole and read by `read`
+    resume = ""  # the agent's own command that resumes a session, {id} its id (reading/resume.py)
+    no_resume = ""  # or why there is none
 
     def roots(self) -> list[Path]:
         """The folders where the agent keeps its sessions on this computer (existing or not)."""

@@ -31,6 +31,7 @@ class Aider(Agent):
     name = "aider"
     tool = m.TOOL
     label = "Aider"
+    resume = "aider --restore-chat-history"  # the folder's own chat history
     prefix = "ad-"
     whole = True  # appended, but one file holds many runs: read whole, matched by line
 

@@ -29,6 +29,7 @@ class Antigravity(Agent):
     name = "antigravity"
     tool = steps.TOOL
     label = "Antigravity"
+    no_resume = "Antigravity resumes a conversation from its own Agent Manager, not from a command"
     prefix = "ag-"
 
     def roots(self) -> list[Path]:

@@ -23,6 +23,7 @@ class Copilot(Agent):
     name = "copilot"
     tool = events.TOOL
     label = "Copilot CLI"
+    resume = "copilot --resume {id}"
     prefix = "cp-"
 
     def roots(self) -> list[Path]:

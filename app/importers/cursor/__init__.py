@@ -38,6 +38,7 @@ class Cursor(Agent):
     name = "cursor"
     tool = mapping.TOOL
     label = "Cursor"
+    no_resume = "Cursor opens its chats inside the editor, not from a command"
     prefix = "cu-"
     whole = True
 

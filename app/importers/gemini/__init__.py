@@ -32,6 +32,7 @@ class Gemini(Agent):
     name = "gemini"
     tool = TOOL
     label = "Gemini CLI"
+    resume = "gemini --resume {id}"
     prefix = "gm-"
     whole = True
 

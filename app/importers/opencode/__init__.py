@@ -22,6 +22,7 @@ class OpenCode(Agent):
     name = "opencode"
     tool = mapping.TOOL
     label = "OpenCode"
+    resume = "opencode --session {id}"
     prefix = "oc-"
     whole = True
 
