@@ -30,10 +30,11 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import bottle
 import msgspec
 
-from . import agents, memory, paths, settings, starred
+from . import agents, memory, paths, running, settings, starred
 from .errors import BadInput, NodwynError, TaskNotFound
 from .feed import Changes, Feed, Progress, Status
 from .memory.providers import Provider
+from .memory.recall import cut
 from .memory.search import search as words_only
 from .reading import export as reading_export
 from .reading import resume, shown
@@ -41,7 +42,7 @@ from .store import Store
 
 __all__ = ["Changes", "Progress", "Server", "Status", "make_app", "routes"]
 
-TOKEN_HEADER = "X-Nodwyn-Token"
+TOKEN_HEADER = running.TOKEN_HEADER
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 LONG_POLL = 25.0  # seconds a change-feed request waits before answering "nothing new"
 MAX_BODY = 1 << 20  # bytes: the largest body a route takes (settings, a path, a title)
@@ -228,6 +229,16 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
             return memory.search(store, words, scope=scope, task=task, project=project,
                                  limit=limit, mode=mode, budget=budget)  # fmt: skip
 
+    def recall():
+        """One event back whole (the CLI's and agents' recall, issue 13); `start` and `count`
+        cut its outline's lines as `nodwyn memory recall --json` does."""
+        task, seq = bottle.request.query.get("task", ""), _query_int("seq")
+        if not task or seq is None:
+            raise BadInput("recall takes task and seq")
+        with memory_lock:
+            found = memory.recall(store, task, seq)
+        return cut(found, _query_int("start"), _query_int("count"))
+
     def changes():
         return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))
 
@@ -272,6 +283,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/tasks/<task>/turns/<seq>/star", star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
         ("GET", "/api/search", search),
+        ("GET", "/api/recall", recall),
         ("GET", "/api/status", feed.status.snapshot),
         ("GET", "/api/changes", changes),
         ("GET", "/api/places", lambda: agents.places(store.root)),
@@ -423,7 +435,8 @@ class _Quiet(WSGIRequestHandler):
 
 
 class Server:
-    """The app on 127.0.0.1, in a daemon thread; `url` opens the page."""
+    """The app on 127.0.0.1, in a daemon thread; `url` opens the page. While it runs, its
+    address and token are in the data directory for the CLI and `nodwyn mcp` (running.py)."""
 
     def __init__(
         self,
@@ -432,8 +445,10 @@ class Server:
         token: str | None = None,
         status: Status | None = None,
         read_timeout: float = READ_TIMEOUT,
+        announce: bool = True,
     ):
         self.store = store
+        self.announce = announce
         self.token = token or secrets.token_urlsafe(24)
         self.status = status or Status()
         self.app = make_app(store, self.token, self.status)
@@ -454,9 +469,13 @@ class Server:
             target=self._server.serve_forever, name="nodwyn-api", daemon=True
         )
         self._thread.start()
+        if self.announce:
+            running.announce(self.store.root, self.port, self.token)
         return self
 
     def stop(self) -> None:
+        if self.announce:
+            running.withdraw(self.store.root, self.token)
         self.app.feed.close()
         if self._thread is not None:  # shutdown() waits for a serve_forever that must run
             self._server.shutdown()

@@ -99,8 +99,6 @@ class Toolbox:
             return refused(str(exc))
 
     def search(self, query: str = "", scope: str = "conversation", meta=None) -> Answer:
-        from . import memory  # the word index is loaded only when searched
-
         if not isinstance(query, str) or not query.strip():
             return refused("query is empty: give the words to look for")
         if scope not in ("conversation", "earlier"):
@@ -110,9 +108,9 @@ class Toolbox:
         if scope == "earlier":
             if not allowed(self.store, project):
                 return refused(leave_refusal(project))
-            results = memory.search(self.store, query, scope="project", task=task, limit=RESULTS)
+            results = self.searched(query, "project", task)
         else:
-            results = memory.search(self.store, query, scope="task", task=task, limit=RESULTS)
+            results = self.searched(query, "task", task)
         hits = results.turns[:RESULTS]
         if not hits:
             where = f"earlier tasks of {project}" if scope == "earlier" else "this conversation"
@@ -132,8 +130,23 @@ class Toolbox:
             refusal = self._other_task_refusal(own, task)
             if refusal:
                 return refused(refusal)
-        found = memory.recall(self.store, task, seq)
+        answer = _from_the_app(self.store, "recall", {"task": task, "seq": seq})
+        if answer is not None:
+            found = msgspec.json.decode(answer, type=memory.Recall)
+        else:
+            found = memory.recall(self.store, task, seq)
         return Answer(text=framed(_recall_text(found)))
+
+    def searched(self, query: str, scope: str, task: str):
+        """Results from the running app (one model loaded once for every agent's server),
+        else from this process (issue 13)."""
+        from . import memory
+
+        given = {"q": query, "scope": scope, "task": task, "limit": RESULTS}
+        answer = _from_the_app(self.store, "search", given)
+        if answer is not None:
+            return msgspec.json.decode(answer, type=memory.FusedResults)
+        return memory.search(self.store, query, scope=scope, task=task, limit=RESULTS)
 
     def _other_task_refusal(self, own: str, task: str) -> str | None:
         project = self.store.get(own).project
@@ -158,6 +171,15 @@ class Toolbox:
         except TaskBusy:
             return refused("the task's log is busy in another process; try again in a moment")
         return Answer(text=f"Named this task {redact(title)!r}.")
+
+
+def _from_the_app(store: Store, route: str, given: dict) -> bytes | None:
+    from . import running
+
+    try:
+        return running.ask(store.root, route, given)
+    except running.Refused as exc:
+        raise NodwynError(str(exc)) from None
 
 
 def same_project(one: str, other: str) -> bool:

@@ -112,6 +112,7 @@ BROKEN = {
     ("GET", "/api/starred"): ("/api/starred", None, 405),
     ("GET", "/api/search"): ("/api/search?q=pager&scope=nowhere", None, 400),
     ("GET", "/api/status"): ("/api/status", None, 405),
+    ("GET", "/api/recall"): ("/api/recall?seq=2", None, 400),
     ("GET", "/api/changes"): ("/api/changes?since=soon", None, 400),
     ("GET", "/api/places"): ("/api/places", None, 405),
     ("POST", "/api/import"): ("/api/import", b'{"tool": "claude", "path": "relative/path"}', 400),

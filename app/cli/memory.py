@@ -1,6 +1,11 @@
-"""`nodwyn memory search|recall` (issue 4), `nodwyn import claude|codex` (issue 3) and
-`nodwyn scrub` (issue 14)."""
+"""`nodwyn memory search|recall` (issues 4 and 13), `nodwyn import AGENT` (issues 3 and 18)
+and `nodwyn scrub` (issue 14).
 
+Search and recall ask the running app when there is one (running.py) and search in this
+process otherwise; either way the answer is the API's JSON, printed by the same code.
+"""
+
+import json
 import sys
 
 from ..errors import NodwynError
@@ -59,66 +64,123 @@ def add_memory_commands(sub) -> None:
 
 
 def cmd_memory_search(args) -> int:
-    import msgspec
-
-    from .. import memory
-
     if args.all:
         scope, project = "all", None
     elif args.project:
         scope, project = "project", args.project
     else:
         scope, project = ("task" if args.task else "all"), None
-    found = memory.search(
-        store(args), " ".join(args.words), scope=scope, task=args.task, project=project,
-        limit=args.n, mode=args.mode,
-    )  # fmt: skip
-    if args.mode in ("meaning", "both") and found.mode == "words":
+    given = {"q": " ".join(args.words), "scope": scope, "task": args.task,
+             "project": project, "limit": args.n, "mode": args.mode}  # fmt: skip
+    answer = from_the_app(args, "search", given)
+    if answer is None:
+        answer = search_here(args, given)
+    found = json.loads(answer)
+    if args.mode in ("meaning", "both") and found["mode"] == "words":
         print("(search by meaning is unavailable now: words alone)", file=sys.stderr)
-    if found.note:
-        print(f"({found.note})", file=sys.stderr)
+    if found.get("note"):
+        print(f"({found['note']})", file=sys.stderr)
     if args.json:
-        sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
+        sys.stdout.buffer.write(answer + b"\n")
         return 0
-    task = None
-    for turn in found.turns:
-        if turn.task != task:
-            task = turn.task
-            print(f"{turn.task}  {turn.title}  ({turn.project})")
-        print(f"  {turn.head}  [{turn.score:.2f}]")
-        for event in turn.events:
-            print(f"    seq {event.seq} {event.heading}")
-            for line in event.lines:
-                print(f"      {line}")
-    if not found.turns:
-        print("Nothing found.")
-    for name in found.incomplete:
+    print_found(found)
+    for name in found["incomplete"]:
         print(f"(log {name} has lines that could not be read)", file=sys.stderr)
     return 0
 
 
-def cmd_memory_recall(args) -> int:
+def print_found(found: dict) -> None:
+    task = None
+    for turn in found["turns"]:
+        if turn["task"] != task:
+            task = turn["task"]
+            print(f"{turn['task']}  {turn['title']}  ({turn['project']})")
+        print(f"  {turn['head']}  [{turn['score']:.2f}]")
+        for event in turn["events"]:
+            print(f"    seq {event['seq']} {event['heading']}")
+            for line in event["lines"]:
+                print(f"      {line}")
+    if not found["turns"]:
+        print("Nothing found.")
+
+
+def from_the_app(args, route: str, given: dict) -> bytes | None:
+    """The running app's JSON answer (running.py), or None: no app, search in this process.
+    Both paths print from the same JSON, so their output is the same."""
+    from .. import paths, running
+
+    try:
+        return running.ask(paths.data_root(args.data_dir), route, given)
+    except running.Refused as exc:
+        raise NodwynError(str(exc)) from None
+
+
+def search_here(args, given: dict) -> bytes:
+    """The search in this process, as the API's JSON; loading the model is said on stderr."""
     import msgspec
 
-    from .. import memory
+    from .. import memory, settings
 
-    found = memory.recall(store(args), args.task, args.seq)
+    data = store(args)
+    if (args.mode or settings.load(data.root).search_mode) != "words":
+        load_the_model(data.root)
+    found = memory.search(
+        data, given["q"], scope=given["scope"], task=args.task, project=given["project"],
+        limit=args.n, mode=args.mode,
+    )  # fmt: skip
+    return msgspec.json.encode(found)
+
+
+def load_the_model(root) -> None:
+    import time
+
+    from ..memory import encoder
+
+    began = time.perf_counter()
+    try:
+        encoder.current(root)
+    except encoder.Unavailable:
+        return  # the search fails open to words and says so
+    print(
+        f"(no nodwyn app is running: loaded the sentence model in this process, "
+        f"{time.perf_counter() - began:.2f} s; `nodwyn app` or `nodwyn serve` keeps it loaded)",
+        file=sys.stderr,
+    )
+
+
+def cmd_memory_recall(args) -> int:
     if args.start < 0 or args.count < 1:
         raise NodwynError("START is 0 or more and COUNT 1 or more")
     end = args.start + args.count
+    given = {"task": args.task, "seq": args.seq}
     if args.json:
-        found = msgspec.structs.replace(found, lines=found.lines[args.start : end])
-        sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
+        given.update(start=args.start, count=args.count)
+    answer = from_the_app(args, "recall", given)
+    if answer is None:
+        answer = recall_here(args, given)
+    if args.json:
+        sys.stdout.buffer.write(answer + b"\n")
         return 0
-    if found.card is not None:
-        lines = [found.card.head, *found.lines]
+    found = json.loads(answer)
+    if found["card"] is not None:
+        lines = [found["card"]["head"], *found["lines"]]
     else:
-        lines = msgspec.json.format(msgspec.json.encode(found.event)).decode().splitlines()
+        lines = json.dumps(found["event"], indent=2, ensure_ascii=False).splitlines()
     for line in lines[args.start : end]:
         print(line)
     if end < len(lines):
         print(f"({len(lines) - end} more lines: nodwyn memory recall {args.task} {args.seq} {end})")
     return 0
+
+
+def recall_here(args, given: dict) -> bytes:
+    import msgspec
+
+    from .. import memory
+    from ..memory.recall import cut
+
+    found = memory.recall(store(args), args.task, args.seq)
+    return msgspec.json.encode(cut(found, given.get("start"), given.get("count")))
 
 
 def add_import_command(sub) -> None:

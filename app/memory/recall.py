@@ -4,7 +4,7 @@ Everything returned is redacted again on the way out (a pattern added since a li
 still hides its secret), and text too long to read is cut, with the cut said (`"cut": true`).
 """
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from ..errors import BadInput, TaskNotFound
 from ..log import logfile, records
@@ -90,6 +90,15 @@ def recall(store, task: str, seq: int) -> Recall:
     if card is None:
         return Recall(task=task, seq=seq, event=event)
     return Recall(task=task, seq=seq, event=event, card=card, lines=outline(log, card))
+
+
+def cut(found: Recall, start: int | None, count: int | None) -> Recall:
+    """The recall with only `count` of its outline's lines from `start` (all when None), as
+    `nodwyn memory recall --json` pages them."""
+    if start is None:
+        return found
+    end = start + count if count is not None else len(found.lines)
+    return structs.replace(found, lines=found.lines[start:end])
 
 
 def outline(log, card: Card) -> list[str]:

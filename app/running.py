@@ -1,0 +1,143 @@
+"""The running app's address, and the light client that asks it to search (issue 13).
+
+A process that serves the local API (`nodwyn app`, `nodwyn serve`) writes `<data>/api.json`:
+its pid, port and per-launch token, readable by the person only (0600; on Windows the data
+directory is in the person's own profile, which other users cannot read). It removes the file
+when it stops or exits. `nodwyn memory search|recall` and `nodwyn mcp` read it and ask that
+process, so one model is loaded once and a new process pays only Python's start and one
+request; `ask()` answers None when no app is there, and the caller searches in-process.
+
+A file left by a crash is known quickly: its pid is gone (POSIX), or nothing listens on its
+port (refused at once on loopback), or the port now belongs to another launch, whose token
+differs (403). None of these waits for a timeout. See docs/decisions/0012-running-app-answers.md.
+
+This module is on the hot path of a new process: it imports nothing beyond the standard
+library's socket and json, and those only when a file is there.
+"""
+
+import os
+
+FILE = "api.json"
+CONNECT = 0.5  # seconds to reach a live app on loopback (a dead port refuses at once)
+ANSWER = 30.0  # seconds a live app may take to answer (the first search by meaning loads a model)
+TOKEN_HEADER = "X-Nodwyn-Token"
+
+
+def path(root) -> str:
+    return os.path.join(os.fspath(root), FILE)
+
+
+def announce(root, port: int, token: str) -> None:
+    """Say where this process serves the API of `root`; withdrawn at exit, however it exits
+    short of a crash."""
+    import atexit
+    import json
+    from pathlib import Path
+
+    from .instance import write_private
+
+    entry = {"pid": os.getpid(), "port": port, "token": token}
+    write_private(Path(path(root)), json.dumps(entry).encode())
+    atexit.register(withdraw, root, token)
+
+
+def withdraw(root, token: str) -> None:
+    """Remove the address file if it is still this server's (a later launch may own it)."""
+    from contextlib import suppress
+
+    entry = _read(root)
+    if entry is not None and entry.get("token") == token:
+        with suppress(OSError):
+            os.unlink(path(root))
+
+
+def _read(root) -> dict | None:
+    try:
+        with open(path(root), "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    import json
+
+    try:
+        entry = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict):
+        return None
+    fields = (entry.get("pid"), entry.get("port"), entry.get("token"))
+    if not (isinstance(fields[0], int) and isinstance(fields[1], int)):
+        return None
+    return entry if isinstance(fields[2], str) else None
+
+
+def alive(pid: int) -> bool:
+    """Whether a process of that pid exists (always True where that cannot be asked cheaply:
+    on Windows, os.kill would end the process)."""
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Refused(Exception):
+    """The running app answered with an error of its own: (status, message)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def ask(root, route: str, params: dict) -> bytes | None:
+    """The body of the running app's answer to `GET /api/<route>?params`; None when no app
+    serves `root` (no file, a stale one, or no answer), so the caller searches in-process.
+    Raises Refused when the app refuses the request itself (a bad task id, bad input)."""
+    entry = _read(root)
+    if entry is None or not alive(entry["pid"]):
+        return None
+    from urllib.parse import urlencode
+
+    query = urlencode({name: value for name, value in params.items() if value is not None})
+    status, body = _get(entry["port"], entry["token"], f"/api/{route}?{query}")
+    if status == 200:
+        return body
+    if status in (0, 403) or (status >= 500 and not body.startswith(b"{")):
+        return None  # not ours (a later launch on that port, something else) or no answer
+    import json
+
+    try:
+        message = json.loads(body)["error"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    raise Refused(status, message)
+
+
+def _get(port: int, token: str, target: str) -> tuple[int, bytes]:
+    """(status, body) of one HTTP/1.0 GET on 127.0.0.1; (0, b"") when nothing answers.
+    Written on a socket: http.client would import ssl and email, most of a new process's
+    budget."""
+    import socket
+
+    request = (
+        f"GET {target} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n"
+        f"{TOKEN_HEADER}: {token}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=CONNECT) as conn:
+            conn.settimeout(ANSWER)
+            conn.sendall(request)
+            chunks = []
+            while chunk := conn.recv(65536):
+                chunks.append(chunk)
+    except OSError:
+        return 0, b""
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    try:
+        return int(head.split(b" ", 2)[1]), body
+    except (IndexError, ValueError):
+        return 0, b""

@@ -1,0 +1,182 @@
+"""The running app answers every search (issue 13): the CLI and `nodwyn mcp` ask it over the
+local API when its address file is there and alive, and search in-process otherwise, with the
+same output either way."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from memory_logs import turn, write
+from nodwyn import api, running
+from nodwyn.store import Store
+
+TASK = "cc-pager"
+
+
+@pytest.fixture
+def store(data_dir):
+    store = Store(data_dir)
+    write(store, TASK, turn("Fix the flaky TestPagerOrder", reply="the pager sorts by time now"))
+    write(store, TASK, turn("Now the grant application draft", reply="drafted it", t0=10))
+    write(store, "cc-other", turn("Release notes for the pager", reply="written"), "/work/q")
+    return store
+
+
+@pytest.fixture
+def served(store):
+    server = api.Server(store).start()
+    yield server
+    server.stop()
+
+
+def nodwyn(data_dir, *args, trace=False):
+    """A new `nodwyn` process: (stdout, stderr, modules it imported when traced)."""
+    command = [sys.executable, *(["-X", "importtime"] if trace else []), "-m", "nodwyn.cli"]
+    done = subprocess.run(
+        [*command, "--data-dir", str(data_dir), *args],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    lines = done.stderr.splitlines()
+    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    said = "\n".join(line for line in lines if not line.startswith("import time:"))
+    return done.returncode, done.stdout, said, imported
+
+
+COMMANDS = [
+    ("memory", "search", "pager"),
+    ("memory", "search", "pager", "--json"),
+    ("memory", "search", "pager", "--mode", "words", "-n", "1"),
+    ("memory", "search", "grant", "--task", TASK, "--json"),
+    ("memory", "recall", TASK, "2"),
+    ("memory", "recall", TASK, "2", "1", "2", "--json"),
+    ("memory", "recall", TASK, "3"),
+]
+
+
+def test_search_and_recall_print_the_same_with_the_app_running_as_without(store, data_dir):
+    alone = [nodwyn(data_dir, *command) for command in COMMANDS]
+    server = api.Server(store).start()
+    try:
+        asked = [nodwyn(data_dir, *command, trace=True) for command in COMMANDS]
+    finally:
+        server.stop()
+    for command, (code, out, _, _), (code_app, out_app, said, imported) in zip(
+        COMMANDS, alone, asked, strict=True
+    ):
+        assert (code_app, out_app) == (code, out), command
+        assert out.strip() and "loaded the sentence model" not in said
+        assert "msgspec" not in imported and "nodwyn.memory" not in imported, command
+
+
+def test_an_error_the_app_answers_is_the_same_one_line_as_in_process(store, data_dir):
+    command = ("memory", "recall", "cc-nobody", "2")
+    alone = nodwyn(data_dir, *command)
+    server = api.Server(store).start()
+    try:
+        asked = nodwyn(data_dir, *command)
+    finally:
+        server.stop()
+    assert asked[:3] == alone[:3] == (1, "", "nodwyn: no task cc-nobody")
+
+
+def test_the_address_file_is_the_persons_own_and_is_removed_when_the_app_stops(store, data_dir):
+    server = api.Server(store).start()
+    entry = json.loads((data_dir / running.FILE).read_text())
+    mode = (data_dir / running.FILE).stat().st_mode & 0o777
+    server.stop()
+    assert entry == {"pid": os.getpid(), "port": server.port, "token": server.token}
+    assert mode == 0o600
+    assert not (data_dir / running.FILE).exists()
+
+
+def test_a_served_process_that_is_ended_takes_its_address_file_with_it(store, data_dir):
+    command = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(data_dir), "serve"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as serve:
+        try:
+            assert "nodwyn serves" in serve.stdout.readline()
+            assert json.loads((data_dir / running.FILE).read_text())["pid"] == serve.pid
+        finally:
+            serve.terminate()
+            serve.wait(timeout=30)
+    assert serve.returncode == 0
+    assert not (data_dir / running.FILE).exists()
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def ended_pid() -> int:
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    return done.pid
+
+
+@pytest.mark.parametrize(
+    "stale",
+    ["pid gone", "nothing on the port", "another launch's token", "not JSON"],
+)
+def test_a_stale_address_file_is_known_at_once_and_the_search_runs_in_process(
+    store, data_dir, stale
+):
+    alone = nodwyn(data_dir, "memory", "search", "pager", "--mode", "words")
+    server = api.Server(store, announce=False).start()
+    try:
+        entry = {
+            "pid gone": {"pid": ended_pid(), "port": server.port, "token": server.token},
+            "nothing on the port": {"pid": os.getpid(), "port": closed_port(), "token": "t"},
+            "another launch's token": {"pid": os.getpid(), "port": server.port, "token": "old"},
+        }.get(stale)
+        (data_dir / running.FILE).write_text(json.dumps(entry) if entry else "{half a file")
+        began = time.perf_counter()
+        assert running.ask(data_dir, "search", {"q": "pager"}) is None
+        assert time.perf_counter() - began < 0.3
+        fallen = nodwyn(data_dir, "memory", "search", "pager", "--mode", "words", trace=True)
+    finally:
+        server.stop()
+    assert fallen[:2] == alone[:2] and "nodwyn.memory" in fallen[3]
+
+
+def test_in_process_a_search_by_meaning_says_it_loaded_the_model_and_how_long_it_took(
+    store, data_dir
+):
+    _, _, said, _ = nodwyn(data_dir, "memory", "search", "pager", "--mode", "both")
+    _, _, said_words, _ = nodwyn(data_dir, "memory", "search", "pager", "--mode", "words")
+    assert "loaded the sentence model in this process" in said and " s; " in said
+    assert said_words == ""
+
+
+AGENT = """
+import sys
+from pathlib import Path
+from nodwyn.store import Store
+from nodwyn.toolbox import Toolbox
+box = Toolbox(Store(Path(sys.argv[1])), "claude", Path("/work/p"))
+for name, arguments in (("index-search", {"query": "pager"}), ("recall", {"seq": 2})):
+    print(box.run(name, arguments).text)
+print("model loaded here:", "nodwyn.memory.encoder" in sys.modules)
+"""
+
+
+def test_the_agents_tools_ask_the_running_app_and_answer_the_same(store, data_dir):
+    def agent():
+        env = dict(os.environ, NODWYN_SESSION=TASK)
+        done = subprocess.run([sys.executable, "-c", AGENT, str(data_dir)],
+                              capture_output=True, text=True, timeout=60, env=env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.rsplit("model loaded here: ", 1)
+
+    alone = agent()
+    server = api.Server(store).start()
+    try:
+        asked = agent()
+    finally:
+        server.stop()
+    assert asked[0] == alone[0] and "TestPagerOrder" in alone[0]
+    assert (alone[1], asked[1]) == ("True\n", "False\n")
