@@ -17,7 +17,6 @@ import os
 import re
 import threading
 import zlib
-from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -118,14 +117,6 @@ def state(summary: Summary, since: str | None = None) -> str:
     if summary.closed:
         return "closed"
     return "needs an answer" if summary.asks else "open"
-
-
-def parse_time(at: str) -> datetime:
-    try:
-        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def fold(summary: Summary, record: records.Event) -> None:

@@ -172,6 +172,17 @@ def running_since() -> str:
     )
 
 
+def parse_time(at: str):
+    """A log's time as an aware datetime (an unreadable one: the earliest there is)."""
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def select(entries: dict[str, list], archived: bool | None) -> list[list]:
     """Entries, newest activity first; archived=None: archived and unarchived alike."""
     if archived is None:

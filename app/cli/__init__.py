@@ -13,14 +13,18 @@ from ..errors import NodwynError
 
 # The store (and msgspec with it) is imported inside the commands, so that a listing from a
 # current catalogue (listing.fast_json) starts in the least time; and only the parser of the
-# command's own group is built.
+# command's own group is built (issue 16: a test reads `python -X importtime` to keep it so).
 
-# Each command's group: the module (in this package) whose add(sub) defines it, in help order.
+# Each command's group, in help order: its parser is made by add_<group>(sub) in tasks.py,
+# agents.py, memory.py or reading.py (see _adder).
 GROUPS = {
-    **dict.fromkeys(("sessions", "rename", "archive", "unarchive", "close"), "tasks"),
-    **dict.fromkeys(("resume", "delete", "serve"), "tasks"),
+    "sessions": "sessions",
+    **dict.fromkeys(("rename", "archive", "unarchive", "close", "resume", "delete"), "tasks"),
+    "serve": "serve",
     **dict.fromkeys(("mcp", "settings", "app"), "agents"),
-    **dict.fromkeys(("memory", "import", "scrub"), "memory"),
+    "memory": "memory",
+    "import": "import",
+    "scrub": "scrub",
     **dict.fromkeys(("export", "resume-command", "star", "starred"), "reading"),
 }
 
@@ -93,13 +97,13 @@ def build_parser(command: str | None = None):
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     for group in [GROUPS[command]] if command in GROUPS else dict.fromkeys(GROUPS.values()):
-        _module(group).add(sub)
+        _adder(group)(sub)
     return parser
 
 
-def _module(group: str):
+def _adder(group: str):
     # Imports written out, not by name, so that a packager sees them.
-    if group == "tasks":
+    if group in ("sessions", "tasks", "serve"):
         from . import tasks as module
     elif group == "agents":
         from . import agents as module
@@ -107,7 +111,7 @@ def _module(group: str):
         from . import reading as module
     else:
         from . import memory as module
-    return module
+    return getattr(module, f"add_{group}")
 
 
 def store(args):
@@ -147,16 +151,14 @@ def command_of(argv: list[str]) -> str | None:
 
 
 def quick_listing(argv: list[str]) -> bool:
-    """`[--data-dir DIR] sessions [--all] --json` printed from a current catalogue without
-    building the parser for every command (a listing is what scripts run most); False when
-    the arguments are anything else or the catalogue must be folded first."""
+    """`[--data-dir DIR] sessions [--all] [--json]` printed from a current catalogue without
+    argparse or the store (a listing is what people and scripts run most); False when the
+    arguments are anything else or the catalogue must be folded first."""
     root, args = global_options(argv)
-    if (
-        not args
-        or args[0] != "sessions"
-        or sorted(args[1:]) not in (["--json"], ["--all", "--json"])
-    ):
+    if not args or args[0] != "sessions" or not set(args[1:]) <= {"--all", "--json"}:
         return False
+    if len(set(args[1:])) != len(args[1:]):
+        return False  # a flag twice: argparse takes it, as ever
     from .. import listing, paths
     from ..log.redact_rules import RULES
 
@@ -166,7 +168,12 @@ def quick_listing(argv: list[str]) -> bool:
     if text is None:
         return False
     try:
-        sys.stdout.buffer.write(text + b"\n")
+        if "--json" in args:
+            sys.stdout.buffer.write(text + b"\n")
+        else:
+            from .tasks import print_listing
+
+            print_listing(text)
         sys.stdout.flush()
     except BrokenPipeError:
         pass

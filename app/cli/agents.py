@@ -8,7 +8,7 @@ from ..errors import NodwynError
 from . import print_json, store
 
 
-def add(sub) -> None:
+def add_agents(sub) -> None:
     add_agent_commands(sub)
     add_app_command(sub)
 

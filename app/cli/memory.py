@@ -12,9 +12,7 @@ from ..errors import NodwynError
 from . import store
 
 
-def add(sub) -> None:
-    add_memory_commands(sub)
-    add_import_command(sub)
+def add_scrub(sub) -> None:
     cmd = sub.add_parser(
         "scrub", help="redact every log again with the current rules (done by itself once "
         "when the rules change)",
@@ -37,7 +35,7 @@ def cmd_scrub(args) -> int:
     return 0
 
 
-def add_memory_commands(sub) -> None:
+def add_memory(sub) -> None:
     """`nodwyn memory search|recall` (issue 4)."""
     memory = sub.add_parser("memory", help="search and recall what tasks came to")
     inner = memory.add_subparsers(title="memory commands", metavar="COMMAND")
@@ -183,7 +181,7 @@ def recall_here(args, given: dict) -> bytes:
     return msgspec.json.encode(cut(found, given.get("start"), given.get("count")))
 
 
-def add_import_command(sub) -> None:
+def add_import(sub) -> None:
     """`nodwyn import AGENT [PATH...]` (issues 3 and 18), AGENT one of the registry's."""
     from ..importers import registry
 

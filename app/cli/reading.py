@@ -7,7 +7,7 @@ from pathlib import Path
 from . import store
 
 
-def add(sub) -> None:
+def add_reading(sub) -> None:
     cmd = sub.add_parser("export", help="save a task, or one turn, as Markdown or HTML")
     cmd.add_argument("id", help="the task")
     cmd.add_argument("--turn", type=int, metavar="SEQ", help="only the turn that starts at SEQ")

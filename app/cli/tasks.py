@@ -8,13 +8,15 @@ from ..errors import NodwynError
 from . import show, store
 
 
-def add(sub) -> None:
+def add_sessions(sub) -> None:
     cmd = sub.add_parser("sessions", help="list tasks, newest activity first")
     cmd.add_argument("--all", action="store_true", help="archived tasks too")
     cmd.add_argument("--json", action="store_true", help="print a JSON array")
     cmd.add_argument("--agent", metavar="NAME", help="only this agent's tasks (gemini, ...)")
     cmd.set_defaults(run=cmd_sessions)
 
+
+def add_tasks(sub) -> None:
     cmd = sub.add_parser("rename", help="name a task (an empty name takes the name back)")
     cmd.add_argument("id")
     cmd.add_argument("title")
@@ -38,6 +40,8 @@ def add(sub) -> None:
     cmd.add_argument("--yes", action="store_true", help="do not ask")
     cmd.set_defaults(run=cmd_delete)
 
+
+def add_serve(sub) -> None:
     cmd = sub.add_parser("serve", help="show the console in a browser (until Ctrl+C)")
     cmd.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
@@ -46,18 +50,21 @@ def add(sub) -> None:
 
 
 def cmd_sessions(args) -> None:
-    archived = None if args.all else False
-    if args.json and not args.agent:  # main() tried quick_listing first: the catalogue is folded
-        sys.stdout.buffer.write(store(args).list_json(archived).encode() + b"\n")
-        return
-    tasks = store(args).list(archived)
+    # main() tried quick_listing first: the catalogue must be folded
+    listed = store(args).list_json(None if args.all else False).encode()
     if args.agent:
-        tasks = of_agent(tasks, args.agent)
+        listed = of_agent(listed, args.agent)
     if args.json:
-        import msgspec
+        sys.stdout.buffer.write(listed + b"\n")
+    else:
+        print_listing(listed)
 
-        sys.stdout.buffer.write(msgspec.json.encode(tasks) + b"\n")
-        return
+
+def print_listing(listed: bytes) -> None:
+    """The listing's JSON array as lines for a person (the quick path prints it too)."""
+    import json
+
+    tasks = json.loads(listed)
     if not tasks:
         print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
         return
@@ -66,30 +73,34 @@ def cmd_sessions(args) -> None:
         marks = ", ".join(
             mark
             for mark in (
-                task.state,
-                "archived" if task.archived else "",
-                f"{task.turns} turns",
+                task["state"],
+                "archived" if task["archived"] else "",
+                f"{task['turns']} turns",
                 cost(task),
             )
             if mark
         )
-        when = relative(task.last_activity, now)
-        print(f"{task.id}  {when:>9}  {task.title}  [{marks}]  {task.project}")
+        when = relative(task["last_activity"], now)
+        print(f"{task['id']}  {when:>9}  {task['title']}  [{marks}]  {task['project']}")
 
 
-def of_agent(tasks: list, name: str) -> list:
-    """The tasks one agent's sessions became (by the tool their log names); nodwyn's own too."""
+def of_agent(listed: bytes, name: str) -> bytes:
+    """The listing of the tasks one agent's sessions became (by the tool their log names);
+    nodwyn's own for "nodwyn"."""
+    import json
+
     from ..importers import registry
 
     tool = "nodwyn" if name == "nodwyn" else registry.get(name).tool
-    return [task for task in tasks if task.origin == tool]
+    kept = [task for task in json.loads(listed) if task["origin"] == tool]
+    return json.dumps(kept, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def cost(task) -> str:
+def cost(task: dict) -> str:
     """A task's cost as lists show it: dollars, "cost unknown" for an imported task, else ""."""
-    if task.cost_usd is not None:
-        return f"${task.cost_usd:.2f}"
-    return "cost unknown" if task.origin != "nodwyn" and task.turns else ""
+    if task["cost_usd"] is not None:
+        return f"${task['cost_usd']:.2f}"
+    return "cost unknown" if task["origin"] != "nodwyn" and task["turns"] else ""
 
 
 def cmd_delete(args) -> int:
@@ -138,7 +149,7 @@ def relative(at: str, now: datetime) -> str:
     """A time as lists show it: 'now', '5m', '2h', 'yesterday', '3d', or the date."""
     if not at:
         return "-"
-    from ..catalogue import parse_time
+    from ..listing import parse_time
 
     seconds = (now - parse_time(at)).total_seconds()
     if seconds < 60:

@@ -1,0 +1,113 @@
+"""The command line imports only what its command needs on the hot paths (issue 16): read
+from `python -X importtime` of real `nodwyn` processes, so a heavy module that comes back on
+one of them fails here."""
+
+import subprocess
+import sys
+
+import pytest
+from memory_logs import turn, write
+from nodwyn import api, cli
+from nodwyn.store import Store
+
+# Each is tens of milliseconds of a new process, or a library only some commands need.
+HEAVY = {
+    "msgspec": "the store's records (35 ms with typing, inspect, uuid, decimal)",
+    "typing": "typing machinery (msgspec's, pydantic's)",
+    "inspect": "typing machinery (msgspec's, pydantic's)",
+    "uuid": "msgspec's imports",
+    "decimal": "msgspec's imports",
+    "numpy": "search by meaning",
+    "tantivy": "the word index",
+    "bottle": "the local API's server",
+    "mcp": "the MCP SDK",
+    "ssl": "http.client's imports",
+    "email": "http.client's imports",
+    "argparse": "the parser",
+}
+
+
+def imported(data_dir, *args: str) -> set[str]:
+    command = [sys.executable, "-X", "importtime", "-m", "nodwyn.cli", "--data-dir", str(data_dir)]
+    done = subprocess.run(
+        [*command, *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 0, done.stderr
+    return _modules(done.stderr)
+
+
+def _modules(trace: str) -> set[str]:
+    names = {line.split("|")[-1].strip() for line in trace.splitlines() if "|" in line}
+    return {name.split(".")[0] for name in names} | names
+
+
+@pytest.fixture(scope="module")
+def python_itself() -> set[str]:
+    """What this Python loads before any of nodwyn's code (site, .pth files, the editable
+    install's finder): not nodwyn's to answer for."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return _modules(done.stderr)
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "data")
+    write(store, "cc-pager", turn("Fix the flaky TestPagerOrder", reply="sorted by time now"))
+    store.list_json()  # the catalogue made current, as after any earlier command
+    return store
+
+
+def heavy(modules: set[str], python_itself: set[str], *allowed: str) -> dict[str, str]:
+    return {
+        name: why
+        for name, why in HEAVY.items()
+        if name in modules and name not in python_itself and name not in allowed
+    }
+
+
+@pytest.mark.parametrize("args", [("sessions", "--json"), ("sessions",), ("sessions", "--all")])
+def test_a_listing_from_a_current_catalogue_imports_nothing_heavy(store, python_itself, args):
+    assert heavy(imported(store.root, *args), python_itself) == {}
+
+
+def test_search_and_recall_with_the_app_running_import_only_their_parser(store, python_itself):
+    server = api.Server(store).start()
+    try:
+        searched = imported(store.root, "memory", "search", "pager")
+        recalled = imported(store.root, "memory", "recall", "cc-pager", "2")
+    finally:
+        server.stop()
+    assert heavy(searched, python_itself, "argparse") == {}
+    assert heavy(recalled, python_itself, "argparse") == {}
+
+
+def test_a_search_by_words_in_process_imports_its_index_but_no_model_server_or_sdk(
+    store, python_itself
+):
+    modules = imported(store.root, "memory", "search", "pager", "--mode", "words")
+    used = ("argparse", "msgspec", "typing", "inspect", "uuid", "decimal", "tantivy")
+    assert heavy(modules, python_itself, *used) == {}
+
+
+def test_only_the_parser_of_the_commands_own_group_is_built():
+    def commands(parser) -> set[str]:
+        return set(parser._subparsers._group_actions[0].choices)
+
+    assert commands(cli.build_parser("sessions")) == {"sessions"}
+    assert commands(cli.build_parser("memory")) == {"memory"}
+    assert commands(cli.build_parser("rename")) == {
+        "rename", "archive", "unarchive", "close", "resume", "delete"
+    }  # fmt: skip
+    assert commands(cli.build_parser(None)) == set(cli.GROUPS)
+
+
+def test_the_quick_listing_prints_what_the_full_parser_prints(store):
+    def listing(*args: str) -> str:
+        command = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(store.root), *args]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+    quick = [listing("sessions"), listing("sessions", "--all"), listing("sessions", "--json")]
+    (store.root / "catalogue.jsonl").unlink()  # the next listings fold it again, by argparse
+    folded = [listing("sessions"), listing("sessions", "--all"), listing("sessions", "--json")]
+    assert quick == folded and "TestPagerOrder" in quick[0] and "[running, 1 turns" in quick[0]
