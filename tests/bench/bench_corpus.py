@@ -1,0 +1,338 @@
+"""Benchmark over the real corpus copied 1x to 32x: the scale table, and a new-process
+`nodwyn memory search` with the app running and without it, each beside SQLite FTS5 over the
+same events in the same run (issues 13 and 16).
+
+Every copy of the corpus (../shared/corpus: claude, codex and extra/) gets session ids of its
+own, so the importer makes new tasks of it and x8 is 8 times the work (a copy with the same
+ids would fold into the same tasks); the run checks that the tasks grow by that factor.
+
+For each scale: logs, events, the first build of the word index (and the vectors after it),
+warm searches in one process by words and in the default mode, and a warm FTS5 search (one
+row per event, bm25, its top events grouped by turn) with nodwyn / FTS5 as the ratio (<= 1.0:
+nodwyn is no slower). At --new-process-scale (default 8): whole `nodwyn memory search`
+processes in the default mode without the app (in-process search, the model loaded), with
+`nodwyn serve` running (one request to it), and a whole FTS5 search process (python, sqlite3,
+one query, the same printing), beside a bare `python -c pass`. nodwyn's byte-code is compiled
+first (`python -m compileall`), as an installed package has it.
+
+Queries are the questions of tests/data/search_questions.tsv. Figures are wall-clock on a
+shared machine: noisy. Not a test: CI runs it at a tiny size.
+
+    python tests/bench/bench_corpus.py [--scales 1,2,4,8,16,32] [--new-process-scale 8]
+        [--runs 20] [--python PATH] [--sources N]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+QUESTIONS = ROOT / "tests" / "data" / "search_questions.tsv"
+FTS5_DB = "fts5-events.db"
+GOALS = {"with_app_ms": 60.0, "ratio": 1.0}
+
+_IDS = {
+    "claude": re.compile(rb'"sessionId":\s*"([^"]+)"'),
+    "codex": re.compile(rb'"payload":\s*\{"id":\s*"([^"]+)"'),
+}
+
+# A new process searching FTS5 as a one-row-per-event tool does: its top events grouped by turn
+# and printed. The MATCH expression (the query's terms, ORed) is given to it ready.
+FTS5_PROCESS = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute(
+    "SELECT task, turn, seq, snippet(ev, 0, '', '', '...', 12) FROM ev WHERE ev MATCH ? "
+    "ORDER BY bm25(ev) LIMIT 60", (sys.argv[2],)).fetchall()
+turns = {}
+for task, turn, seq, text in rows:
+    turns.setdefault((task, turn), []).append((seq, text))
+for (task, turn), events in list(turns.items())[:20]:
+    print(task, "turn", turn)
+    for seq, text in events:
+        print("  seq", seq, text)
+if not turns:
+    print("Nothing found.")
+"""
+
+
+def sources(limit: int | None) -> list[tuple[Path, str]]:
+    found = []
+    for tool in ("claude", "codex"):
+        for folder in (CORPUS / tool, CORPUS / "extra" / tool):
+            found += [(path, tool) for path in sorted(folder.rglob("*.jsonl"))]
+    return found[:limit] if limit else found
+
+
+def write_copy(target: Path, number: int, files: list[tuple[Path, str]]) -> None:
+    """One copy of the corpus under target/<tool>/, every session id in it made new."""
+    for path, tool in files:
+        raw = path.read_bytes()
+        for old in dict.fromkeys(_IDS[tool].findall(raw)):
+            raw = raw.replace(old, str(uuid.uuid4()).encode())
+        folder = target / tool / f"copy{number:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = path.name if number == 1 else f"{uuid.uuid4()}-{path.name}"
+        (folder / name).write_bytes(raw)
+        os.utime(folder / name, (1_600_000_000, 1_600_000_000))  # finished long ago
+
+
+def grow(data: Path, scratch: Path, have: int, want: int, files) -> None:
+    """Import copies have+1 .. want into the data directory."""
+    from nodwyn.importers.sync import import_paths
+    from nodwyn.store import Store
+
+    store = Store(data)
+    for number in range(have + 1, want + 1):
+        target = scratch / f"src{number}"
+        write_copy(target, number, files)
+        for tool in ("claude", "codex"):
+            if (target / tool).exists():
+                import_paths(store, tool, [target / tool])
+        shutil.rmtree(target)
+
+
+def counts(data: Path) -> tuple[int, int]:
+    logs = list((data / "sessions").glob("*.jsonl"))
+    events = 0
+    for log in logs:
+        with open(log, "rb") as handle:
+            events += handle.read().count(b"\n")
+    return len(logs), events
+
+
+def questions(count: int) -> list[str]:
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()
+    column = lines[0].split("\t").index("question")
+    found = [line.split("\t")[column] for line in lines[1:] if line.strip()]
+    return (found * (count // len(found) + 1))[:count]
+
+
+def match_of(query: str) -> str:
+    from nodwyn.memory import words
+
+    terms = words.query_terms(query) or re.findall(r"\w+", query.lower())
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def fill_fts5(data: Path) -> None:
+    """One FTS5 row per event of every log, with the text nodwyn indexes (tool output too)."""
+    from nodwyn.log import logfile, records
+    from nodwyn.memory.documents import text_of
+
+    (data / FTS5_DB).unlink(missing_ok=True)
+    db = sqlite3.connect(data / FTS5_DB)
+    db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, turn UNINDEXED, "
+               "seq UNINDEXED)")  # fmt: skip
+    for log in sorted((data / "sessions").glob("*.jsonl")):
+        rows, turn = [], 0
+        for seq, (_, _, record) in enumerate(logfile.read(log), 1):
+            if isinstance(record, records.Message) and record.agent is None:
+                turn = seq
+            text = text_of(record, True, clean=False)
+            if text:
+                rows.append((text, log.stem, turn, seq))
+        db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?)", rows)
+    db.commit()
+    db.execute("INSERT INTO ev(ev) VALUES ('optimize')")
+    db.commit()
+    db.close()
+
+
+def phase_build(data: Path) -> dict:
+    """The first build of the word index, then every card's vectors (as the worker does)."""
+    from nodwyn import memory
+    from nodwyn.memory import index as wordindex
+    from nodwyn.store import Store
+
+    shutil.rmtree(data / "index", ignore_errors=True)
+    (data / "vectors.stack").unlink(missing_ok=True)
+    for derived in [*(data / "sessions").glob("*.mem"), *(data / "sessions").glob("*.vec")]:
+        derived.unlink()
+    store = Store(data)
+    began = time.perf_counter()
+    wordindex.refresh(store)
+    built = time.perf_counter()
+    memory.refresh(store)
+    return {"build": built - began, "vectors": time.perf_counter() - built}
+
+
+def phase_warm(data: Path, words: list[str]) -> dict:
+    """Warm medians (ms) in one process: words, the default mode, FTS5 (query + grouping)."""
+    from nodwyn import memory
+    from nodwyn.store import Store
+
+    store = Store(data)
+    db = sqlite3.connect(data / FTS5_DB)
+
+    def lite(query: str) -> dict:  # FTS5_PROCESS's query and grouping, in this process
+        sql = ("SELECT task, turn, seq, snippet(ev, 0, '', '', '...', 12) FROM ev WHERE ev "
+               "MATCH ? ORDER BY bm25(ev) LIMIT 60")  # fmt: skip
+        turns: dict = {}
+        for task, turn, seq, text in db.execute(sql, (match_of(query),)).fetchall():
+            turns.setdefault((task, turn), []).append((seq, text))
+        return dict(list(turns.items())[:20])
+
+    out, mode = {}, memory.search(store, words[0]).mode
+    for name, run in (("words", lambda q: memory.search(store, q, mode="words")),
+                      ("both", lambda q: memory.search(store, q)), ("fts5", lite)):  # fmt: skip
+        for query in words[:5]:
+            run(query)
+        times = []
+        for query in words:
+            began = time.perf_counter()
+            run(query)
+            times.append((time.perf_counter() - began) * 1000)
+        out[name] = statistics.median(times)
+    out["mode"] = mode
+    return out
+
+
+def child(python: str, *args: str) -> dict:
+    done = subprocess.run([python, __file__, *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def process_ms(command: list[str], runs: int, env=None) -> list[float]:
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True, env=env)
+        times.append((time.perf_counter() - began) * 1000)
+    return times
+
+
+def compiled(python: str) -> str:
+    """nodwyn's byte-code written (python -m compileall), as an installed package has it."""
+    code = "import nodwyn, os; print(os.path.dirname(nodwyn.__file__))"
+    package = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    where = package.stdout.strip()
+    subprocess.run([python, "-m", "compileall", "-q", where], env=env, check=True)
+    return where
+
+
+def nodwyn_command(python: str) -> list[str]:
+    """What a person runs: the `nodwyn` script beside that Python, else `python -m nodwyn.cli`."""
+    script = Path(python).parent / "nodwyn"
+    return [str(script)] if script.exists() else [python, "-m", "nodwyn.cli"]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def verdict(value: float, goal: float) -> str:
+    return "met" if value <= goal else "NOT met"
+
+
+def new_processes(data: Path, python: str, words: list[str], runs: int) -> list[str]:
+    where = compiled(python)
+    out = [f"new processes: byte-code compiled first (python -m compileall {where}); "
+          f"{runs} runs each; command {' '.join(nodwyn_command(python))}"]  # fmt: skip
+    search = [*nodwyn_command(python), "--data-dir", str(data), "memory", "search"]
+    bare = median(process_ms([python, "-c", "pass"], runs))
+    fts5 = [median(process_ms([python, "-c", FTS5_PROCESS, str(data / FTS5_DB), match_of(q)],
+                              1)) for q in words[:runs]]  # fmt: skip
+    alone = [median(process_ms([*search, q], 1)) for q in words[:runs]]
+    serving = [*nodwyn_command(python), "--data-dir", str(data), "serve"]
+    serve = subprocess.Popen(serving, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        if "nodwyn serves" not in serve.stdout.readline():
+            raise SystemExit("nodwyn serve did not start")
+        for query in words[:3]:  # the app's first searches load the model and the index
+            process_ms([*search, query], 1)
+        asked = [median(process_ms([*search, q], 1)) for q in words[:runs]]
+        shown = subprocess.run([*search, "--json", words[0]], capture_output=True, check=True)
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+    mode = json.loads(shown.stdout)["mode"]
+    out.append(f"bare Python start-up (python -c pass): median {bare:.0f} ms")
+    out.append(f"new-process SQLite FTS5 search (sqlite3, one query, its top turns printed): "
+               f"median {median(fts5):.0f} ms")  # fmt: skip
+    for label, times in (
+        ("without the app (searched in-process, model loaded)", alone),
+        (f"with the app running (one request; mode {mode!r})", asked),
+    ):
+        ratio = median(times) / median(fts5)
+        line = (f"new-process nodwyn memory search, default mode, {label}: median "
+                f"{median(times):.0f} ms, p95 {sorted(times)[int(0.95 * (len(times) - 1))]:.0f} "
+                f"ms; nodwyn / FTS5 {ratio:.2f}")  # fmt: skip
+        if "with the app" in label:
+            line += (f"; goal ratio <= {GOALS['ratio']:.1f}: {verdict(ratio, GOALS['ratio'])}; "
+                     f"goal <= {GOALS['with_app_ms']:.0f} ms whole process: "
+                     f"{verdict(median(times), GOALS['with_app_ms'])}")  # fmt: skip
+        out.append(line)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scales", default="1,2,4,8,16,32", help="copies of the corpus, rising")
+    parser.add_argument("--new-process-scale", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=20, help="queries per figure")
+    parser.add_argument("--python", default=sys.executable, help="interpreter that runs nodwyn")
+    parser.add_argument("--sources", type=int, help="only the first N corpus files (smoke runs)")
+    parser.add_argument("--phase", help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--words", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        data = Path(args.data)
+        if args.phase == "build":
+            print(json.dumps(phase_build(data)))
+        else:
+            print(json.dumps(phase_warm(data, json.loads(args.words))))
+        return
+    run(args)
+
+
+def run(args) -> None:
+    sys.path.insert(0, str(ROOT))
+    scales = sorted({int(each) for each in args.scales.split(",")})
+    files, words = sources(args.sources), questions(args.runs)
+    print(f"corpus: {len(files)} source files; {args.runs} queries from {QUESTIONS.name}")
+    print("| copies | logs | events | first build | events/s | vectors | warm words | "
+          "warm default | warm FTS5 | words / FTS5 | default / FTS5 |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as scratch:
+        data, have, first_logs, later = Path(scratch) / "data", 0, None, []
+        for scale in scales:
+            grow(data, Path(scratch), have, scale, files)
+            have = scale
+            logs, events = counts(data)
+            first_logs = first_logs or logs / scale
+            if logs != first_logs * scale:
+                raise SystemExit(f"{scale} copies made {logs} tasks, not {scale} x {first_logs}")
+            fill_fts5(data)
+            built = child(sys.executable, "--phase", "build", "--data", str(data))
+            warm = child(sys.executable, "--phase", "warm", "--data", str(data),
+                         "--words", json.dumps(words))  # fmt: skip
+            print(f"| x{scale} | {logs:,} | {events:,} | {built['build']:.2f} s | "
+                  f"{events / built['build']:,.0f} | {built['vectors']:.1f} s | "
+                  f"{warm['words']:.1f} ms | {warm['both']:.1f} ms ({warm['mode']}) | "
+                  f"{warm['fts5']:.1f} ms | {warm['words'] / warm['fts5']:.2f} | "
+                  f"{warm['both'] / warm['fts5']:.2f} |")  # fmt: skip
+            if scale == args.new_process_scale:
+                later = new_processes(data, args.python, words, args.runs)
+    print("ratios: nodwyn / FTS5, medians; <= 1.0 means nodwyn is no slower")
+    for line in later:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
