@@ -13,6 +13,9 @@ import pytest
 
 BENCH = Path(__file__).parent / "bench"
 NUMBER = re.compile(r"[<>=~ ]*(-?\d[\d,]*(?:\.\d+)?)")
+sys.path.insert(0, str(BENCH))
+
+from goals import verdicts  # noqa: E402 (the benchmarks' own folder, put on the path above)
 
 
 def run(script: str, *args: str) -> str:
@@ -39,10 +42,21 @@ def figures(out: str, *labels: str) -> list[float]:
     return [figure(out, label) for label in labels]
 
 
+def assert_goals_judged(out: str, count: int) -> None:
+    """At least `count` goals said, each with a figure read from the run and a verdict that
+    follows from that figure (not a label printed whatever the figure)."""
+    said = verdicts(out)
+    assert len(said) >= count, out
+    for sign, target, figure, met in said:
+        assert figure > 0, out
+        assert met == (figure <= target if sign == "<=" else figure >= target), (sign, target)
+
+
 def test_the_sessions_benchmark_prints_cold_and_warm_figures():
     out = run("bench_sessions.py", "--tasks", "30", "--runs", "1")
     cold, warm = figures(out, "sessions --json cold: median", "sessions --json warm: median")
     assert cold > 0 and warm > 0
+    assert_goals_judged(out, 1)
 
 
 def test_the_api_benchmark_prints_its_figures():
@@ -76,19 +90,14 @@ def test_the_app_latency_benchmark_prints_its_figures():
 def test_the_memory_benchmark_prints_every_figure_at_a_tiny_size():
     out = run("bench_memory.py", "--size", "600", "--queries", "12", "--new-processes", "2",
               "--append-mb", "1")  # fmt: skip
-    labels = (
-        "first build:", "peak RSS",
-        "warm process, search() over 12 queries (words mode: change check, lookup, grouping, "
-        "cards, snippets): median",
-        "serving process peak RSS",
-        "bare Python start-up (python -c pass, 2 runs), process wall: median",
-        "new process, words mode, first search() (mode words, no numpy): median",
-        "new process, both mode, search() + imports: median",
-        "SQLite FTS5 (bm25(), OR of terms, one row per event with nodwyn's stored keys): build",
-        "FTS5 / nodwyn median ratio, wall (CPU):", "refresh (.mem frame + index segment)",
-    )  # fmt: skip
-    values = figures(out, *labels)
-    assert values[0] > 0 and values[-2] > 0  # a build time, a ratio
+    for label in (
+        "first build:", "events/s", "peak RSS", "warm process, search()", "p95",
+        "new process, words mode, first search()", "new process, both mode, search() + imports",
+        "bare Python start-up", "serving process peak RSS", "SQLite FTS5", "equal work",
+        "FTS5 / nodwyn median ratio", "append one turn to a",
+    ):  # fmt: skip
+        assert label in out, label
+    assert_goals_judged(out, 2)  # the first build's rate, the warm default search at 17,616
 
 
 @pytest.mark.corpus
@@ -108,6 +117,20 @@ def test_the_import_benchmark_prints_throughput_figures(corpus):
         "cursor state.vscdb",
     ):
         assert f"{name}: " in out and "first import" in out.split(f"{name}: ")[1].split("\n")[0]
+
+
+def test_the_corpus_benchmark_prints_its_scale_table_and_new_process_figures(corpus):
+    out = run("bench_corpus.py", "--scales", "1,2", "--new-process-scale", "2", "--runs", "2",
+              "--sources", "3")  # fmt: skip
+    rows = re.findall(r"^\| x(\d+) \| (\d+) \| ([\d,]+) \|", out, re.M)
+    assert [int(copies) for copies, _, _ in rows] == [1, 2]
+    (_, one, _), (_, two, _) = rows
+    assert int(two) == 2 * int(one)  # copies have session ids of their own: twice the tasks
+    assert "byte-code compiled first (python -m compileall" in out
+    for label in ("new-process SQLite FTS5 search", "default mode, without the app",
+                   "default mode, with the app running"):  # fmt: skip
+        assert re.search(re.escape(label) + r".*median \d+ ms", out), label
+    assert_goals_judged(out, 3)  # first build rate; with the app: ratio, whole process
 
 
 def test_the_meaning_benchmark_prints_its_figures():

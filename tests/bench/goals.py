@@ -1,0 +1,27 @@
+"""A benchmark figure beside its goal, said the same way in every benchmark so that
+tests/test_benchmarks.py can read the figure and the goal back and check the verdict."""
+
+import re
+
+PATTERN = re.compile(r"goal (<=|>=) ([\d,.]+)(?: ?[^:\s]+)?: ([\d,.]+)(?: ?[^:\s]+)? (met|NOT met)")
+
+
+def goal(value: float, target: float, unit: str, at_least: bool = False) -> str:
+    """`goal <= 60 ms: 27.30 ms met` (or `NOT met`); at_least for a rate (`goal >= 30,000
+    events/s`); unit "x" for a ratio (`goal <= 1x: 0.85x met`)."""
+    met = value >= target if at_least else value <= target
+    shown = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.2f}"
+    space = "" if unit == "x" else " "
+    return (
+        f"goal {'>=' if at_least else '<='} {target:,g}{space}{unit}: {shown}{space}{unit} "
+        f"{'met' if met else 'NOT met'}"
+    )
+
+
+def verdicts(text: str) -> list[tuple[str, float, float, bool]]:
+    """Every goal said in `text`: (sign, goal, figure, met)."""
+    number = lambda s: float(s.replace(",", ""))  # noqa: E731
+    return [
+        (sign, number(target), number(value), said == "met")
+        for sign, target, value, said in PATTERN.findall(text)
+    ]
