@@ -9,7 +9,8 @@ request; `ask()` answers None when no app is there, and the caller searches in-p
 
 A file left by a crash is known quickly: its pid is gone (POSIX), or nothing listens on its
 port (refused at once on loopback), or the port now belongs to another launch, whose token
-differs (403). None of these waits for a timeout. See docs/decisions/0012-running-app-answers.md.
+differs (403). None of these waits for a timeout. See docs/decisions/0005-api-token.md (its
+amendment for issue 13).
 
 This module is on the hot path of a new process: it imports nothing beyond the standard
 library's socket and json, and those only when a file is there.

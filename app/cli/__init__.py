@@ -85,9 +85,7 @@ def os_error(exc: OSError) -> str:
 
 def build_parser(command: str | None = None):
     """The parser of one command's group (`command`), or of every command (help, errors)."""
-    import argparse  # not on quick_listing's path
-
-    parser = argparse.ArgumentParser(
+    parser = _parser_class()(
         prog="nodwyn", description="Keep and search the history of AI coding-agent sessions."
     )
     parser.add_argument("--version", action="version", version=f"nodwyn {__version__}")
@@ -99,6 +97,39 @@ def build_parser(command: str | None = None):
     for group in [GROUPS[command]] if command in GROUPS else dict.fromkeys(GROUPS.values()):
         _adder(group)(sub)
     return parser
+
+
+def _parser_class():
+    """argparse's parser whose help is as wide as the terminal, found without shutil: its
+    import (with bz2, lzma, zlib and fnmatch) was 2-3 ms of every command's start, paid when
+    each argument is added. Sub-parsers are made of the same class."""
+    import argparse  # not on quick_listing's path
+
+    def formatter(prog: str) -> argparse.HelpFormatter:
+        return argparse.HelpFormatter(prog, width=_columns() - 2)  # as argparse leaves room
+
+    class Parser(argparse.ArgumentParser):
+        def __init__(self, *args, formatter_class=formatter, **kwargs):
+            super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+    return Parser
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size finds it: COLUMNS, else stdout's
+    terminal, else 80."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def _adder(group: str):

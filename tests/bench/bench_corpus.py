@@ -79,13 +79,13 @@ def sources(limit: int | None) -> list[tuple[Path, str]]:
 
 def write_copy(target: Path, number: int, files: list[tuple[Path, str]]) -> None:
     """One copy of the corpus under target/<tool>/, every session id in it made new."""
-    for path, tool in files:
+    for place, (path, tool) in enumerate(files):
         raw = path.read_bytes()
         for old in dict.fromkeys(_IDS[tool].findall(raw)):
             raw = raw.replace(old, str(uuid.uuid4()).encode())
         folder = target / tool / f"copy{number:03d}"
         folder.mkdir(parents=True, exist_ok=True)
-        name = path.name if number == 1 else f"{uuid.uuid4()}-{path.name}"
+        name = f"{place:03d}-{path.name}"  # extra/ holds names that the main folders hold too
         (folder / name).write_bytes(raw)
         os.utime(folder / name, (1_600_000_000, 1_600_000_000))  # finished long ago
 
