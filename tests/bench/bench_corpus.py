@@ -46,7 +46,7 @@ GOALS = {"with_app_ms": 60.0, "ratio": 1.0, "build_rate": 30_000}
 
 _IDS = {
     "claude": re.compile(rb'"sessionId":\s*"([^"]+)"'),
-    "codex": re.compile(rb'"payload":\s*\{"id":\s*"([^"]+)"'),
+    "codex": re.compile(rb'"payload":\s*\{"(?:session_id|id)":\s*"([^"]+)"'),
 }
 
 # A new process searching FTS5 as a one-row-per-event tool does: its top events grouped by turn
@@ -78,14 +78,15 @@ def sources(limit: int | None) -> list[tuple[Path, str]]:
 
 
 def write_copy(target: Path, number: int, files: list[tuple[Path, str]]) -> None:
-    """One copy of the corpus under target/<tool>/, every session id in it made new."""
-    for place, (path, tool) in enumerate(files):
+    """One copy of the corpus under target/<tool>/, every session id in it made new, and its
+    file name too (a Claude file without a sessionId is named by its file)."""
+    for path, tool in files:
         raw = path.read_bytes()
         for old in dict.fromkeys(_IDS[tool].findall(raw)):
             raw = raw.replace(old, str(uuid.uuid4()).encode())
         folder = target / tool / f"copy{number:03d}"
         folder.mkdir(parents=True, exist_ok=True)
-        name = f"{place:03d}-{path.name}"  # extra/ holds names that the main folders hold too
+        name = f"{uuid.uuid4()}.jsonl"
         (folder / name).write_bytes(raw)
         os.utime(folder / name, (1_600_000_000, 1_600_000_000))  # finished long ago
 
