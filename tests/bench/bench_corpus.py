@@ -238,15 +238,28 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def interleaved(commands: dict, words: list[str]) -> dict[str, list[float]]:
+    """Wall ms of one process per query for each command, taken in turn query by query, so
+    that the machine's other work weighs on each peer alike."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for query in words:
+        for name, command in commands.items():
+            times[name] += process_ms(command(query), 1)
+    return times
+
+
 def new_processes(data: Path, python: str, words: list[str], runs: int) -> list[str]:
     where = compiled(python)
-    out = [f"new processes: byte-code compiled first (python -m compileall {where}); "
-          f"{runs} runs each; command {' '.join(nodwyn_command(python))}"]  # fmt: skip
+    out = [f"new processes: byte-code compiled first (python -m compileall {where}); {runs} "
+           f"queries, each peer run in turn per query; command "
+           f"{' '.join(nodwyn_command(python))}"]  # fmt: skip
     search = [*nodwyn_command(python), "--data-dir", str(data), "memory", "search"]
-    bare = median(process_ms([python, "-c", "pass"], runs))
-    fts5 = [median(process_ms([python, "-c", FTS5_PROCESS, str(data / FTS5_DB), match_of(q)],
-                              1)) for q in words[:runs]]  # fmt: skip
-    alone = [median(process_ms([*search, q], 1)) for q in words[:runs]]
+    peers = {
+        "bare": lambda q: [python, "-c", "pass"],
+        "fts5": lambda q: [python, "-c", FTS5_PROCESS, str(data / FTS5_DB), match_of(q)],
+        "nodwyn": lambda q: [*search, q],
+    }
+    alone = interleaved(peers, words[:runs])
     serving = [*nodwyn_command(python), "--data-dir", str(data), "serve"]
     serve = subprocess.Popen(serving, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -254,28 +267,32 @@ def new_processes(data: Path, python: str, words: list[str], runs: int) -> list[
             raise SystemExit("nodwyn serve did not start")
         for query in words[:3]:  # the app's first searches load the model and the index
             process_ms([*search, query], 1)
-        asked = [median(process_ms([*search, q], 1)) for q in words[:runs]]
+        asked = interleaved(peers, words[:runs])
         shown = subprocess.run([*search, "--json", words[0]], capture_output=True, check=True)
     finally:
         serve.terminate()
         serve.wait(timeout=30)
     mode = json.loads(shown.stdout)["mode"]
-    out.append(f"bare Python start-up (python -c pass): median {bare:.0f} ms")
-    out.append(f"new-process SQLite FTS5 search (sqlite3, one query, its top turns printed): "
-               f"median {median(fts5):.0f} ms")  # fmt: skip
     for label, times in (
         ("without the app (searched in-process, model loaded)", alone),
         (f"with the app running (one request; mode {mode!r})", asked),
     ):
-        ratio = median(times) / median(fts5)
-        line = (f"new-process nodwyn memory search, default mode, {label}: median "
-                f"{median(times):.0f} ms, p95 {sorted(times)[int(0.95 * (len(times) - 1))]:.0f} "
-                f"ms; nodwyn / FTS5 {ratio:.2f}")  # fmt: skip
+        ours, fts5 = median(times["nodwyn"]), median(times["fts5"])
+        line = (f"new-process nodwyn memory search, default mode, {label}: median {ours:.0f} "
+                f"ms, p95 {percentile(times['nodwyn'], 0.95):.0f} ms; beside it a new-process "
+                f"SQLite FTS5 search (sqlite3, one query, its top turns printed) median "
+                f"{fts5:.0f} ms and a bare python -c pass {median(times['bare']):.0f} ms; "
+                f"nodwyn / FTS5 {ours / fts5:.2f}")  # fmt: skip
         if "with the app" in label:
-            line += (f"; ratio {goal(ratio, GOALS['ratio'], 'x')}; whole process "
-                     f"{goal(median(times), GOALS['with_app_ms'], 'ms')}")  # fmt: skip
+            line += (f"; ratio {goal(ours / fts5, GOALS['ratio'], 'x')}; whole process "
+                     f"{goal(ours, GOALS['with_app_ms'], 'ms')}")  # fmt: skip
         out.append(line)
     return out
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main() -> None:
