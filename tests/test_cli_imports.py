@@ -74,22 +74,22 @@ def test_a_listing_from_a_current_catalogue_imports_nothing_heavy(store, python_
     assert heavy(imported(store.root, *args), python_itself) == {}
 
 
-def test_search_and_recall_with_the_app_running_import_only_their_parser(store, python_itself):
+def test_search_and_recall_with_the_app_running_import_nothing_heavy(store, python_itself):
     server = api.Server(store).start()
     try:
         searched = imported(store.root, "memory", "search", "pager")
         recalled = imported(store.root, "memory", "recall", "cc-pager", "2")
     finally:
         server.stop()
-    assert heavy(searched, python_itself, "argparse") == {}
-    assert heavy(recalled, python_itself, "argparse") == {}
+    assert heavy(searched, python_itself) == {}
+    assert heavy(recalled, python_itself) == {}
 
 
 def test_a_search_by_words_in_process_imports_its_index_but_no_model_server_or_sdk(
     store, python_itself
 ):
     modules = imported(store.root, "memory", "search", "pager", "--mode", "words")
-    used = ("argparse", "msgspec", "typing", "inspect", "uuid", "decimal", "tantivy", "shutil")
+    used = ("msgspec", "typing", "inspect", "uuid", "decimal", "tantivy", "shutil")
     assert heavy(modules, python_itself, *used) == {}
 
 
@@ -114,3 +114,38 @@ def test_the_quick_listing_prints_what_the_full_parser_prints(store):
     (store.root / "catalogue.jsonl").unlink()  # the next listings fold it again, by argparse
     folded = [listing("sessions"), listing("sessions", "--all"), listing("sessions", "--json")]
     assert quick == folded and "TestPagerOrder" in quick[0] and "[running, 1 turns" in quick[0]
+
+
+PLAIN = [
+    ["memory", "search", "pager"],
+    ["memory", "search", "pager", "order", "--json", "-n", "3"],
+    ["--data-dir", "/d", "memory", "search", "--mode", "words", "--task", "cc-1", "pager"],
+    ["memory", "search", "--project", "/work/p", "--all", "flaky", "test", "--mode", "both"],
+    ["memory", "recall", "cc-1", "2"],
+    ["memory", "recall", "cc-1", "2", "5", "--json"],
+    ["memory", "recall", "--json", "cc-1", "2", "5", "10"],
+]
+TO_ARGPARSE = [
+    ["memory", "search", "pager", "--json", "order"],  # words split: argparse refuses
+    ["memory", "search", "--proj", "/work/p", "pager"],  # an abbreviation
+    ["memory", "search", "-n3", "pager"],
+    ["memory", "search", "--mode", "vibes", "pager"],
+    ["memory", "search", "-n", "many", "pager"],
+    ["memory", "search", "--help"],
+    ["memory", "search"],
+    ["memory", "recall", "cc-1", "two"],
+    ["memory", "recall", "cc-1", "2", "-1"],
+    ["memory", "recall", "cc-1"],
+]
+
+
+@pytest.mark.parametrize("argv", PLAIN)
+def test_plain_search_and_recall_arguments_read_as_argparse_reads_them(argv):
+    quick = cli.quick_memory(argv)
+    assert quick is not None
+    assert vars(quick) == vars(cli.build_parser("memory").parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", TO_ARGPARSE)
+def test_any_other_form_is_left_to_argparse(argv):
+    assert cli.quick_memory(argv) is None

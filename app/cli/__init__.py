@@ -33,11 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if quick_listing(argv):
         return 0
-    parser = build_parser(command_of(argv))
-    args = parser.parse_args(argv)
-    if not getattr(args, "run", None):
-        parser.print_help()
-        return 2
+    args = quick_memory(argv)
+    if args is None:
+        parser = build_parser(command_of(argv))
+        args = parser.parse_args(argv)
+        if not getattr(args, "run", None):
+            parser.print_help()
+            return 2
     try:
         return args.run(args) or 0
     except NodwynError as exc:
@@ -218,6 +220,22 @@ def _scrubbed(root: str) -> int:
             return int(handle.read())
     except (FileNotFoundError, ValueError, UnicodeDecodeError):
         return 0
+
+
+def quick_memory(argv: list[str]):
+    """The arguments of `memory search` and `memory recall` in their plain forms, read
+    without argparse, whose import and parser were half of a search asked of the running app
+    (18 of 37 ms); None for anything else (help, abbreviations, `--flag=value`, mistakes),
+    which argparse reads and answers as ever."""
+    data_dir, rest = global_options(argv)
+    if rest[:2] not in (["memory", "search"], ["memory", "recall"]):
+        return None
+    from . import memory
+
+    args = memory.plain_arguments(rest[1], rest[2:])
+    if args is not None:
+        args.data_dir = data_dir
+    return args
 
 
 def print_json(data) -> None:

@@ -61,6 +61,66 @@ def add_memory(sub) -> None:
     memory.set_defaults(run=lambda a: memory.print_help() or 2)
 
 
+SEARCH_FLAGS = {"--task": "task", "--project": "project", "-n": "n", "--mode": "mode"}
+SEARCH_SWITCHES = {"--all": "all", "--json": "json"}
+
+
+def plain_arguments(command: str, words: list[str]):
+    """`search` or `recall`'s arguments as argparse would read them, for the forms that read
+    the same by any parser (see cli.quick_memory); None for any other form."""
+    from types import SimpleNamespace
+
+    if command == "search":
+        args = SimpleNamespace(task=None, project=None, all=False, n=20, mode=None, json=False)
+        args.words, args.run = _plain_search(words, args), cmd_memory_search
+        if not args.words or (args.mode not in (None, "words", "meaning", "both")):
+            return None
+        return args if isinstance(args.n, int) else None
+    args = SimpleNamespace(json="--json" in words, run=cmd_memory_recall)
+    rest = [word for word in words if word != "--json"]
+    if not 2 <= len(rest) <= 4 or any(word.startswith("-") for word in rest):
+        return None
+    numbers = [_number(word) for word in rest[1:]]
+    if None in numbers:
+        return None
+    args.task, args.seq = rest[0], numbers[0]
+    args.start = numbers[1] if len(numbers) > 1 else 0
+    args.count = numbers[2] if len(numbers) > 2 else 200
+    return args
+
+
+def _plain_search(words: list[str], args) -> list[str] | None:
+    """The words of a search (one run of them, as argparse takes nargs="+"), its flags set
+    on `args`; None when a word looks like a flag it does not know or the words are split."""
+    found, runs, at = [], 0, 0
+    while at < len(words):
+        word, step = words[at], 1
+        if word in SEARCH_SWITCHES:
+            setattr(args, SEARCH_SWITCHES[word], True)
+        elif word in SEARCH_FLAGS and at + 1 < len(words) and not words[at + 1].startswith("-"):
+            value, step = words[at + 1], 2
+            setattr(args, SEARCH_FLAGS[word], _number(value) if word == "-n" else value)
+        elif word.startswith("-"):
+            return None
+        else:
+            runs += at == 0 or words[at - 1] in SEARCH_SWITCHES or _is_value(words, at - 1)
+            found.append(word)
+        at += step
+    return found if runs == 1 else None
+
+
+def _is_value(words: list[str], at: int) -> bool:
+    """Whether words[at] is the value of the flag before it (a word there ends a run)."""
+    return at >= 1 and words[at - 1] in SEARCH_FLAGS
+
+
+def _number(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
 def cmd_memory_search(args) -> int:
     if args.all:
         scope, project = "all", None

@@ -258,6 +258,7 @@ def new_processes(data: Path, python: str, words: list[str], runs: int) -> list[
         "bare": lambda q: [python, "-c", "pass"],
         "fts5": lambda q: [python, "-c", FTS5_PROCESS, str(data / FTS5_DB), match_of(q)],
         "nodwyn": lambda q: [*search, q],
+        "words": lambda q: [*search, "--mode", "words", q],
     }
     alone = interleaved(peers, words[:runs])
     serving = [*nodwyn_command(python), "--data-dir", str(data), "serve"]
@@ -287,6 +288,10 @@ def new_processes(data: Path, python: str, words: list[str], runs: int) -> list[
             line += (f"; ratio {goal(ours / fts5, GOALS['ratio'], 'x')}; whole process "
                      f"{goal(ours, GOALS['with_app_ms'], 'ms')}")  # fmt: skip
         out.append(line)
+        words_only = median(times["words"])
+        out.append(f"new-process nodwyn memory search --mode words, {label.split(' (')[0]}: "
+                   f"median {words_only:.0f} ms; nodwyn / FTS5 {words_only / fts5:.2f}; ratio "
+                   f"{goal(words_only / fts5, GOALS['ratio'], 'x')}")  # fmt: skip
     return out
 
 
@@ -324,32 +329,41 @@ def run(args) -> None:
     print("| copies | logs | events | first build | events/s | vectors | warm words | "
           "warm default | warm FTS5 | words / FTS5 | default / FTS5 |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    later, rows = [], []
     with tempfile.TemporaryDirectory() as scratch:
-        data, have, first_logs, later = Path(scratch) / "data", 0, None, []
-        for scale in scales:
+        data = Path(scratch) / "data"
+        for have, scale in zip([0, *scales], scales, strict=False):
             grow(data, Path(scratch), have, scale, files)
-            have = scale
-            logs, events = counts(data)
-            first_logs = first_logs or logs / scale
-            if logs != first_logs * scale:
-                raise SystemExit(f"{scale} copies made {logs} tasks, not {scale} x {first_logs}")
-            fill_fts5(data)
-            built = child(sys.executable, "--phase", "build", "--data", str(data))
-            warm = child(sys.executable, "--phase", "warm", "--data", str(data),
-                         "--words", json.dumps(words))  # fmt: skip
-            print(f"| x{scale} | {logs:,} | {events:,} | {built['build']:.2f} s | "
-                  f"{events / built['build']:,.0f} | {built['vectors']:.1f} s | "
-                  f"{warm['words']:.1f} ms | {warm['both']:.1f} ms ({warm['mode']}) | "
-                  f"{warm['fts5']:.1f} ms | {warm['words'] / warm['fts5']:.2f} | "
-                  f"{warm['both'] / warm['fts5']:.2f} |")  # fmt: skip
+            rows.append(measured(data, scale, words, rows[0] if rows else None))
             if scale == args.new_process_scale:
                 later = new_processes(data, args.python, words, args.runs)
-            rate = events / built["build"]
-    later.insert(0, f"first build at x{scale}, {events:,} events: "
-                    f"{goal(rate, GOALS['build_rate'], 'events/s', at_least=True)}")  # fmt: skip
+    last = rows[-1]
     print("ratios: nodwyn / FTS5, medians; <= 1.0 means nodwyn is no slower")
+    print(f"first build at x{last['scale']}, {last['events']:,} events: "
+          f"{goal(last['rate'], GOALS['build_rate'], 'events/s', at_least=True)}")  # fmt: skip
+    if len(rows) > 1:
+        print(f"warm words grew {last['words'] / rows[0]['words']:.1f}x from x{rows[0]['scale']} "
+              f"to x{last['scale']} while the logs grew {last['logs'] / rows[0]['logs']:.0f}x "
+              "(goal: growth with the events found, not with the number of logs)")  # fmt: skip
     for line in later:
         print(line)
+
+
+def measured(data: Path, scale: int, words: list[str], first: dict | None) -> dict:
+    """One row of the scale table, printed; the tasks checked to grow with the copies."""
+    logs, events = counts(data)
+    if first is not None and logs * first["scale"] != first["logs"] * scale:
+        raise SystemExit(f"{scale} copies made {logs} tasks, not {scale} x {first['logs']}")
+    fill_fts5(data)
+    built = child(sys.executable, "--phase", "build", "--data", str(data))
+    warm = child(sys.executable, "--phase", "warm", "--data", str(data),
+                 "--words", json.dumps(words))  # fmt: skip
+    rate = events / built["build"]
+    print(f"| x{scale} | {logs:,} | {events:,} | {built['build']:.2f} s | {rate:,.0f} | "
+          f"{built['vectors']:.1f} s | {warm['words']:.1f} ms | {warm['both']:.1f} ms "
+          f"({warm['mode']}) | {warm['fts5']:.1f} ms | {warm['words'] / warm['fts5']:.2f} | "
+          f"{warm['both'] / warm['fts5']:.2f} |", flush=True)  # fmt: skip
+    return {"scale": scale, "logs": logs, "events": events, "rate": rate, "words": warm["words"]}
 
 
 if __name__ == "__main__":
