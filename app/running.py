@@ -38,7 +38,10 @@ def announce(root, port: int, token: str) -> None:
     from .instance import write_private
 
     entry = {"pid": os.getpid(), "port": port, "token": token}
-    write_private(Path(path(root)), json.dumps(entry).encode())
+    try:
+        write_private(Path(path(root)), json.dumps(entry).encode())
+    except OSError:
+        return  # a data directory that cannot be written: clients search in-process
     atexit.register(withdraw, root, token)
 
 
