@@ -119,18 +119,25 @@ def cmd_delete(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    import os
     import signal
 
-    from .. import api, demo  # bottle is loaded only by the commands that serve
+    from .. import api, demo, running  # bottle is loaded only by the commands that serve
     from ..store import Store
 
     data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo:
         demo.make_demo(data.root)
-    # Ended by a signal (a service manager, `kill`) as by Ctrl+C: the server stops and takes
-    # its address file with it (running.py), so no client asks a dead port.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     server = api.Server(data, port=args.port).start()
+
+    def ended(signum, frame) -> None:
+        # Ended by a signal (a service manager, `kill`): the address file goes first (running.py),
+        # so no client asks a dead port; then the signal ends the process as it always did.
+        running.withdraw(data.root, server.token)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, ended)
     print(f"nodwyn serves {data.root} at {server.url}", flush=True)
     if args.open:
         import webbrowser
