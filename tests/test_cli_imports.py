@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from memory_logs import turn, write
-from nodwyn import api, cli
+from nodwyn import api, cli, scrub
 from nodwyn.store import Store
 
 # Each is tens of milliseconds of a new process, or a library only some commands need.
@@ -57,6 +57,7 @@ def python_itself() -> set[str]:
 def store(tmp_path):
     store = Store(tmp_path / "data")
     write(store, "cc-pager", turn("Fix the flaky TestPagerOrder", reply="sorted by time now"))
+    scrub.scrub_if_due(store)  # the logs redacted by today's rules, as any earlier command does
     store.list_json()  # the catalogue made current, as after any earlier command
     return store
 

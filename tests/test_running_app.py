@@ -80,7 +80,8 @@ def test_an_error_the_app_answers_is_the_same_one_line_as_in_process(store, data
         asked = nodwyn(data_dir, *command)
     finally:
         server.stop()
-    assert asked[:3] == alone[:3] == (1, "", "nodwyn: no task cc-nobody")
+    hinted = "nodwyn: no task cc-nobody (`nodwyn sessions --all` lists the task ids)"
+    assert asked[:3] == alone[:3] == (1, "", hinted)
 
 
 def test_the_address_file_is_the_persons_own_and_is_removed_when_the_app_stops(store, data_dir):

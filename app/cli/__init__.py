@@ -31,17 +31,8 @@ GROUPS = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if quick_listing(argv):
-        return 0
-    args = quick_memory(argv)
-    if args is None:
-        parser = build_parser(command_of(argv))
-        args = parser.parse_args(argv)
-        if not getattr(args, "run", None):
-            parser.print_help()
-            return 2
     try:
-        return args.run(args) or 0
+        return _run(argv)
     except NodwynError as exc:
         print(f"nodwyn: {exc}{_hint(exc)}", file=sys.stderr)
         return 1
@@ -55,13 +46,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _hint(exc: NodwynError) -> str:
-    """What to do, for the errors whose own words name the task but not the way on."""
-    from ..errors import TaskBusy, TaskNotFound
+def _run(argv: list[str]) -> int:
+    """The command: a listing or a search from its quick path, else through argparse."""
+    if quick_listing(argv):
+        return 0
+    args = quick_memory(argv)
+    if args is None:
+        parser = build_parser(command_of(argv))
+        args = parser.parse_args(argv)
+        if not getattr(args, "run", None):
+            parser.print_help()
+            return 2
+    return args.run(args) or 0
 
-    if isinstance(exc, TaskNotFound) and str(exc).startswith("no task "):
+
+def _hint(exc: NodwynError) -> str:
+    """What to do, for the errors whose own words name the task but not the way on (by their
+    words, so an error the running app answered gets the same hint as one raised here)."""
+    text = str(exc)
+    if text.startswith("no task ") and "(" not in text:
         return " (`nodwyn sessions --all` lists the task ids)"
-    if isinstance(exc, TaskBusy) and "another process" in str(exc):
+    if text.startswith("task ") and "open in another process" in text and "(" not in text:
         return " (the app or another nodwyn command has it: try again when it is done)"
     return ""
 
