@@ -167,6 +167,27 @@ def corpus_sources(corpus: Path) -> list[tuple[str, str, list[bytes]]]:
     return found
 
 
+def imported_through_the_cli(tool: str, source: Path, data: Path) -> tuple[Store, Client, list]:
+    """`nodwyn import TOOL SOURCE` (made old first), which must succeed and say nothing
+    unexpected; the store, an API client of it, and the tasks the page lists."""
+    age(source)
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        code = cli.main(["--data-dir", str(data), "import", tool, str(source)])
+    assert code == 0, said.getvalue()
+    assert "unexpected" not in said.getvalue(), said.getvalue()
+    store = Store(data)
+    client = Client(api.make_app(store, TOKEN))
+    listed = client.get("/api/tasks")
+    assert listed.status == 200, listed.body
+    return store, client, [t["id"] for t in listed.json["tasks"]]
+
+
+def log_text(store: Store, task: str) -> str:
+    """A task's log as one JSON text, to look for words in."""
+    return json.dumps([records.to_builtins(r) for _, _, r in logfile.read(store.log_path(task))])
+
+
 def check(tool: str, lines: list[bytes], plan: list) -> None:
     """Import the mutated copy through the CLI; list, search and open it; check what holds."""
     lines, whole = mutated(lines, plan)
@@ -176,20 +197,9 @@ def check(tool: str, lines: list[bytes], plan: list) -> None:
         source = root / "agent" / name
         source.parent.mkdir()
         source.write_bytes(b"\n".join(lines) + b"\n")
-        age(source)
-        said = io.StringIO()
-        with contextlib.redirect_stdout(said):
-            code = cli.main(["--data-dir", str(root / "data"), "import", tool, str(source)])
-        assert code == 0, said.getvalue()
-        assert "unexpected" not in said.getvalue(), said.getvalue()
-        store = Store(root / "data")
-        client = Client(api.make_app(store, TOKEN))
-        listed = client.get("/api/tasks")
-        assert listed.status == 200, listed.body
-        tasks = [t["id"] for t in listed.json["tasks"]]
+        store, client, tasks = imported_through_the_cli(tool, source, root / "data")
         for task in tasks:
-            log = store.log_path(task)
-            text = json.dumps([records.to_builtins(r) for _, _, r in logfile.read(log)])
+            text = log_text(store, task)
             for line in whole:
                 for words in kept_words(line):
                     assert json.dumps(words)[1:-1] in text, (task, words[:80])

@@ -4,8 +4,6 @@ and our own, imports them through the CLI, then lists, searches and opens every 
 the API. No traceback anywhere, no file skipped for an "unexpected" reason, every answer 200;
 a person's prompt on a line left whole is in the task's log."""
 
-import contextlib
-import io
 import json
 import tempfile
 from pathlib import Path
@@ -13,14 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from importing import age
-from nodwyn import api, cli
-from nodwyn.log import logfile, records
 from nodwyn.log.redact import redact
-from nodwyn.store import Store
-from test_api import TOKEN, Client
 from test_import_bad_input import antigravity_lines, copilot_lines, gemini_lines
-from test_import_properties import MUTATION, PROFILE, mutated
+from test_import_properties import MUTATION, PROFILE, imported_through_the_cli, log_text, mutated
 
 WHERE = {
     "gemini": ".gemini/tmp/p/chats/session-2026-04-25T08-46-c737eb36.jsonl",
@@ -57,19 +50,9 @@ def check(agent: str, lines: list[bytes], plan: list) -> None:
         source = root / "agent" / WHERE[agent]
         source.parent.mkdir(parents=True)
         source.write_bytes(b"\n".join(lines) + b"\n")
-        age(source)
-        said = io.StringIO()
-        with contextlib.redirect_stdout(said):
-            code = cli.main(["--data-dir", str(root / "data"), "import", agent, str(source)])
-        assert code == 0, said.getvalue()
-        assert "unexpected" not in said.getvalue(), said.getvalue()
-        store = Store(root / "data")
-        client = Client(api.make_app(store, TOKEN))
-        listed = client.get("/api/tasks")
-        assert listed.status == 200, listed.body
-        for task in [t["id"] for t in listed.json["tasks"]]:
-            log = store.log_path(task)
-            text = json.dumps([records.to_builtins(r) for _, _, r in logfile.read(log)])
+        store, client, tasks = imported_through_the_cli(agent, source, root / "data")
+        for task in tasks:
+            text = log_text(store, task)
             for line in whole:
                 words = prompt_of(agent, line)
                 if words.strip() and redact(words) == words:
