@@ -9,6 +9,7 @@ always safe). A task deleted since is left out when the list is read.
 """
 
 import json
+import mmap
 import os
 import threading
 from pathlib import Path
@@ -94,7 +95,7 @@ def rebuild(store) -> dict[str, dict]:
     turns: dict[str, dict] = {}
     for log in sorted(Path(store.sessions).glob("*.jsonl")):
         try:
-            if _MARK not in log.read_bytes():
+            if not _holds_a_bookmark(log):
                 continue
             marked: dict[str, dict] = {}
             for _, _, record in logfile.read(log):
@@ -109,6 +110,16 @@ def rebuild(store) -> dict[str, dict]:
             turns[log.stem] = marked
     _save(store.root, turns)
     return turns
+
+
+def _holds_a_bookmark(log: Path) -> bool:
+    """Whether the log has a bookmark line, looked for in a map of the file (a log may be a
+    gigabyte: it is not read into memory for this)."""
+    with open(log, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return False
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return view.find(_MARK) >= 0
 
 
 def _load(store) -> dict[str, dict]:

@@ -6,6 +6,7 @@ reading.css, inlined with a few base styles: no script, nothing fetched, readabl
 any browser. A turn is its message and every event up to the next message of the person.
 """
 
+import json
 from html import escape
 
 from .. import paths
@@ -13,7 +14,7 @@ from ..errors import BadInput
 from ..log import logfile
 from ..memory import cards as task_cards
 from ..memory.recall import plain
-from . import ansi, markdown
+from . import ansi, edits, markdown
 from .shown import dress
 
 FORMATS = ("md", "html")
@@ -97,7 +98,13 @@ def _md_event(event: dict, cards: dict) -> list[str]:
     if kind == "reply":
         out = [f"**Reply{who}:**", "", event["text"], ""] if event.get("text") else []
         for call in event.get("calls") or []:
-            out += [f"**{call.get('tool')}**", "", _fence(_input_text(call), _diff_lang(call)), ""]
+            diff = edits.diff_of(str(call.get("tool", "")), call.get("input"))
+            out += [
+                f"**{call.get('tool')}**",
+                "",
+                _fence(_input_text(call, diff), "diff" if diff else ""),
+                "",
+            ]
         return out
     if kind == "result":
         label = f"Result{' (error)' if event.get('error') else ''}"
@@ -111,24 +118,13 @@ def _md_event(event: dict, cards: dict) -> list[str]:
     return []
 
 
-def _input_text(call: dict) -> str:
-    from .edits import diff_of
-
-    diff = diff_of(str(call.get("tool", "")), call.get("input"))
+def _input_text(call: dict, diff: dict | None = None) -> str:
+    """A call's input as text: its diff in unified form where it is an edit (`diff`, made
+    once by the caller), else the input as sent."""
     if diff:
         return "\n".join(_unified(file) for file in diff["files"])
     data = call.get("input")
-    if isinstance(data, str):
-        return data
-    import json
-
-    return json.dumps(data, indent=2, ensure_ascii=False)
-
-
-def _diff_lang(call: dict) -> str:
-    from .edits import diff_of
-
-    return "diff" if diff_of(str(call.get("tool", "")), call.get("input")) else ""
+    return data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False)
 
 
 def _unified(file: dict) -> str:
