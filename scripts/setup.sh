@@ -41,12 +41,17 @@ hint_python() {
 
 check_debian() {  # the Debian packages of the groups named; only on Linux where dpkg is
   [ "$(uname -s)" = Linux ] && command -v dpkg-query >/dev/null || return 0
-  local missing="" package
+  local missing="" package status
   for package in $(packages "$@"); do
     [ "$package" = python3 ] && continue  # checked above, whoever installed it
     # Ubuntu 24.04 renamed some libraries (libasound2t64): any package providing it will do
-    dpkg-query -W -f='${Status}\n' "$package" "${package}t64" 2>/dev/null |
-      grep -q "install ok installed" || missing="$missing $package"
+    # (dpkg-query fails for the name that is not there: its answer is read whole, not piped,
+    # so that under `set -o pipefail` the other name's "installed" still counts)
+    status="$(dpkg-query -W -f='${Status}\n' "$package" "${package}t64" 2>/dev/null || true)"
+    case "$status" in
+      *"install ok installed"*) ;;
+      *) missing="$missing $package" ;;
+    esac
   done
   if [ -n "$missing" ]; then
     say "missing Debian packages:$missing"
@@ -62,7 +67,8 @@ installed() {  # installed EXTRAS: whether .venv holds nodwyn[EXTRAS] as pyproje
   SUM="$(cksum < pyproject.toml)"
   [ -x .venv/bin/nodwyn ] && stamp="$(cat .venv/.nodwyn-installed 2>/dev/null)" || return 1
   [ "${stamp%%|*}" = "$SUM" ] || return 1
-  for extra in ${1//,/ }; do
+  local wanted="${1:-}"
+  for extra in ${wanted//,/ }; do
     case ",${stamp#*|}," in *",$extra,"*) ;; *) return 1 ;; esac
   done
 }

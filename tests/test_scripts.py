@@ -26,8 +26,9 @@ def clone(tmp_path) -> Path:
 
 
 def bash(clone: Path, script: str) -> subprocess.CompletedProcess:
+    """`script` after sourcing setup.sh, under the options scripts/run and scripts/test set."""
     return subprocess.run(
-        ["bash", "-c", f"NAME=scripts/x; . scripts/setup.sh; {script}"],
+        ["bash", "-c", f"set -euo pipefail; NAME=scripts/x; . scripts/setup.sh; {script}"],
         cwd=clone, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
 
