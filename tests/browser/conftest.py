@@ -46,7 +46,9 @@ def browser():
 def page(browser):
     """A fresh context per test (its own localStorage), at a desktop window's size."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(10000)
+    # a deadline for each event, not a wait: on CI's two cores the server beside the page
+    # encodes the demo's turns with the sentence model, and a key press once took over 10 s
+    context.set_default_timeout(20000)
     yield context.new_page()
     context.close()
 
