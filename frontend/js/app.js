@@ -138,7 +138,11 @@ $("[data-starred-link]").addEventListener("click", (event) => {
 
 /** @type {Record<string, any>} */
 const agentsNamed = loadAgents(); // the agents' names: asked at once, awaited before a list is drawn
-let preferences = await api.settings().catch(() => ({}));
+// Asked at once, not awaited here: a click on Settings or a search typed while the answer is on
+// its way must land on a bound control, so nothing below waits for it but the task list.
+/** @type {Record<string, any>} */
+let preferences = {};
+const preferencesRead = api.settings().then((read) => { preferences = read; }, () => {});
 $("[data-settings-button]").addEventListener("click", () =>
   openSettings(/** @type {HTMLDialogElement} */ ($("[data-settings]")), (saved) => {
     preferences = saved;
@@ -147,7 +151,7 @@ $("[data-settings-button]").addEventListener("click", () =>
 
 async function reloadTasks() {
   try {
-    const [{ tasks }] = await Promise.all([api.tasks(), agentsNamed]);
+    const [{ tasks }] = await Promise.all([api.tasks(), agentsNamed, preferencesRead]);
     // Settings > Search: machine runs listed with the others, or folded at the end.
     sidebar.setTasks(preferences.show_machine_runs ? tasks.map((t) => ({ ...t, machine: false })) : tasks);
     sidebar.select(state.task);

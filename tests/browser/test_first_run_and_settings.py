@@ -57,6 +57,29 @@ def test_settings_change_from_the_page_and_stay_in_the_data_directory(page, serv
     expect(page.get_by_role("checkbox", name="Follow Codex's sessions")).not_to_be_checked()
 
 
+def test_settings_open_on_a_click_before_the_page_has_read_the_settings(page, served):
+    """The page's first read of the settings is held back: the Settings button must
+    open already (a CI run once clicked Settings in that moment and nothing ever opened)."""
+    held = []
+
+    def hold_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/settings*", hold_first)
+    page.goto(served.url)
+    page.wait_for_function("() => document.readyState === 'complete'")
+    page.get_by_role("button", name="Settings").click()
+    expect(page.get_by_role("dialog", name="Settings")).to_be_visible()
+    expect(page.get_by_role("checkbox", name="Follow Codex's sessions")).to_be_checked()
+    page.get_by_role("button", name="Close").click()
+    assert len(held) == 1  # the first read is still on its way
+    held[0].continue_()
+    expect(page.get_by_role("button", name="Machine runs (1)")).to_be_visible()
+
+
 def test_machine_runs_are_listed_with_the_others_when_the_setting_says_so(page, served):
     page.goto(served.url)
     expect(page.get_by_role("button", name="Machine runs (1)")).to_be_visible()
