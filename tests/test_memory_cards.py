@@ -47,6 +47,25 @@ def test_a_completed_turn_card_holds_what_the_turn_came_to(store):
     assert card.at == at(0)
 
 
+def test_a_card_keeps_a_commands_and_an_errors_words_without_their_terminal_colours(store):
+    red, bold, reset = "\x1b[31m", "\x1b[1m", "\x1b[0m"
+    write(
+        store,
+        "T",
+        [
+            r.Message(text="Run the tests", at=at(0)),
+            r.Reply(text="Running", at=at(1), calls=[
+                r.Call(id="c1", tool="Bash", input={"command": f"{bold}go test{reset} ./pager"})]),
+            r.Result(call="c1", tool="Bash", output=f"{red}FAIL{reset} TestPagerOrder\n", exit=1,
+                     error=True, at=at(2)),
+            r.TurnEnd(status="failed", duration_ms=3000, at=at(3)),
+        ],
+    )  # fmt: skip
+    [card] = memory.cards(store, "T")
+    assert card.commands == [memory.Command(command="go test ./pager", exit=1, error=True)]
+    assert card.errors == ["Bash: FAIL TestPagerOrder"]
+
+
 def test_failed_and_cancelled_come_from_turn_end(store):
     write(store, "T", turn("one", end="failed") + turn("two", end="cancelled", t0=10))
     assert [c.outcome for c in memory.cards(store, "T")] == ["failed", "cancelled"]

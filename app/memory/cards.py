@@ -22,6 +22,7 @@ from msgspec import Struct
 from ..log import records
 from ..log.records import PlanItem
 from ..log.redact import redact
+from ..reading import ansi
 
 ASKED_HEAD = 60  # characters of the prompt in a head line
 ANSWER = 300  # characters of the answer kept on a card
@@ -97,7 +98,10 @@ class Fold(Struct, kw_only=True):
 
 
 def one_line(text: str, limit: int) -> str:
-    """The text on one line (runs of white space as one space), cut to `limit` characters."""
+    """The text on one line (runs of white space as one space, terminal escapes removed: a
+    colour code on a card reads as `[31m` noise), cut to `limit` characters."""
+    if ansi.has_escapes(text):  # only the start of a long text is looked at, as below
+        text = ansi.plain(text if len(text) <= 8 * limit else text[: 8 * limit])
     if len(text) > 4 * limit:  # a long text (a pasted log): only its start is looked at
         head = " ".join(text[: 4 * limit].split())
         if head.rfind(" ") >= limit:  # the word the cut may have split lies past the limit
