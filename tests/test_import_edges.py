@@ -385,7 +385,7 @@ def test_the_price_table_matches_models_by_name_and_knows_what_it_does_not_know(
 
 
 def test_a_claude_time_without_milliseconds_is_kept_and_an_unreadable_one_falls_back():
-    from nodwyn.importers.claude_lines import at_of
+    from nodwyn.importers.claude.lines import at_of
 
     assert at_of("2026-11-29T10:00:00Z", "fallback") == "2026-11-29T10:00:00.000Z"
     assert at_of("2026-11-29T11:00:00+01:00", "fallback") == "2026-11-29T10:00:00.000Z"

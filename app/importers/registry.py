@@ -119,11 +119,11 @@ def carry_of(raw: msgspec.Raw | None, kind: type):
 
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
-    from . import aider, antigravity, claude_agent, codex_agent, copilot, cursor, gemini, opencode
+    from . import aider, antigravity, claude, codex, copilot, cursor, gemini, opencode
 
     chosen = [
-        claude_agent.AGENT,
-        codex_agent.AGENT,
+        claude.AGENT,
+        codex.AGENT,
         gemini.AGENT,
         copilot.AGENT,
         opencode.AGENT,

@@ -20,8 +20,8 @@ from typing import Any
 
 from msgspec import Struct
 
-from ..log import records as r
-from .claude_lines import split_prompt, text_of
+from ...log import records as r
+from .lines import split_prompt, text_of
 
 PERSON_CONTEXT = frozenset(
     {

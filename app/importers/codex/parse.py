@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from ..log import records as r
-from . import prices, problems
+from ...log import records as r
+from .. import prices, problems
 
 TOOL = "codex"
 _EXIT = re.compile(r"Process exited with code (-?\d+)")
@@ -81,7 +81,7 @@ class Carry(Struct, kw_only=True):
 
 
 def _at(stamp: str | None, fallback: str) -> str:
-    from .claude_lines import at_of
+    from ..claude.lines import at_of
 
     return at_of(stamp, fallback)
 

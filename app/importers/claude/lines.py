@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from ..log import records as r
+from ...log import records as r
 
 _CONTEXT = re.compile(r"<(system-reminder|ide_opened_file|ide_selection)>(.*?)</\1>\s*", re.DOTALL)
 

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
-from ..log import records as r
-from . import prices
-from .claude_lines import Block, Message
+from ...log import records as r
+from .. import prices
+from .lines import Block, Message
 
 if TYPE_CHECKING:  # the carry is the parser's; only its call fields are touched here
-    from .claude import Carry
+    from .parse import Carry
 
 FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
 AGENT_TOOLS = ("Task", "Agent")

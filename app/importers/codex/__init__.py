@@ -1,6 +1,6 @@
 """Codex CLI as a registered agent: its session folders, which files are its, its fold.
 
-The format itself is read by `codex`; the thread names Codex keeps apart, in
+The format itself is read by `parse`; the thread names Codex keeps apart, in
 `session_index.jsonl`, come from `formats.codex_index_title`.
 """
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import msgspec
 
-from . import codex, formats
-from .registry import Agent, Found, carry_of, home_of
+from .. import formats
+from ..registry import Agent, Found, carry_of, home_of
+from . import parse as codex
 
 
 class Codex(Agent):

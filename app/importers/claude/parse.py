@@ -16,8 +16,8 @@ Versions that write no turn end get one derived from a final answer
 (docs/decisions/0003-imported-sessions.md).
 
 Only the fields read are declared, so unknown fields and record types are skipped. One
-response's streamed parts become one reply in `claude_replies`; what 2.1's `attachment` and
-`queue-operation` lines hold for a person is chosen in `claude_context`.
+response's streamed parts become one reply in `replies`; what 2.1's `attachment` and
+`queue-operation` lines hold for a person is chosen in `context`.
 """
 
 import re
@@ -26,10 +26,10 @@ from collections.abc import Callable
 import msgspec
 from msgspec import Struct
 
-from ..log import records as r
-from . import claude_context, problems
-from . import claude_replies as replies
-from .claude_lines import Line, at_of, decode_agent, decode_line, split_prompt, text_of
+from ...log import records as r
+from .. import problems
+from . import context, replies
+from .lines import Line, at_of, decode_agent, decode_line, split_prompt, text_of
 
 TOOL = "claude-code"
 _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
@@ -72,7 +72,7 @@ class Carry(Struct, kw_only=True):
     answered_id: str = ""  # that answer's message id
     held: r.Message | None = None  # a prompt, until the next line shows what it closed
     titles: list[r.SessionTitle] = []  # named while a prompt was held: given out after it
-    queued: list[claude_context.Queued] = []  # a person's words in Claude Code's queue
+    queued: list[context.Queued] = []  # a person's words in Claude Code's queue
 
 
 class Parser:
@@ -294,7 +294,7 @@ class Parser:
             c.answered = 0  # the answer went on after the prompt: the turn did not end there
         self._end_answered(out)
         c.turn_open, c.turn_cost, c.turn_unknown = True, 0.0, False
-        extra = claude_context.deliver(c.queued, message)
+        extra = context.deliver(c.queued, message)
         if extra:
             message = msgspec.structs.replace(message, attachments=[*message.attachments, *extra])
         self._emit(out, message)
@@ -307,12 +307,12 @@ class Parser:
         c = self.carry
         if self.agent is not None or line.isSidechain:
             return  # a sub-agent's context is its call's input, already kept
-        words = claude_context.queued_prompt(line.attachment)
+        words = context.queued_prompt(line.attachment)
         if words is not None:
             self._flush_group(out)
             self._queued_prompt(n, at, words, out)
             return
-        found = claude_context.attachment_of(line.attachment)
+        found = context.attachment_of(line.attachment)
         if found is not None and c.held is not None:
             c.held = msgspec.structs.replace(c.held, attachments=[*c.held.attachments, found])
 
@@ -321,16 +321,16 @@ class Parser:
         if self.agent is not None or not isinstance(line.operation, str):
             return
         if line.operation == "enqueue":
-            claude_context.enqueue(c.queued, n, at, line.content)
+            context.enqueue(c.queued, n, at, line.content)
             return
-        absorbed = claude_context.dequeue(c.queued, n, line.operation, line.reason, line.content)
+        absorbed = context.dequeue(c.queued, n, line.operation, line.reason, line.content)
         if absorbed is not None:  # read by the agent mid-turn
             self._queued_prompt(n, at, absorbed.text, out)
 
     def _queued_prompt(self, n: int, at: str, words: str, out: list) -> None:
         """A prompt the agent read mid-turn (once, though two lines may say so)."""
         held = self.carry.held
-        if held is not None and claude_context.holds(held, words):
+        if held is not None and context.holds(held, words):
             return
         text, attachments = split_prompt(words)
         self._message(r.Message(at=at, src=self._src(n), text=text, attachments=attachments), out)

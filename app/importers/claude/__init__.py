@@ -1,7 +1,7 @@
 """Claude Code as a registered agent: where it keeps sessions, which files are its, its fold.
 
-The format itself is read by `claude` (with `claude_lines`, `claude_replies`,
-`claude_context`); this module only plugs it into the registry. Sub-agents' `agent-*.jsonl`
+The format itself is read by `parse` (with `lines`, `replies` and `context`); this module
+only plugs it into the registry. Sub-agents' `agent-*.jsonl`
 files are read with the session that started them, through `formats.subagent_finder`.
 """
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import msgspec
 
-from . import claude, formats
-from .registry import Agent, Found, carry_of, home_of
+from .. import formats
+from ..registry import Agent, Found, carry_of, home_of
+from . import parse as claude
 
 
 class Claude(Agent):
