@@ -122,34 +122,52 @@ def cmd_serve(args) -> int:
     import os
     import signal
 
-    from .. import api, demo, running  # bottle is loaded only by the commands that serve
+    from .. import api, demo  # bottle is loaded only by the commands that serve
     from ..store import Store
 
     data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo:
         demo.make_demo(data.root)
+    waits = _hold_signals()  # before the server's threads start, so they inherit the mask
     server = api.Server(data, port=args.port).start()
-
-    def ended(signum, frame) -> None:
-        # Ended by a signal (a service manager, `kill`): the address file goes first (running.py),
-        # so no client asks a dead port; then the signal ends the process as it always did.
-        running.withdraw(data.root, server.token)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    signal.signal(signal.SIGTERM, ended)
     print(f"nodwyn serves {data.root} at {server.url}", flush=True)
     if args.open:
         import webbrowser
 
         webbrowser.open(server.url)
     try:
+        got = _wait_for_an_end(waits)
+    finally:
+        server.stop()  # the address file goes first (running.py): no client asks a dead port
+    if got == signal.SIGINT:
+        raise KeyboardInterrupt
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, waits)
+    signal.signal(got, signal.SIG_DFL)
+    os.kill(os.getpid(), got)  # ended by the signal, as a service manager expects
+    return 0
+
+
+def _hold_signals() -> set:
+    """SIGTERM and SIGINT blocked in this thread and every thread it starts, so the kernel
+    hands them to the main thread's sigwait: a handler waiting in `Event.wait` missed a
+    signal the kernel gave to a server thread, and `nodwyn serve` outlived its SIGTERM."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: Ctrl+C arrives as KeyboardInterrupt
+        return set()
+    waits = {signal.SIGTERM, signal.SIGINT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, waits)
+    return waits
+
+
+def _wait_for_an_end(waits: set) -> int:
+    import signal
+
+    if not waits:
         import threading
 
         threading.Event().wait()
-    finally:
-        server.stop()
-    return 0
+    return signal.sigwait(waits)
 
 
 def relative(at: str, now: datetime) -> str:

@@ -85,7 +85,12 @@ def serve(*extra: str, root: Path, log: Path):
                 yield Served(found.group(0), root)
             finally:
                 process.terminate()
-                process.wait(timeout=10)
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:  # killed, so the teardown never hangs on it
+                    process.kill()
+                    process.wait()
+                    pytest.fail(f"nodwyn serve outlived its SIGTERM by 30 s: {log.read_text()}")
 
 
 @pytest.fixture
