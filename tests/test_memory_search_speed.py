@@ -12,7 +12,7 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.log import records as r
-from nodwyn.memory import encoder, fusion, index, mem, vectors
+from nodwyn.memory import compact, encoder, fusion, index, mem, vectors
 from nodwyn.memory.heads import turn_card
 from nodwyn.store import Store
 
@@ -217,16 +217,21 @@ def test_a_deleted_task_takes_its_vectors_out_of_the_saved_stack(tmp_path, monke
     assert ranked == [] and not vectors.stack_path(store.root).exists()  # the next search too
 
 
+def rows(matrix) -> vectors.Rows:
+    return vectors.Rows(*compact.quantised(matrix), matrix)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="a file open elsewhere is replaced on POSIX only")
 def test_a_stack_replaced_while_it_is_read_gives_the_rows_its_head_names(tmp_path, monkeypatch):
     import numpy as np
 
     root = tmp_path
-    ours = np.arange(8, dtype=np.float32).reshape(2, 4)
-    vectors.save_stack(root, "m", [vectors.StackEntry("t1", 10, 20, 0, 2)], [2, 5], ours)
+    ours = np.arange(8, dtype=np.float16).reshape(2, 4)
+    vectors.save_stack(root, "m", [vectors.StackEntry("t1", 10, 20, 0, 2)], [2, 5], rows(ours))
     theirs = tmp_path / "theirs"
     theirs.mkdir()  # another process's stack, of another task, with rows of its own
-    vectors.save_stack(theirs, "m", [vectors.StackEntry("t9", 10, 20, 0, 2)], [2, 5], -ours)
+    vectors.save_stack(theirs, "m", [vectors.StackEntry("t9", 10, 20, 0, 2)], [2, 5],
+                       rows(-ours))  # fmt: skip
     mapping = np.memmap
 
     def replaced_first(*args, **kwargs):  # the other process renames its stack into place
@@ -234,6 +239,7 @@ def test_a_stack_replaced_while_it_is_read_gives_the_rows_its_head_names(tmp_pat
         return mapping(*args, **kwargs)
 
     monkeypatch.setattr(np, "memmap", replaced_first)
-    entries, turns, matrix = vectors.load_stack(root, "m")
+    entries, turns, found = vectors.load_stack(root, "m")
     assert list(entries) == ["t1"] and turns.tolist() == [2, 5]
-    assert np.array_equal(matrix, ours)
+    assert np.array_equal(found.exact, ours)
+    assert np.array_equal(found.codes, compact.quantised(ours)[0])

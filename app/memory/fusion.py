@@ -111,13 +111,15 @@ def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEI
 
 class Stack(msgspec.Struct):
     """Every searched log's vectors in one matrix, so a search is one product, not one a log.
-    owner, turns and matrix are numpy arrays (typed `object`: numpy is imported only here)."""
+    owner and turns are numpy arrays, rows a vectors.Rows (typed `object`: numpy is imported
+    only here); made_for the index state, tasks and encoder it was last found current for."""
 
     key: tuple = ()
     names: list = []
     owner: object = None
     turns: object = None
-    matrix: object = None
+    rows: object = None
+    made_for: tuple = ()
 
 
 _stack = Stack()
@@ -131,15 +133,19 @@ def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[
     global _stack
     import numpy as np
 
-    from . import vectors
+    from . import compact, vectors
 
+    asked = (state, len(state.tasks), state.journal, state.journal_at, tasks, encoder.id)
+    if _stack.key and _stack.made_for == asked:
+        return _stack, []  # the same state, unchanged since (a refresh changes a copy)
     chosen = sorted(state.tasks if tasks is None else tasks & state.tasks.keys())
     seen = {task: (state.tasks[task].size, state.tasks[task].mtime_ns) for task in chosen}
     key = (encoder.id, tuple(seen.items()))
     if _stack.key == key:
+        _stack.made_for = asked
         return _stack, []
     saved = vectors.load_stack(store.root, encoder.id) if tasks is None else None
-    entries, saved_turns, saved_matrix = saved or ({}, None, None)
+    entries, saved_turns, saved_rows = saved or ({}, None, None)
     if saved is not None and not entries.keys() <= seen.keys():
         vectors.drop_stale_stack(store.root, seen)  # a deleted task's vectors go with it
     deadline = time.monotonic() + (BUDGET if budget is None else budget)
@@ -148,7 +154,7 @@ def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[
         entry = entries.get(task)
         log = None
         if entry is not None and (entry.size, entry.mtime_ns) == seen[task]:
-            found = saved_turns[entry.start : entry.end], saved_matrix[entry.start : entry.end]
+            found = saved_turns[entry.start : entry.end], saved_rows.exact[entry.start : entry.end]
         else:
             log = store.log_path(task)
             try:
@@ -168,19 +174,18 @@ def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[
     complete = not without and time.monotonic() <= deadline
     lengths = [len(turns) for turns, _ in parts]
     whole = saved is not None and all(log is None for log in logs)
-    stack = Stack(
-        key=key if complete else (),
-        names=names,
-        owner=np.repeat(np.arange(len(parts)), lengths),
-        turns=saved_turns if whole and sum(lengths) == len(saved_turns) else None,
-        matrix=saved_matrix if whole and sum(lengths) == len(saved_turns) else None,
-    )
-    if stack.matrix is None:
+    stack = Stack(key=key if complete else (), names=names,
+                  owner=np.repeat(np.arange(len(parts)), lengths))  # fmt: skip
+    if whole and sum(lengths) == len(saved_turns):
+        stack.turns, stack.rows = saved_turns, saved_rows
+    else:
         stack.turns = np.concatenate([t for t, _ in parts])
-        stack.matrix = np.concatenate([m for _, m in parts], dtype=np.float32)  # float16 is slow
+        exact = np.concatenate([m for _, m in parts], dtype=np.float16)
+        stack.rows = vectors.Rows(*compact.quantised(exact), exact)
         _keep_rows(vectors, logs, lengths, stack)
         if tasks is None and complete:
             _save(store.root, encoder.id, seen, kept, stack)
+    stack.made_for = asked if complete else ()
     _stack = stack
     return stack, without
 
@@ -200,7 +205,7 @@ def _save(root, model: str, seen: dict, kept: list[tuple[str, int]], stack: Stac
         size, mtime_ns = seen[task]
         entries.append(vectors.StackEntry(task, size, mtime_ns, start, start + rows))
         start += rows
-    vectors.save_stack(root, model, entries, stack.turns, stack.matrix)
+    vectors.save_stack(root, model, entries, stack.turns, stack.rows)
 
 
 def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
@@ -209,7 +214,7 @@ def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
     for log, length in zip(logs, lengths, strict=True):
         if log is not None:
             vectors.keep(
-                log, stack.turns[start : start + length], stack.matrix[start : start + length]
+                log, stack.turns[start : start + length], stack.rows.exact[start : start + length]
             )
         start += length
 
@@ -219,21 +224,19 @@ def meaning_ranking(
 ):
     """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
     vectors to search (none are encoded after `budget` seconds)."""
-    import numpy as np
+    from . import compact
 
     query = encoder.encode([text])[0]
     stack, without = stacked(store, state, tasks, encoder, budget)
-    if stack.matrix is None or not query.any():
+    if stack.rows is None or not query.any():
         return [], without
-    scores = stack.matrix @ query
-    top = min(len(scores), depth * 4)  # a turn may have several texts
-    best = np.argpartition(-scores, top - 1)[:top]
-    order = best[np.argsort(-scores[best], kind="stable")]
-    order = order[scores[order] >= floor]
+    found = stack.rows  # a turn may have several texts: 4 rows a turn
+    order, scores = compact.best(found.codes, found.scales, found.exact, query, depth * 4)
+    order, scores = order[scores >= floor], scores[scores >= floor]
     names = stack.names
     ranked: dict = {}
     rows = zip(stack.owner[order].tolist(), stack.turns[order].tolist(),
-               scores[order].tolist(), strict=True)  # fmt: skip
+               scores.tolist(), strict=True)  # fmt: skip
     for owner, turn, cosine in rows:  # plain Python numbers: numpy's scalars are slow here
         key = (names[owner], turn)
         if key not in ranked:
