@@ -243,3 +243,4 @@ def test_a_stack_replaced_while_it_is_read_gives_the_rows_its_head_names(tmp_pat
     assert list(entries) == ["t1"] and turns.tolist() == [2, 5]
     assert np.array_equal(found.exact, ours)
     assert np.array_equal(found.codes, compact.quantised(ours)[0])
+    assert np.array_equal(found.sums, compact.quantised(ours)[2])

@@ -230,8 +230,7 @@ def meaning_ranking(
     stack, without = stacked(store, state, tasks, encoder, budget)
     if stack.rows is None or not query.any():
         return [], without
-    found = stack.rows  # a turn may have several texts: 4 rows a turn
-    order, scores = compact.best(found.codes, found.scales, found.exact, query, depth * 4)
+    order, scores = compact.best(stack.rows, query, depth * 4)  # a turn may have several texts
     order, scores = order[scores >= floor], scores[scores >= floor]
     names = stack.names
     ranked: dict = {}

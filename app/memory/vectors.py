@@ -208,9 +208,10 @@ def keep(log: Path, turns: np.ndarray, matrix: np.ndarray) -> None:
 
 # The stack of every task's vectors, saved for the next process: `<data>/vectors.stack` is
 # the line STACK_MAGIC, a u32 length, a msgpack StackHead (encoder, each task's log size and
-# mtime when its rows were made, and their rows), then three parts, each starting at a
+# mtime when its rows were made, and their rows), then four parts, each starting at a
 # multiple of 64 bytes (zeros between): the rows as int8 codes, the float32 scale of each row
-# (compact.py), and the rows as float16 (the .vec's values, for the exact scores). A new
+# and the float32 sum of its |codes| (compact.py), and the rows as float16 (the .vec's
+# values, for the exact scores). A new
 # process maps the rows it can use instead of reading every .vec. Format 1 (float32 rows
 # alone, 4 times the codes' bytes) is passed over: the next search saves format 2 in its place.
 STACK_MAGIC = b"nodwyn-stack 2\n"
@@ -234,10 +235,12 @@ class StackHead(Struct, kw_only=True):
 
 class Rows(msgspec.Struct, frozen=True):
     """Rows of vectors as compact.py scores them: int8 codes (rows x dims), the float32 scale
-    of each row, and the float16 rows themselves (numpy arrays, or maps of a saved stack)."""
+    and sum of |codes| of each row, and the float16 rows themselves (numpy arrays, or maps of
+    a saved stack)."""
 
     codes: object
     scales: object
+    sums: object
     exact: object
 
     def __len__(self) -> int:
@@ -256,12 +259,13 @@ def _aligned(at: int) -> int:
     return at + (-at) % 64
 
 
-def _layout(head_length: int, rows: int, dims: int) -> tuple[int, int, int, int]:
-    """Where the codes, the scales and the float16 rows start, and where the file ends."""
+def _layout(head_length: int, rows: int, dims: int) -> tuple[int, int, int, int, int]:
+    """Where the codes, scales, sums and float16 rows start, and where the file ends."""
     codes = _aligned(len(STACK_MAGIC) + _length.size + head_length)
     scales = _aligned(codes + rows * dims)
-    exact = _aligned(scales + 4 * rows)
-    return codes, scales, exact, exact + 2 * rows * dims
+    sums = _aligned(scales + 4 * rows)
+    exact = _aligned(sums + 4 * rows)
+    return codes, scales, sums, exact, exact + 2 * rows * dims
 
 
 def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: Rows) -> None:
@@ -270,8 +274,8 @@ def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: R
     codes = np.ascontiguousarray(rows.codes, dtype=np.int8)
     head = _head_encoder.encode(StackHead(model=model, dims=codes.shape[1], entries=entries,
                                           turns=np.asarray(turns, np.int64).tobytes()))  # fmt: skip
-    parts = zip(_layout(len(head), *codes.shape)[:3], (codes, rows.scales, rows.exact),
-                (np.int8, np.float32, np.float16), strict=True)  # fmt: skip
+    parts = zip(_layout(len(head), *codes.shape)[:4], (codes, rows.scales, rows.sums, rows.exact),
+                (np.int8, np.float32, np.float32, np.float16), strict=True)  # fmt: skip
     file = stack_path(root)
     tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
@@ -297,7 +301,7 @@ def load_stack(root: Path, model: str):
             head = _head_decoder.decode(handle.read(length))
             size = os.fstat(handle.fileno()).st_size
             rows, dims = len(head.turns) // 8, head.dims
-            codes, scales, exact, end = _layout(length, rows, dims)
+            codes, scales, sums, exact, end = _layout(length, rows, dims)
             if head.model != model or not rows or size != end:
                 return None
             # mapped through the handle the head was read from: a stack another process
@@ -310,6 +314,7 @@ def load_stack(root: Path, model: str):
     found = Rows(
         codes=mapped[: rows * dims].view(np.int8).reshape(rows, dims),
         scales=mapped[scales - codes : scales - codes + 4 * rows].view(np.float32),
+        sums=mapped[sums - codes : sums - codes + 4 * rows].view(np.float32),
         exact=mapped[exact - codes :].view(np.float16).reshape(rows, dims),
     )
     turns = np.frombuffer(head.turns, dtype=np.int64)

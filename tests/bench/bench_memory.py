@@ -2,6 +2,7 @@
 of appending one turn to a huge log, and the same searches through SQLite FTS5 as a ratio.
 
     python tests/bench/bench_memory.py [--size EVENTS] [--queries N] [--append-mb MB]
+                                       [--keep DIR [--keep-derived]]
 
 --size 17616 is shaped like ADR 0051's corpus (78 logs, ~10 MB of words); --size 1000000 is
 the large one (~4,400 logs of ~226 events). Texts are cut from the real corpus
@@ -445,6 +446,9 @@ def main() -> None:
     parser.add_argument("--keep", help="keep the corpus (and FTS5 table) in this folder and "
                         "use them again next time; the index, .mem and vectors are always "
                         "built anew")  # fmt: skip
+    parser.add_argument("--keep-derived", action="store_true", help="with --keep: search the "
+                        "index, .mem and .vec files an earlier run left there (the first build "
+                        "and the vectors are then neither made nor timed)")  # fmt: skip
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--words", help=argparse.SUPPRESS)
@@ -464,6 +468,16 @@ def main() -> None:
     run(args)
 
 
+def first_build(data: Path, events: int) -> None:
+    build = child("--phase", "build", "--data", str(data))
+    rate, cpu = events / build["seconds"], build["cpu"]
+    print(f"first build: {build['seconds']:.2f} s wall, {rate:,.0f} events/s "
+          f"({goal(rate, 30_000, 'events/s', at_least=True)}); CPU "
+          f"{cpu:.2f} s (all threads, {build['helper_cpu']:.2f} s of it in the fold "
+          f"helper process), {events / cpu:,.0f} events per CPU-second; peak RSS "
+          f"{build['peak_mb']:.0f} MB + helper {build['helper_peak_mb']:.0f} MB")  # fmt: skip
+
+
 def run(args) -> None:
     sys.path.insert(0, str(ROOT))
     pool = pool_of_texts()
@@ -476,19 +490,18 @@ def run(args) -> None:
         else:
             logs, events, size = make_corpus(data, args.size, pool)
             (data / "corpus.json").write_text(json.dumps([logs, events, size]))
-        shutil.rmtree(data / "index", ignore_errors=True)
-        (data / "vectors.stack").unlink(missing_ok=True)
-        for derived in [*(data / "sessions").glob("*.mem"), *(data / "sessions").glob("*.vec")]:
-            derived.unlink()
+        reuse = bool(args.keep and args.keep_derived and (data / "index").exists())
+        if not reuse:
+            shutil.rmtree(data / "index", ignore_errors=True)
+            (data / "vectors.stack").unlink(missing_ok=True)
+            for derived in [*data.glob("sessions/*.mem"), *data.glob("sessions/*.vec")]:
+                derived.unlink()
         print(f"corpus: {logs} logs, {events:,} events, {size / 2**20:.1f} MB of logs "
               f"(ready in {time.perf_counter() - began:.1f} s)")  # fmt: skip
-        build = child("--phase", "build", "--data", str(data))
-        rate, cpu = events / build["seconds"], build["cpu"]
-        print(f"first build: {build['seconds']:.2f} s wall, {rate:,.0f} events/s "
-              f"({goal(rate, 30_000, 'events/s', at_least=True)}); CPU "
-              f"{cpu:.2f} s (all threads, {build['helper_cpu']:.2f} s of it in the fold "
-              f"helper process), {events / cpu:,.0f} events per CPU-second; peak RSS "
-              f"{build['peak_mb']:.0f} MB + helper {build['helper_peak_mb']:.0f} MB")  # fmt: skip
+        if reuse:
+            print("first build and vectors: kept from an earlier run (--keep-derived), not timed")
+        else:
+            first_build(data, events)
         index_mb = sum(p.stat().st_size for p in (data / "index").iterdir()) / 2**20
         mem_mb = sum(p.stat().st_size for p in (data / "sessions").glob("*.mem")) / 2**20
         print(f"on disk: index {index_mb:.1f} MB, .mem files {mem_mb:.1f} MB")
@@ -498,8 +511,9 @@ def run(args) -> None:
               + aim(events, "words", serve["full"]["wall"]))  # fmt: skip
         print(figures("warm process, index lookup only (no grouping, snippets)", serve["bare"]))
         print(f"serving process peak RSS {serve['peak_mb']:.0f} MB")
-        made = child("--phase", "vectors", "--data", str(data))
-        print(f"vectors of every card and note made (memory.refresh): {made['seconds']:.1f} s")
+        if not reuse:
+            made = child("--phase", "vectors", "--data", str(data))
+            print(f"vectors of every card and note made (memory.refresh): {made['seconds']:.1f} s")
         both = child("--phase", "meaning", "--data", str(data), "--words", json.dumps(words))
         label = f"warm process, default mode search() (words fused with meaning, {both['mode']!r})"
         print(figures(label, both["times"]) + f", peak RSS {both['peak_mb']:.0f} MB"
