@@ -219,3 +219,16 @@ def test_a_stack_cut_short_is_passed_over(tmp_path):
     assert vectors.load_stack(tmp_path, "m") is not None
     vectors.stack_path(tmp_path).write_bytes(whole[:-1])  # a copy cut off, a full disk
     assert vectors.load_stack(tmp_path, "m") is None
+
+
+def test_a_turn_added_after_a_search_is_ranked_by_the_next_in_the_same_process(
+    tmp_path, table, monkeypatch
+):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("install the cuda toolkit", reply="apt install cuda", t0=0))
+    fresh_process(monkeypatch)
+    assert [key for key, _ in searched(store, table, "bibliography", depth=5)] == [("t1", 2)]
+    assert [key for key, _ in searched(store, table, "bibliography", depth=5)] == [("t1", 2)]
+    write(store, "t1", turn("fix the broken bibliography", reply="bibtex fixed", t0=10))
+    ranked = searched(store, table, "bibliography", depth=5)
+    assert [key for key, _ in ranked] == [("t1", 5), ("t1", 2)]

@@ -135,7 +135,7 @@ def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[
 
     from . import compact, vectors
 
-    asked = (state, len(state.tasks), state.journal, state.journal_at, tasks, encoder.id)
+    asked = (state, len(state.tasks), tasks, encoder.id)
     if _stack.key and _stack.made_for == asked:
         return _stack, []  # the same state, unchanged since (a refresh changes a copy)
     chosen = sorted(state.tasks if tasks is None else tasks & state.tasks.keys())
