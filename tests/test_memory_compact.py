@@ -52,7 +52,9 @@ def table():
 
 @pytest.fixture(params=["simsimd", "numpy"])
 def first_pass(request, monkeypatch) -> str:
-    """Each way of scoring the codes: simsimd's int8 product, and numpy's where it is missing."""
+    """Each way of scoring the codes: simsimd's int8 product, and numpy's where it is missing
+    (with a first pass whatever the number of rows: small stacks are scored without one)."""
+    monkeypatch.setattr(compact, "SMALL", 0)
     if request.param == "numpy":
         monkeypatch.setattr(compact, "simsimd", None)
     else:
@@ -232,3 +234,15 @@ def test_a_turn_added_after_a_search_is_ranked_by_the_next_in_the_same_process(
     write(store, "t1", turn("fix the broken bibliography", reply="bibtex fixed", t0=10))
     ranked = searched(store, table, "bibliography", depth=5)
     assert [key for key, _ in ranked] == [("t1", 5), ("t1", 2)]
+
+
+def test_a_small_stack_is_scored_without_a_first_pass_and_ranks_the_same(table, monkeypatch):
+    rows = table.encode(TEXTS).astype(np.float16)
+    held = compact.held(compact_rows(rows))
+    assert held.exact.dtype == np.float32 and len(rows) <= compact.SMALL
+    for query in table.encode(QUERIES):
+        small = compact.best(held, query, 5)
+        monkeypatch.setattr(compact, "SMALL", 0)
+        passed = compact.best(held, query, 5)
+        monkeypatch.undo()
+        assert small[0].tolist() == passed[0].tolist() == float32_best(rows, query, 5)[0].tolist()

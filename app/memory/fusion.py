@@ -177,11 +177,11 @@ def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[
     stack = Stack(key=key if complete else (), names=names,
                   owner=np.repeat(np.arange(len(parts)), lengths))  # fmt: skip
     if whole and sum(lengths) == len(saved_turns):
-        stack.turns, stack.rows = saved_turns, saved_rows
+        stack.turns, stack.rows = saved_turns, compact.held(saved_rows)
     else:
         stack.turns = np.concatenate([t for t, _ in parts])
         exact = np.concatenate([m for _, m in parts], dtype=np.float16)
-        stack.rows = vectors.Rows(*compact.quantised(exact), exact)
+        stack.rows = compact.held(vectors.Rows(*compact.quantised(exact), exact))
         _keep_rows(vectors, logs, lengths, stack)
         if tasks is None and complete:
             _save(store.root, encoder.id, seen, kept, stack)
