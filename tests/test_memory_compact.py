@@ -239,7 +239,7 @@ def test_a_turn_added_after_a_search_is_ranked_by_the_next_in_the_same_process(
 def test_a_small_stack_is_scored_without_a_first_pass_and_ranks_the_same(table, monkeypatch):
     rows = table.encode(TEXTS).astype(np.float16)
     held = compact.held(compact_rows(rows))
-    assert held.exact.dtype == np.float32 and len(rows) <= compact.SMALL
+    assert held.exact.dtype == np.float32 and rows.size <= compact.SMALL
     for query in table.encode(QUERIES):
         small = compact.best(held, query, 5)
         monkeypatch.setattr(compact, "SMALL", 0)

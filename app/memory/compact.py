@@ -25,11 +25,11 @@ except ImportError:  # a platform without its wheel: numpy's first pass serves
     simsimd = None
 
 BLOCK = 512  # rows turned into float32 at once: 768 kB, inside the cache (2,048: twice slower)
-# Rows up to which a stack keeps its exact rows as float32 (25 MB at 384 dims) rather than
-# float16 and scores them all without a first pass: a small stack would rescore most of its
-# rows anyway (17,616 events, 2,000 rows: 4.0 ms a search with the first pass and float16
-# rows, 3.5 ms without).
-SMALL = 16_384
+# Values (rows x dims) up to which a stack keeps its exact rows as float32 (25 MB) rather
+# than float16 and scores them all without a first pass: a small stack would rescore most of
+# its rows anyway (17,616 events, 2,000 rows: 4.0 ms a search with the first pass and float16
+# rows, 3.7 ms without).
+SMALL = 16_384 * 384
 STEP = 2048  # rows quantised at once (bounds the float32 copies made while a stack is built)
 
 
@@ -57,7 +57,7 @@ def _codes(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def held(rows):
     """A stack's rows as a search holds them: the exact rows as float32 when there are few."""
-    if len(rows.codes) > SMALL or rows.exact.dtype == np.float32:
+    if rows.codes.size > SMALL or rows.exact.dtype == np.float32:
         return rows
     exact = np.asarray(rows.exact, dtype=np.float32)
     return type(rows)(rows.codes, rows.scales, rows.sums, exact)
@@ -90,7 +90,7 @@ def best(rows, query, count: int) -> tuple[np.ndarray, np.ndarray]:
     count = min(count, len(rows.codes))
     if count <= 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
-    if len(rows.codes) <= SMALL:
+    if rows.codes.size <= SMALL:
         chosen, exact = np.arange(len(rows.codes)), scores(rows.exact, query)
     else:
         first, error = rough(rows.codes, rows.scales, rows.sums, query)
