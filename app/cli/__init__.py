@@ -30,7 +30,30 @@ GROUPS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The command's exit code; run as the program (no `argv`), a search or recall then ends
+    the process at once (see leave)."""
+    code = _main(sys.argv[1:] if argv is None else argv)
+    if argv is None and command_of(sys.argv[1:]) == "memory":
+        leave(code)
+    return code
+
+
+def leave(code: int) -> None:
+    """End this process now that its answer is written: stdout and stderr flushed, then
+    os._exit, skipping the interpreter's teardown of every module and object (1-4 ms of a
+    20-30 ms search; a search or recall holds no file, lock or thread that needs it: a log's
+    lock, the only one, goes with the process as ever)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            pass  # the reader left (`| head`): as main answers it
+        except (OSError, ValueError):
+            code = code or 1  # as the interpreter's own failed flush at exit fails it
+    os._exit(code)
+
+
+def _main(argv: list[str]) -> int:
     try:
         return _run(argv)
     except NodwynError as exc:

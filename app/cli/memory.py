@@ -5,9 +5,9 @@ Search and recall ask the running app when there is one (running.py) and search 
 process otherwise; either way the answer is the API's JSON, printed by the same code.
 """
 
-import json
 import sys
 
+from .. import running
 from ..errors import NodwynError
 from . import store
 
@@ -133,39 +133,50 @@ def cmd_memory_search(args) -> int:
     answer = from_the_app(args, "search", given)
     if answer is None:
         answer = search_here(args, given)
-    found = json.loads(answer)
+    found = running.decoded(answer)
+    said = []
     if args.mode in ("meaning", "both") and found["mode"] == "words":
-        print("(search by meaning is unavailable now: words alone)", file=sys.stderr)
+        said.append("(search by meaning is unavailable now: words alone)")
     if found.get("note"):
-        print(f"({found['note']})", file=sys.stderr)
-    if args.json:
-        sys.stdout.buffer.write(answer + b"\n")
-        return 0
-    print_found(found)
-    for name in found["incomplete"]:
-        print(f"(log {name} has lines that could not be read)", file=sys.stderr)
+        said.append(f"({found['note']})")
+    if not args.json:
+        said += [f"(log {name} has lines that could not be read)" for name in found["incomplete"]]
+    write(answer + b"\n" if args.json else found_text(found), said)
     return 0
 
 
-def print_found(found: dict) -> None:
-    task = None
+def write(out: str | bytes, said: list[str] = ()) -> None:
+    """The answer on stdout (JSON as the bytes it came in) and the notes on stderr, each in
+    one write: line by line, an unbuffered stdout (PYTHONUNBUFFERED) makes two system calls
+    of every line, 300 for a search of 20 turns."""
+    if said:
+        sys.stderr.write("".join(f"{line}\n" for line in said))
+    if isinstance(out, bytes):
+        sys.stdout.buffer.write(out)
+    else:
+        sys.stdout.write(out)
+
+
+def found_text(found: dict) -> str:
+    """The found turns as `nodwyn memory search` prints them, task by task."""
+    lines, task = [], None
     for turn in found["turns"]:
         if turn["task"] != task:
             task = turn["task"]
-            print(f"{turn['task']}  {turn['title']}  ({turn['project']})")
-        print(f"  {turn['head']}  [{turn['score']:.2f}]")
+            lines.append(f"{turn['task']}  {turn['title']}  ({turn['project']})")
+        lines.append(f"  {turn['head']}  [{turn['score']:.2f}]")
         for event in turn["events"]:
-            print(f"    seq {event['seq']} {event['heading']}")
-            for line in event["lines"]:
-                print(f"      {line}")
+            lines.append(f"    seq {event['seq']} {event['heading']}")
+            lines += [f"      {line}" for line in event["lines"]]
     if not found["turns"]:
-        print("Nothing found.")
+        lines.append("Nothing found.")
+    return "".join(f"{line}\n" for line in lines)
 
 
 def from_the_app(args, route: str, given: dict) -> bytes | None:
     """The running app's JSON answer (running.py), or None: no app, search in this process.
     Both paths print from the same JSON, so their output is the same."""
-    from .. import paths, running
+    from .. import paths
 
     try:
         return running.ask(paths.data_root(args.data_dir), route, given)
@@ -217,17 +228,20 @@ def cmd_memory_recall(args) -> int:
     if answer is None:
         answer = recall_here(args, given)
     if args.json:
-        sys.stdout.buffer.write(answer + b"\n")
+        write(answer + b"\n")
         return 0
-    found = json.loads(answer)
+    found = running.decoded(answer)
     if found["card"] is not None:
         lines = [found["card"]["head"], *found["lines"]]
     else:
+        import json  # an event shown whole, indented
+
         lines = json.dumps(found["event"], indent=2, ensure_ascii=False).splitlines()
-    for line in lines[args.start : end]:
-        print(line)
+    shown = lines[args.start : end]
     if end < len(lines):
-        print(f"({len(lines) - end} more lines: nodwyn memory recall {args.task} {args.seq} {end})")
+        shown.append(f"({len(lines) - end} more lines: nodwyn memory recall {args.task} "
+                     f"{args.seq} {end})")  # fmt: skip
+    write("".join(f"{line}\n" for line in shown))
     return 0
 
 
