@@ -9,7 +9,7 @@ import sys
 
 from .. import running
 from ..errors import NodwynError
-from . import store
+from . import import_msgspec, store
 
 
 def add_scrub(sub) -> None:
@@ -186,6 +186,7 @@ def from_the_app(args, route: str, given: dict) -> bytes | None:
 
 def search_here(args, given: dict) -> bytes:
     """The search in this process, as the API's JSON; loading the model is said on stderr."""
+    import_msgspec()
     import msgspec
 
     from .. import memory, settings
@@ -246,6 +247,7 @@ def cmd_memory_recall(args) -> int:
 
 
 def recall_here(args, given: dict) -> bytes:
+    import_msgspec()
     import msgspec
 
     from .. import memory

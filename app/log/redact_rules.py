@@ -17,14 +17,36 @@ JSON line stays JSON; `[redacted]` matches none of them, so redacting twice chan
 
 RULES numbers this rule set: when it changes, logs written under older rules are scrubbed once
 (scrub.py).
+
+Each expression is compiled when it is first used, not at import: compiling all of them took
+3.7 ms, a tenth of a new `nodwyn memory search` process, which uses few of them (a rule runs
+only on text holding one of its strings, see redact.py).
 """
 
-import base64
-import binascii
 import re
 
 RULES = 2  # 1: the first rules (key names only right before `=`); 2: this set
 MARK = "[redacted]"
+
+
+class Lazy:
+    """A regular expression compiled on its first use: `Lazy(source).sub(...)` is
+    `re.compile(source).sub(...)`; after that first use its attributes are the compiled
+    pattern's own (kept on the instance, so later calls go straight to them)."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def __getattr__(self, name: str):  # only for names not yet on the instance
+        if name.startswith("__"):
+            raise AttributeError(name)
+        compiled = self.__dict__.get("compiled")
+        if compiled is None:
+            compiled = self.__dict__["compiled"] = re.compile(self.source)
+        value = getattr(compiled, name)
+        self.__dict__[name] = value
+        return value
+
 
 # Start of a secret: not glued to a word before it, except after an escaped \n, \t or \r.
 _B = r"(?:(?<![A-Za-z0-9_\-])|(?<=\\[ntr]))"
@@ -70,24 +92,24 @@ TOKEN_HINTS = ("sk-", "k_live_", "k_test_", "whsec_", "ghp_", "gho_", "ghu_", "g
                "aiza", "sg.", "gsk_", "r8_", "xai-", "pplx-", "dop_v1_", "shp", "lin_api_",
                "sbp_", "ntn_", "eyj")  # fmt: skip
 
-TOKEN = re.compile(_B + "(?:" + "|".join(TOKENS) + ")")
-WEBHOOK = re.compile(
+TOKEN = Lazy(_B + "(?:" + "|".join(TOKENS) + ")")
+WEBHOOK = Lazy(
     r"https://(?:hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}"
     r"|(?:discord(?:app)?\.com|[a-z0-9.\-]*\.office\.com)/api/webhooks/[0-9]+/[A-Za-z0-9_\-]{40,})"
 )
 
-BEARER = re.compile(r"(?<![A-Za-z])(Bearer\s+)[A-Za-z0-9._~+/=\-]{12,}")
+BEARER = Lazy(r"(?<![A-Za-z])(Bearer\s+)[A-Za-z0-9._~+/=\-]{12,}")
 
 # Authorization headers with any scheme; Basic's credentials are base64 of `user:password`.
-AUTHORIZATION = re.compile(
+AUTHORIZATION = Lazy(
     r"(?i)(?<![a-z])(authorization\\*[\"']?\s*[:=]\s*\\*[\"']?(?:(?:basic|token|digest)\s+)?)"
     r"([A-Za-z0-9+/=._~\-]{8,})"
 )
-BASIC = re.compile(r"(?<![A-Za-z])(Basic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+BASIC = Lazy(r"(?<![A-Za-z])(Basic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 # PEM private keys, in plain text or inside one JSON string; without its END line, the block
 # ends where its base64 lines do.
-PEM = re.compile(
+PEM = Lazy(
     r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----"
     r"(?:[^\"]*?-----END \1PRIVATE KEY\2-----"
     r"|[A-Za-z0-9+/=]*(?:(?:\\[nr]|[ \t\r\n])+(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+: [^\s\\\"]+))*)"
@@ -95,12 +117,10 @@ PEM = re.compile(
 
 # Passwords in URLs: scheme://user:password@host. A password may hold `/`, but a port
 # (`host:8080/path/@scope`) is not one.
-URL_PASSWORD = re.compile(
-    r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"\\]+:)(?![0-9]+(?:/|@))([^\s@\"\\]+)@"
-)
+URL_PASSWORD = Lazy(r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"\\]+:)(?![0-9]+(?:/|@))([^\s@\"\\]+)@")
 
 # A Solana keypair as JSON: an array of 64 numbers.
-KEYPAIR = re.compile(r"\[\s*(?:[0-9]{1,3}\s*,\s*){63}[0-9]{1,3}\s*\]")
+KEYPAIR = Lazy(r"\[\s*(?:[0-9]{1,3}\s*,\s*){63}[0-9]{1,3}\s*\]")
 
 # key names ending in a secret word; `key` only after a word that makes it secret
 _QUALIFIED_KEY = (
@@ -110,7 +130,7 @@ _QUALIFIED_KEY = (
 )
 _SECRET_WORD = rf"(?:apikey|{_QUALIFIED_KEY}|secret|token|password|passwd|passphrase|pass|pwd)"
 _SUFFIX = r"(?:[_\-.]?(?:hex|b64|base64|base|pem|bytes|raw|value|str|string))?"
-NAMED = re.compile(
+NAMED = Lazy(
     r"(?i)(?P<name>(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]*?(?P<word>"
     + _SECRET_WORD
     + ")"
@@ -121,13 +141,13 @@ NAMED = re.compile(
 )
 NAMED_WORDS = ("key", "token", "secret", "pass", "pwd")
 # Where NAMED can match, in the lower-cased text: a secret word (and suffix) before the sign.
-NAMED_AT = re.compile(
+NAMED_AT = Lazy(
     r"(?:key|token|secret|passw(?:or)?d|passphrase|pass|pwd)" + _SUFFIX.lower()
     + r"\\*[\"']?[ \t]*[:=]"
 )  # fmt: skip
 
 # --api-key VALUE, --token "VALUE"
-FLAG = re.compile(
+FLAG = Lazy(
     r"--(?<![A-Za-z0-9_\-]--)(?:[A-Za-z0-9]+-)*"
     r"(?:api-?key|access-key|secret-key|private-key|auth-token|token|secret|password|passwd)"
     r"([ \t]+\\*[\"']?)(?![\-$<{(\[])([^\s\"'\\]{6,})"
@@ -135,7 +155,7 @@ FLAG = re.compile(
 
 # prose: API key `jup_...`, **Secret Key**: `SC...`, password is "..."; not a public key
 _PROSE_KEY = r"(?:api|secret|private|access|auth|signing|master|wallet|license|account|encryption)"
-PROSE = re.compile(
+PROSE = Lazy(
     r"(?i)(?<![A-Za-z0-9])(?:" + _PROSE_KEY + r"[ _\-]?key"
     r"|(?:api|access|auth|bot|refresh|session|secret)[ _\-]?token"
     r"|secret|password|passphrase|seed(?:[ _\-]phrase)?|mnemonic)s?(?:\*\*|__)?[ \t]{0,3}"
@@ -146,15 +166,15 @@ PROSE_BACK = 11  # a match starts at most this far before its secret word (`encr
 PROSE_WORDS = ("key", "token", "secret", "pass", "seed", "mnemonic")  # where a match may be
 
 # curl -u user:password
-CURL_USER = re.compile(
+CURL_USER = Lazy(
     r"-(?<![A-Za-z0-9_\-]-)(?:u|-user)([ \t]+\\*[\"']?[A-Za-z0-9._@\-]+:)([^\s\"'\\]{4,})"
 )
 
-_REFERENCE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+[!?]?")  # a.b.c
+_REFERENCE = Lazy(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+[!?]?")  # a.b.c
 _PLAIN = frozenset(("true", "false", "null", "none", "nil", "undefined", "empty", "required"))
 
 
-_VERSION = re.compile(r"[\^~<>=v]*[0-9]+(?:\.[0-9x*]+)+(?:-[A-Za-z0-9.]+)?")
+_VERSION = Lazy(r"[\^~<>=v]*[0-9]+(?:\.[0-9x*]+)+(?:-[A-Za-z0-9.]+)?")
 
 
 def _reference(value: str) -> bool:
@@ -231,6 +251,9 @@ def basic(found: re.Match) -> str:
 
 def _is_basic(value: str) -> bool:
     """Whether `value` is base64 of `user:password`."""
+    import base64  # here: only a Basic credential needs it
+    import binascii
+
     try:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
     except (binascii.Error, ValueError):
