@@ -12,8 +12,8 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.log import records as r
-from nodwyn.memory import compact, encoder, fusion, index, mem, vectors
-from nodwyn.memory.heads import turn_card
+from nodwyn.memory import compact, encoder, fusion, heads, index, mem, vectors
+from nodwyn.memory.heads import finished_card, turn_card
 from nodwyn.store import Store
 
 HEAD_FIELDS = ("first_seq", "last_seq", "at", "head", "asked", "outcome", "duration_ms")
@@ -29,17 +29,26 @@ def first_lines(store: Store, task: str) -> dict[int, int]:
 
 
 def assert_heads_match_cards(store: Store, task: str) -> int:
+    """Each turn's head read from its lines is its card's; a finished turn's head read from
+    the .mem is the same card as from its lines."""
     log = store.log_path(task)
     starts = first_lines(store, task)
     cards = mem.cards_of(log)[0]  # as folded, not yet redacted: turn_card's text too
     assert [card.first_seq for card in cards] == sorted(starts)
+    seen = index.refresh(store).tasks[task]
     with open(log, "rb") as handle:
         for card in cards:
             light = turn_card(handle, log, starts[card.first_seq], card.first_seq)
             assert {name: getattr(light, name) for name in HEAD_FIELDS} == {
                 name: getattr(card, name) for name in HEAD_FIELDS
             }
+            stored = finished_card(log, seen, card.first_seq)
+            assert stored is None or stored == light
+            FROM_MEM[0] += stored is not None
     return len(cards)
+
+
+FROM_MEM = [0]  # heads assert_heads_match_cards found in a .mem
 
 
 def test_every_ending_of_a_turn_gives_the_head_its_card_has(tmp_path):
@@ -101,8 +110,36 @@ def test_on_a_corpus_every_turn_head_is_its_card_head(finished, root, least, tmp
     import_paths(store, "claude", [corpus / "claude"])
     import_paths(store, "codex", [corpus / "codex"])
     index.refresh(store)
-    turns = sum(assert_heads_match_cards(store, info.id) for info in store.list(archived=None))
+    FROM_MEM[0] = 0
+    tasks = store.list(archived=None)
+    turns = sum(assert_heads_match_cards(store, info.id) for info in tasks)
     assert turns >= least
+    assert FROM_MEM[0] >= turns - len(tasks)  # all but each log's last turn, maybe under way
+
+
+def test_a_head_is_read_from_the_mem_only_while_the_log_is_as_the_index_saw_it(tmp_path):
+    store = Store(tmp_path / "data")
+    write(store, "t1", [*turn("first", t0=0), *turn("second", end=None, t0=10)])
+    log, seen = store.log_path("t1"), index.refresh(store).tasks["t1"]
+    first, second = sorted(first_lines(store, "t1"))
+    assert finished_card(log, seen, first).asked == "first"
+    assert finished_card(log, seen, second) is None  # under way: not in the .mem
+    heads._finished.clear()
+    write(store, "t1", turn("third", t0=20))  # the log grew: the .mem may lag behind it
+    assert finished_card(log, seen, first) is None
+    heads._finished.clear()
+    seen = index.refresh(store).tasks["t1"]
+    assert finished_card(log, seen, second).asked == "second"
+
+
+def test_a_large_mem_is_not_read_for_a_head(tmp_path, monkeypatch):
+    store = Store(tmp_path / "data")
+    write(store, "t1", [*turn("first", t0=0), *turn("second", t0=10)])
+    seen = index.refresh(store).tasks["t1"]
+    monkeypatch.setattr(heads, "HEADS_FROM_MEM", 16)
+    monkeypatch.setattr(heads, "_finished", {})
+    assert finished_card(store.log_path("t1"), seen, min(first_lines(store, "t1"))) is None
+    assert memory.search(store, "first", mode="words").turns[0].asked == "first"  # from its lines
 
 
 def test_a_search_finds_a_turn_again_after_its_log_grew(tmp_path):

@@ -202,7 +202,10 @@ def search_here(args, given: dict) -> bytes:
 
 
 def load_the_model(root) -> None:
+    import gc
     import time
+
+    gc.enable()  # off for a quick search (cli.main); seconds of encoding may make garbage
 
     from ..memory import encoder
 

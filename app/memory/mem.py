@@ -86,8 +86,9 @@ def _frame_bytes(frame: Frame) -> bytes:
     )
 
 
-def _frames(data: bytes):
-    """The whole, sound frames of a .mem's bytes, in order."""
+def _frames(data: bytes, decoder=_decoder):
+    """The whole, sound frames of a .mem's bytes, in order (as `decoder` decodes them: a
+    reader may take fewer fields, see heads.py)."""
     if not data.startswith(MAGIC):
         return
     at = len(MAGIC)
@@ -100,7 +101,7 @@ def _frames(data: bytes):
         if data[after : after + _tail.size] != _tail.pack(length, TRAILER):
             return
         try:
-            yield _decoder.decode(payload)
+            yield decoder.decode(payload)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return
         at = after + _tail.size
