@@ -13,9 +13,9 @@ log only grew (checked by the last folded line's checksum), and folded again fro
 otherwise.
 """
 
+import _thread  # threading's get_ident, without threading's import (a search's start)
 import os
 import re
-import threading
 import zlib
 from pathlib import Path
 
@@ -307,7 +307,7 @@ class Cache:
         return folds if version == FOLDS else {}
 
     def _save_folds(self, folds: dict[str, Summary]) -> None:
-        tmp = f"{self.folds_file.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        tmp = f"{self.folds_file.name}.{os.getpid()}.{_thread.get_ident()}.tmp"
         tmp = self.folds_file.with_name(tmp)
         tmp.write_bytes(msgspec.msgpack.encode((FOLDS, folds)))
         try:

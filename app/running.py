@@ -9,8 +9,9 @@ request; `ask()` answers None when no app is there, and the caller searches in-p
 
 A file left by a crash is known quickly: its pid is gone (POSIX), or nothing listens on its
 port (refused at once on loopback), or the port now belongs to another launch, whose token
-differs (403). None of these waits for a timeout. See docs/decisions/0005-api-token.md (its
-amendment for issue 13).
+differs (403). None of these waits for a timeout: `ask()` raises Stale, saying which, and the
+caller searches in-process; a file whose process is gone is removed on the way. See
+docs/decisions/0005-api-token.md (its amendment for issue 13).
 
 This module is on the hot path of a new process: it imports nothing beyond the C modules
 under the standard library's socket and json (`_socket`, `_json`), and those only when a file
@@ -61,9 +62,13 @@ def withdraw(root, token: str) -> None:
 def _read(root) -> dict | None:
     try:
         with open(path(root), "rb") as file:
-            data = file.read()
+            return _entry(file.read())
     except OSError:
         return None
+
+
+def _entry(data: bytes) -> dict | None:
+    """An address file's pid, port and token; None when it does not hold them."""
     try:
         entry = decoded(data)
     except ValueError:
@@ -98,24 +103,42 @@ class Refused(Exception):
         self.status = status
 
 
+class Stale(Exception):
+    """An address file is there but no app of it answers (why, in words): search in-process."""
+
+
 def ask(root, route: str, params: dict) -> bytes | None:
     """The body of the running app's answer to `GET /api/<route>?params`; None when no app
-    serves `root` (no file, a stale one, or no answer), so the caller searches in-process.
-    Raises Refused when the app refuses the request itself (a bad task id, bad input)."""
-    entry = _read(root)
-    if entry is None or not alive(entry["pid"]):
+    has announced itself for `root` (no file), so the caller searches in-process. Raises
+    Stale when the file is there but its app does not answer as it (gone, or the port
+    another's), the file removed when its process is gone; Refused when the app refuses
+    the request itself (a bad task id, bad input)."""
+    try:
+        with open(path(root), "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise Stale(f"{FILE} cannot be read ({exc.strerror})") from None
+    entry = _entry(data)
+    if entry is None:
+        raise Stale(f"{FILE} is not an app's address")
+    if not alive(entry["pid"]):
+        withdraw(root, entry["token"])
+        raise Stale(f"the app that wrote {FILE} has ended (process {entry['pid']} is gone)")
     query = "&".join(f"{name}={_escaped(str(value))}" for name, value in params.items()
                      if value is not None)  # fmt: skip
     status, body = _get(entry["port"], entry["token"], f"/api/{route}?{query}")
     if status == 200:
         return body
-    if status in (0, 403) or (status >= 500 and not body.startswith(b"{")):
-        return None  # not ours (a later launch on that port, something else) or no answer
+    if status == 0 or (status >= 500 and not body.startswith(b"{")):
+        raise Stale(f"the app in {FILE} does not answer on port {entry['port']}")
+    if status == 403:
+        raise Stale(f"port {entry['port']} of {FILE} is another app's or launch's")
     try:
         message = decoded(body)["error"]
     except (ValueError, KeyError, TypeError):
-        return None
+        raise Stale(f"the app in {FILE} gave an answer that is not its own") from None
     raise Refused(status, message)
 
 

@@ -10,8 +10,8 @@ An embeddings provider's API key is a secret, so it is not a setting: it lives a
 page, `nodwyn settings`) ever reads it back; they say only whether one is set.
 """
 
+import _thread  # threading's RLock and get_ident, without threading's import
 import os
-import threading
 from pathlib import Path
 from typing import Literal
 
@@ -43,11 +43,11 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 # one writer at a time in this process: the page's requests run on several threads, and a
 # change is a read, a merge and a write (two at once lost one, or failed on one temp file)
-_writing = threading.RLock()
+_writing = _thread.RLock()
 
 
 def _tmp(file: Path) -> Path:
-    return file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    return file.with_name(f".{file.name}.{os.getpid()}.{_thread.get_ident()}.tmp")
 
 
 def path(root: Path) -> Path:

@@ -4,6 +4,7 @@ same output either way."""
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -164,11 +165,16 @@ def ended_pid() -> int:
 
 
 @pytest.mark.parametrize(
-    "stale",
-    ["pid gone", "nothing on the port", "another launch's token", "not JSON"],
+    ("stale", "said"),
+    [
+        ("pid gone", "has ended (process"),
+        ("nothing on the port", "does not answer on port"),
+        ("another launch's token", "is another app's or launch's"),
+        ("not JSON", "is not an app's address"),
+    ],
 )
-def test_a_stale_address_file_is_known_at_once_and_the_search_runs_in_process(
-    store, data_dir, stale
+def test_a_stale_address_file_is_known_at_once_and_the_search_runs_in_process_and_says_so(
+    store, data_dir, stale, said
 ):
     alone = nodwyn(data_dir, "memory", "search", "pager", "--mode", "words")
     server = api.Server(store, announce=False).start()
@@ -180,12 +186,39 @@ def test_a_stale_address_file_is_known_at_once_and_the_search_runs_in_process(
         }.get(stale)
         (data_dir / running.FILE).write_text(json.dumps(entry) if entry else "{half a file")
         began = time.perf_counter()
-        assert running.ask(data_dir, "search", {"q": "pager"}) is None
+        with pytest.raises(running.Stale, match=re.escape(said)):
+            running.ask(data_dir, "search", {"q": "pager"})
         assert time.perf_counter() - began < 0.3
+        (data_dir / running.FILE).write_text(json.dumps(entry) if entry else "{half a file")
         fallen = nodwyn(data_dir, "memory", "search", "pager", "--mode", "words", trace=True)
     finally:
         server.stop()
     assert fallen[:2] == alone[:2] and "nodwyn.memory" in fallen[3]
+    assert said in fallen[2] and fallen[2].endswith(": searched in this process)")
+    assert (data_dir / running.FILE).exists() == (stale != "pid gone")  # a dead app's: removed
+
+
+def test_the_cli_through_the_running_app_finds_the_same_hits_as_in_process(store, data_dir):
+    searches = [("pager",), ("grant", "draft", "-n", "1"), ("pager", "--task", TASK)]
+    alone = [nodwyn(data_dir, "memory", "search", *words, "--json") for words in searches]
+    server = api.Server(store).start()
+    try:
+        asked = [nodwyn(data_dir, "memory", "search", *words, "--json") for words in searches]
+    finally:
+        server.stop()
+    for (code, out, said, _), (code_app, out_app, said_app, _) in zip(alone, asked, strict=True):
+        assert code == code_app == 0 and said_app == "" and "loaded the sentence model" in said
+        assert json.loads(out_app) == json.loads(out) and json.loads(out)["turns"] != []
+
+
+def test_the_json_of_an_answer_reads_as_json_reads_it():
+    texts = ['{"turns": [], "n": 3, "x": 1.5e-3, "u": "\\u00e9\\ud83d\\ude00", "b": true}',
+             ' [1, null, "a\\nb"] ', '"only"', "-0", '{"deep": [[[{}]]]}']  # fmt: skip
+    for text in texts:
+        assert running.decoded(text.encode()) == json.loads(text), text
+    for bad in ["", "{half", "[1] [2]", "nope", '{"a": 1,}', "\xff"]:
+        with pytest.raises(ValueError):
+            running.decoded(bad.encode("latin-1"))
 
 
 def test_in_process_a_search_by_meaning_says_it_loaded_the_model_and_how_long_it_took(

@@ -182,6 +182,10 @@ def from_the_app(args, route: str, given: dict) -> bytes | None:
         return running.ask(paths.data_root(args.data_dir), route, given)
     except running.Refused as exc:
         raise NodwynError(str(exc)) from None
+    except running.Stale as exc:
+        done = "searched" if route == "search" else "read the task"
+        print(f"(nodwyn: {exc}: {done} in this process)", file=sys.stderr)
+        return None
 
 
 def search_here(args, given: dict) -> bytes:

@@ -61,14 +61,16 @@ def cmd_sessions(args) -> None:
 
 
 def print_listing(listed: bytes) -> None:
-    """The listing's JSON array as lines for a person (the quick path prints it too)."""
-    import json
+    """The listing's JSON array as lines for a person (the quick path prints it too), read by
+    json's C scanner and written in one go (see running.decoded, cli.memory.write)."""
+    from .. import running
 
-    tasks = json.loads(listed)
+    tasks = running.decoded(listed)
     if not tasks:
         print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
         return
     now = datetime.now(UTC)
+    lines = []
     for task in tasks:
         marks = ", ".join(
             mark
@@ -81,7 +83,8 @@ def print_listing(listed: bytes) -> None:
             if mark
         )
         when = relative(task["last_activity"], now)
-        print(f"{task['id']}  {when:>9}  {task['title']}  [{marks}]  {task['project']}")
+        lines.append(f"{task['id']}  {when:>9}  {task['title']}  [{marks}]  {task['project']}\n")
+    sys.stdout.write("".join(lines))
 
 
 def of_agent(listed: bytes, name: str) -> bytes:

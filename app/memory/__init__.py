@@ -6,8 +6,8 @@ or both).
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
 """
 
+import _thread
 import os
-import threading
 from collections.abc import Callable
 
 # numpy's one product per search by meaning (every card's vector times the query's) runs in
@@ -24,7 +24,9 @@ from .search import EventHit, Results, TurnHit
 
 # Building memory writes derived files under per-process names; two threads of one process
 # (API requests, the desktop worker) building at once collide, so they take turns on this.
-BUILDING = threading.Lock()
+# (threading.Lock is this; the threading module itself is not needed to make it, and a search
+# in a new process does without its import.)
+BUILDING = _thread.allocate_lock()
 
 
 def refresh(store, progress: Callable[[int, int], None] | None = None, full: bool = False) -> None:

@@ -30,10 +30,10 @@ Folding a log into documents is documents.py's; a refresh with HELP_FROM bytes o
 this process adds, so it gives the same documents and `.mem` files as folding alone.
 """
 
+import _thread
 import contextlib
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -201,7 +201,7 @@ def _usable(root: Path, state: State | None, tool_output: bool) -> bool:
     return (folder(root) / "meta.json").exists()
 
 
-_making_here = threading.Lock()
+_making_here = _thread.allocate_lock()  # threading.Lock, without importing threading
 
 
 @contextlib.contextmanager
