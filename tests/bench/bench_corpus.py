@@ -16,7 +16,9 @@ one query, the same printing), beside a bare `python -c pass`. nodwyn's byte-cod
 first (`python -m compileall`), as an installed package has it.
 
 Queries are the questions of tests/data/search_questions.tsv. Figures are wall-clock on a
-shared machine: noisy. Not a test: CI runs it at a tiny size.
+shared machine: noisy; each new-process figure is printed with its CPU time too (user + system,
+from the children's rusage), which other work on the cores stretches much less. Not a test: CI
+runs it at a tiny size.
 
     python tests/bench/bench_corpus.py [--scales 1,2,4,8,16,32] [--new-process-scale 8]
         [--runs 20] [--python PATH] [--sources N]
@@ -26,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -209,12 +212,18 @@ def child(python: str, *args: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def process_ms(command: list[str], runs: int, env=None) -> list[float]:
+def process_ms(command: list[str], runs: int, env=None, cpu: list | None = None) -> list[float]:
+    """Wall ms of each run of a whole process; its CPU ms (user + system) appended to `cpu`."""
     times = []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
         subprocess.run(command, capture_output=True, check=True, env=env)
         times.append((time.perf_counter() - began) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the run's child, reaped
+        if cpu is not None:
+            cpu.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+                       * 1000)  # fmt: skip
     return times
 
 
@@ -240,11 +249,14 @@ def median(values: list[float]) -> float:
 
 def interleaved(commands: dict, words: list[str]) -> dict[str, list[float]]:
     """Wall ms of one process per query for each command, taken in turn query by query, so
-    that the machine's other work weighs on each peer alike."""
-    times: dict[str, list[float]] = {name: [] for name in commands}
+    that the machine's other work weighs on each peer alike; its CPU ms under "<name> cpu"
+    (the other helpers' load on the shared cores stretches wall time, much less CPU time)."""
+    times: dict[str, list[float]] = {}
+    for name in commands:
+        times[name], times[f"{name} cpu"] = [], []
     for query in words:
         for name, command in commands.items():
-            times[name] += process_ms(command(query), 1)
+            times[name] += process_ms(command(query), 1, cpu=times[f"{name} cpu"])
     return times
 
 
@@ -288,11 +300,21 @@ def new_processes(data: Path, python: str, words: list[str], runs: int) -> list[
             line += (f"; ratio {goal(ours / fts5, GOALS['ratio'], 'x')}; whole process "
                      f"{goal(ours, GOALS['with_app_ms'], 'ms')}")  # fmt: skip
         out.append(line)
+        out.append(cpu_line("default mode", label, times, "nodwyn"))
         words_only = median(times["words"])
         out.append(f"new-process nodwyn memory search --mode words, {label.split(' (')[0]}: "
                    f"median {words_only:.0f} ms; nodwyn / FTS5 {words_only / fts5:.2f}; ratio "
                    f"{goal(words_only / fts5, GOALS['ratio'], 'x')}")  # fmt: skip
+        out.append(cpu_line("--mode words", label, times, "words"))
     return out
+
+
+def cpu_line(what: str, label: str, times: dict, name: str) -> str:
+    """The same processes' CPU time (user + system, medians) beside FTS5's and bare Python's."""
+    ours, fts5 = median(times[f"{name} cpu"]), median(times["fts5 cpu"])
+    return (f"  CPU of those processes, {what}, {label.split(' (')[0]}: nodwyn median "
+            f"{ours:.1f} ms, FTS5 {fts5:.1f} ms, bare python {median(times['bare cpu']):.1f} "
+            f"ms; nodwyn / FTS5 {ours / fts5:.2f}")  # fmt: skip
 
 
 def percentile(values: list[float], share: float) -> float:
