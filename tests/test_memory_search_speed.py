@@ -42,7 +42,7 @@ def assert_heads_match_cards(store: Store, task: str) -> int:
             assert {name: getattr(light, name) for name in HEAD_FIELDS} == {
                 name: getattr(card, name) for name in HEAD_FIELDS
             }
-            stored = finished_card(log, seen, card.first_seq)
+            stored = finished_card(handle, log, seen, card.first_seq)
             assert stored is None or stored == light
             FROM_MEM[0] += stored is not None
     return len(cards)
@@ -117,19 +117,25 @@ def test_on_a_corpus_every_turn_head_is_its_card_head(finished, root, least, tmp
     assert FROM_MEM[0] >= turns - len(tasks)  # all but each log's last turn, maybe under way
 
 
-def test_a_head_is_read_from_the_mem_only_while_the_log_is_as_the_index_saw_it(tmp_path):
+def test_a_head_is_read_from_the_mem_only_while_the_log_holds_what_the_mem_folded(tmp_path):
     store = Store(tmp_path / "data")
     write(store, "t1", [*turn("first", t0=0), *turn("second", end=None, t0=10)])
     log, seen = store.log_path("t1"), index.refresh(store).tasks["t1"]
     first, second = sorted(first_lines(store, "t1"))
-    assert finished_card(log, seen, first).asked == "first"
-    assert finished_card(log, seen, second) is None  # under way: not in the .mem
-    heads._finished.clear()
-    write(store, "t1", turn("third", t0=20))  # the log grew: the .mem may lag behind it
-    assert finished_card(log, seen, first) is None
-    heads._finished.clear()
-    seen = index.refresh(store).tasks["t1"]
-    assert finished_card(log, seen, second).asked == "second"
+
+    def stored(seq: int):
+        heads._finished.clear()
+        with open(log, "rb") as handle:
+            return finished_card(handle, log, seen, seq)
+
+    assert stored(first).asked == "first"
+    assert stored(second) is None  # under way: not in the .mem
+    write(store, "t1", turn("third", t0=20))  # the log grew: its finished turns are as they were
+    assert stored(first).asked == "first"
+    log.write_bytes(log.read_bytes().replace(b'"duration_ms":2000', b'"duration_ms":3000', 1))
+    assert stored(first) is None  # edited behind nodwyn's back: the .mem's last line differs
+    shown = memory.search(store, "first", mode="words").turns[0]
+    assert shown.asked == "first" and "3s" in shown.head  # read from its lines
 
 
 def test_a_large_mem_is_not_read_for_a_head(tmp_path, monkeypatch):
@@ -138,7 +144,9 @@ def test_a_large_mem_is_not_read_for_a_head(tmp_path, monkeypatch):
     seen = index.refresh(store).tasks["t1"]
     monkeypatch.setattr(heads, "HEADS_FROM_MEM", 16)
     monkeypatch.setattr(heads, "_finished", {})
-    assert finished_card(store.log_path("t1"), seen, min(first_lines(store, "t1"))) is None
+    log, first = store.log_path("t1"), min(first_lines(store, "t1"))
+    with open(log, "rb") as handle:
+        assert finished_card(handle, log, seen, first) is None
     assert memory.search(store, "first", mode="words").turns[0].asked == "first"  # from its lines
 
 

@@ -1,17 +1,18 @@
 """The head of a hit's turn (its seqs, time, prompt, outcome and duration), as search shows it.
 
 A finished turn's head is its card in the log's `.mem`, read with those fields alone, when the
-log is as the index saw it (its size and mtime: the index wrote the `.mem` with it) and the
-`.mem` is small (up to HEADS_FROM_MEM bytes: its decoding costs in proportion to every turn of
-the log). Otherwise, and for the turn under way, it is read from the turn's own lines, from
-its first line's offset (the index stores it) to the line that ends the turn: only the lines
-that may end it (message, session.resume, turn.end) are decoded whole, of the others just
-kind, seq and time, so the work is in proportion to the turn. Either way the result equals
-what cards.feed folds for those fields (the tests compare them over the real corpus). Reading
-the turn's lines was 1-6 ms of a new process's search on the corpus x8 (each found turn's
-bytes, 60 KB on average, decoded), against 10-50 us per log for its `.mem`. A warm process
-keeps each head it showed, keyed by the log's size and mtime as the index saw them, so it
-reads and redacts a turn once.
+log still has the line the `.mem`'s fold ended with (its crc32, as mem.checked checks it: a
+finished card never changes while the log only grows) and the `.mem` is small (up to
+HEADS_FROM_MEM bytes: its decoding costs in proportion to every turn of the log). No log is
+stat'ed for it: a search after no change looks at no log (ADR 0013). Otherwise, and for the
+turn under way, it is read from the turn's own lines, from its first line's offset (the index
+stores it) to the line that ends the turn: only the lines that may end it (message,
+session.resume, turn.end) are decoded whole, of the others just kind, seq and time, so the
+work is in proportion to the turn. Either way the result equals what cards.feed folds for
+those fields (the tests compare them over the real corpus). Reading the turn's lines was 1-6
+ms of a new process's search on the corpus x8 (each found turn's bytes, 60 KB on average,
+decoded), against 10-50 us per log for its `.mem`. A warm process keeps each head it showed,
+keyed by the log's size and mtime as the index saw them, so it reads and redacts a turn once.
 """
 
 import bisect
@@ -48,6 +49,8 @@ class _Head(Struct, frozen=True):
 class _Fold(Struct):
     cards: list[_Head] = []
     end: int = 0
+    line_start: int = -1
+    line_crc: int = 0
 
 
 class _Frame(Struct):
@@ -77,7 +80,7 @@ def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
     key = (log, turn, seen.size, seen.mtime_ns) if seen is not None else None
     if key is not None and key in _shown:
         return _shown[key]
-    card = finished_card(log, seen, turn) if seen is not None else None
+    card = finished_card(handle, log, seen, turn) if seen is not None else None
     if card is None:
         card = turn_card(handle, log, offset, turn)
     if card is not None:
@@ -91,20 +94,14 @@ def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
     return card
 
 
-def finished_card(log: Path, seen, first_seq: int) -> cardmod.Card | None:
+def finished_card(handle, log: Path, seen, first_seq: int) -> cardmod.Card | None:
     """The card of a finished turn from the log's `.mem`, with the fields a head shows and
     the others empty, as turn_card gives them; None when it is not to be had so (see the
-    module's docstring)."""
+    module's docstring). `handle`: the log, open."""
     key = (log, seen.size, seen.mtime_ns)
     heads = _finished.get(key)
     if heads is None:
-        try:
-            stat = log.stat()
-        except OSError:
-            return None
-        if (stat.st_size, stat.st_mtime_ns) != key[1:]:
-            return None  # the log changed since the index saw it: the .mem may lag
-        heads = _finished_heads(memfile.path_of(log))
+        heads = _finished_heads(handle, memfile.path_of(log))
         if len(_finished) >= SHOWN:
             _finished.clear()
         _finished[key] = heads
@@ -119,25 +116,29 @@ def finished_card(log: Path, seen, first_seq: int) -> cardmod.Card | None:
     )  # fmt: skip
 
 
-def _finished_heads(file: Path) -> dict[int, _Head]:
-    """The heads of the cards of a `.mem` (none when it is missing or large), by first seq,
-    its frames applied as mem.load applies them."""
+def _finished_heads(handle, file: Path) -> dict[int, _Head]:
+    """The heads of the cards of a `.mem` by first seq, its frames applied as mem.load
+    applies them; none when it is missing or large, or when the log (`handle`) no longer has
+    the line its fold ended with (replaced or cut behind nodwyn's back: as mem.checked
+    finds it, by that line's crc32)."""
     try:
-        with open(file, "rb") as handle:
-            data = handle.read(HEADS_FROM_MEM + 1)
+        with open(file, "rb") as mem:
+            data = mem.read(HEADS_FROM_MEM + 1)
     except OSError:
         return {}
     if len(data) > HEADS_FROM_MEM:
         return {}
     cards: list[_Head] = []
-    end, frames = 0, 0
+    fold, frames = _Fold(), 0
     for frame in memfile._frames(data, _heads_decoder):
         if frame.base == -1:
             cards = []
-        elif frame.base != end or frames == 0:
+        elif frame.base != fold.end or frames == 0:
             continue  # a raced writer's frame (mem._apply)
         cards += frame.fold.cards
-        end, frames = frame.fold.end, frame.number + 1
+        fold, frames = frame.fold, frame.number + 1
+    if not cards or not memfile.holds(handle, fold.line_start, fold.end, fold.line_crc):
+        return {}
     return {card.first_seq: card for card in cards}
 
 
