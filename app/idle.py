@@ -30,19 +30,40 @@ def family(root: int) -> list[int]:
     return found
 
 
-def memory(pids: list[int]) -> tuple[float, float]:
-    """(RSS, PSS) in MB, summed over the processes."""
-    rss = pss = 0
+def kind(pid: int) -> str:
+    """What a process of the app is: the app itself, the window's Python process, or one of the
+    web engine's (QtWebEngineProcess --type=renderer, gpu-process, utility, zygote; a renderer
+    forked by a zygote keeps the zygote's command line, so it is told by its parent)."""
+    try:
+        words = (PROC / str(pid) / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        parent = int((PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return "gone"
+    if "nodwyn.window" in words or "--nodwyn-window" in words:
+        return "window"
+    found = [word[len("--type=") :] for word in words if word.startswith("--type=")]
+    if not found:
+        return "app" if pid == os.getpid() else Path(words[0]).name or "?"
+    if found[0] == "zygote" and kind(parent) == "window":
+        return "zygote"
+    return "renderer" if found[0] == "zygote" else found[0]
+
+
+def memory(pids: list[int]) -> dict[int, tuple[float, float]]:
+    """{pid: (RSS, PSS)} in MB."""
+    found = {}
     for pid in pids:
+        rss = pss = 0
         try:
             for line in (PROC / str(pid) / "smaps_rollup").read_text().splitlines():
                 if line.startswith("Rss:"):
-                    rss += int(line.split()[1])
+                    rss = int(line.split()[1])
                 elif line.startswith("Pss:"):
-                    pss += int(line.split()[1])
+                    pss = int(line.split()[1])
         except OSError:
             continue
-    return rss / 1024, pss / 1024
+        found[pid] = (rss / 1024, pss / 1024)
+    return found
 
 
 def cpu_seconds(pids: list[int]) -> dict[int, float]:
@@ -57,15 +78,26 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
 
 
 def state(seconds: float) -> dict:
-    """Memory now and CPU over the next `seconds`, of this process and its descendants."""
+    """Memory now and CPU over the next `seconds`, of this process and its descendants, in all
+    and process by process (`each`: kind, RSS and PSS in MB, CPU in % of a core)."""
     pids = family(os.getpid())
     before, began = cpu_seconds(pids), time.monotonic()
     time.sleep(seconds)
     after, spent = cpu_seconds(pids), time.monotonic() - began
-    used = sum(after[pid] - before[pid] for pid in after if pid in before)
-    rss, pss = memory(pids)
-    return {"processes": len(pids), "rss_mb": round(rss, 1), "pss_mb": round(pss, 1),
-            "cpu_percent": round(100 * used / spent, 3)}  # fmt: skip
+    used = {pid: after[pid] - before[pid] for pid in after if pid in before}
+    sizes = memory(pids)
+    each = [
+        {"kind": kind(pid), "rss_mb": round(sizes[pid][0], 1), "pss_mb": round(sizes[pid][1], 1),
+         "cpu_percent": round(100 * used.get(pid, 0) / spent, 3)}
+        for pid in pids if pid in sizes
+    ]  # fmt: skip
+    return {
+        "processes": len(each),
+        "rss_mb": round(sum(row["rss_mb"] for row in each), 1),
+        "pss_mb": round(sum(row["pss_mb"] for row in each), 1),
+        "cpu_percent": round(100 * sum(used.values()) / spent, 3),
+        "each": each,
+    }
 
 
 def measure(app, seconds: float) -> dict:

@@ -20,15 +20,52 @@ import os
 import sys
 import threading
 
+# What the Qt window is made with, each unless the person set it already (ADR 0028; measured
+# idle with the window open under Xvfb, all of the window's processes, PSS):
+QT_ENVIRONMENT = {
+    # Qt Quick draws the page's frames with its software renderer, as Chromium composites
+    # them in software anyway: without it, Qt Quick drew each through OpenGL (Mesa's llvmpipe
+    # where there is no GPU), 2.9% of a core while a caret blinks, -35 MB.
+    "QT_QUICK_BACKEND": "software",
+    # no GLX on X11: nothing is drawn with OpenGL now, yet Qt's xcb plugin loaded Mesa and
+    # LLVM for it, -38 MB.
+    "QT_XCB_GL_INTEGRATION": "none",
+}
+
 
 def _environment() -> None:
     """What Qt reads as it loads (as desktop.py did when the window lived there)."""
     if sys.platform.startswith("linux"):
         os.environ.setdefault("PYWEBVIEW_GUI", "qt")  # the `qt` extra; GTK is not installed
+    if os.environ.get("PYWEBVIEW_GUI") == "qt":
+        for name, value in QT_ENVIRONMENT.items():
+            os.environ.setdefault(name, value)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
-        if "--no-sandbox" not in flags:
-            os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = f"{flags} --no-sandbox".strip()
+        os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = chromium_flags(
+            os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", ""), ["--no-sandbox"]
+        )
+
+
+def chromium_flags(given: str, wanted: list[str]) -> str:
+    """The person's flags, then each wanted flag whose name they did not give (theirs win)."""
+    names = {flag.split("=", 1)[0] for flag in given.split()}
+    added = [flag for flag in wanted if flag.split("=", 1)[0] not in names]
+    return " ".join([*given.split(), *added])
+
+
+def steady_caret() -> None:
+    """The caret of a text field stays lit instead of blinking: each blink made Chromium and
+    Qt draw a frame, twice a second for as long as the field held the keyboard, the only
+    work of an idle window (0.6-2.9% of a core). GNOME stops blinking after 10 s; WCAG
+    2.2.2 asks for blinking to stop within 5 s. Made before pywebview makes its QApplication,
+    which then uses this one (Qt reads the flash time as a field gets the focus)."""
+    if os.environ.get("PYWEBVIEW_GUI") != "qt":
+        return
+    from qtpy.QtWidgets import QApplication
+    from webview.platforms import qt  # noqa: F401  QtWebEngine's modules before the QApplication
+
+    application = QApplication.instance() or QApplication(sys.argv)
+    application.setCursorFlashTime(0)
 
 
 _environment()
@@ -109,6 +146,7 @@ def main() -> None:
 
     # An export is a download: the window asks where to save it (its own save dialog).
     webview.settings["ALLOW_DOWNLOADS"] = True
+    steady_caret()
     webview.start(started, private_mode=True)
     say({"event": "closed", "geometry": last["geometry"]})
 

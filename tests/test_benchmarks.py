@@ -167,12 +167,20 @@ def test_the_build_benchmark_prints_its_figures_beside_their_goals(corpus):
 
 
 def test_the_idle_benchmark_prints_both_states_of_the_window_and_the_worker():
+    """Under Xvfb: each state in all and process by process, and six goals judged (PSS and CPU
+    open, RSS and CPU closed, Open again, the worker), each verdict following from its figure
+    (a CPU figure may be 0 over the smoke size's one second)."""
     import shutil
 
     if not sys.platform.startswith("linux") or not shutil.which("xvfb-run"):
         pytest.skip("the app's idle figures are read under Xvfb, from /proc")
     out = run("bench_idle.py", "--seconds", "1", "--folders", "2")
-    for label in ("idle, window open:", "idle, window closed to the tray:", "PSS",
+    for label in ("idle, window open (", "idle, window closed to the tray (", "PSS",
+                   "  window: RSS", "  renderer: RSS", "  app: RSS",
                    "Open after closing to the tray: window shown in",
                    "worker alone, idle, following 2 folders"):  # fmt: skip
         assert label in out, label
+    said = verdicts(out)
+    assert len(said) == 6, out
+    for sign, target, figure, met in said:
+        assert figure >= 0 and met == (figure <= target if sign == "<=" else figure >= target)
