@@ -3,6 +3,8 @@ work: int8 against fp32, WordPiece against `tokenizers`, newest tasks first, del
 
 import json
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -135,6 +137,33 @@ def test_a_task_deleted_while_the_worker_encodes_does_not_stop_the_others(store)
     assert seen == [(0, 2), (1, 2), (2, 2)]
     left = [log.stem for log in store.sessions.glob("*.jsonl")]
     assert len(left) == 1 and vectors.path_of(store.log_path(left[0])).exists()
+
+
+ENCODE_AND_SAY = """
+import sys
+from nodwyn import memory
+from nodwyn.memory import encoder
+from nodwyn.store import Store
+memory.encode(Store(sys.argv[1]))
+print("onnxruntime" in sys.modules, encoder._builtin is not None)
+"""
+
+
+def encode_in_a_new_process(store) -> str:
+    """What `memory.encode` loaded in a process of its own: (onnxruntime?, a model?)."""
+    done = subprocess.run([sys.executable, "-c", ENCODE_AND_SAY, str(store.root)],
+                          capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+    return done.stdout.strip()
+
+
+def test_the_worker_loads_the_model_only_for_a_task_that_needs_vectors(store):
+    assert encode_in_a_new_process(store) == "False False"  # no task yet
+    write(store, "gpu", "install the cuda toolkit on the laptop", "installed nvcc")
+    memory.refresh_words(store)
+    assert encode_in_a_new_process(store) == "True True"  # a task without vectors
+    assert encode_in_a_new_process(store) == "False False"  # every task's vectors made
+    write(store, "paper", "the latex bibliography shows question marks", "fixed refs")
+    assert encode_in_a_new_process(store) == "True True"
 
 
 def test_the_worker_encodes_the_newest_tasks_first(store):

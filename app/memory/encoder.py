@@ -201,6 +201,20 @@ def fallback() -> str | None:
             "static table, which finds less")  # fmt: skip
 
 
+def expected_id(root: Path) -> str | None:
+    """The id `current(root)` would give, without loading a model: the vectors of a task
+    made by it need no model at all (an app whose tasks are all encoded never loads one:
+    about 60 MB of its process). None when only loading can tell (a provider's)."""
+    if settingsmod.load(root).embeddings != "builtin":
+        return None
+    if _builtin is not None:
+        return _builtin.id
+    try:
+        return f"minilm:{json.loads((MODEL / 'minilm.json').read_text(encoding='utf-8'))['id']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def current(root: Path):
     """The encoder the settings choose: the built-in model, or a provider's (providers.py);
     raises Unavailable when there is none to use."""

@@ -350,16 +350,20 @@ def refresh(store, progress=None, lock=None) -> None:
     drop_stale_stack(store.root, {log.stem for log in store.sessions.glob("*.jsonl")})
     if settingsmod.load(store.root).search_mode == "words":
         return
-    try:
-        encoder = encodermod.current(store.root)
-    except encodermod.Unavailable:
-        return
+    expected, encoder = encodermod.expected_id(store.root), None
     logs = newest_first(store.sessions.glob("*.jsonl"))
     for done, log in enumerate(logs):
         if progress is not None:
             progress(done, len(logs))
+        vec = load(log)
+        if expected is not None and fresh(log, vec, expected):
+            continue  # the model is loaded only for a task that needs it
         try:
-            update(log, encoder, lock=lock)
+            encoder = encoder or encodermod.current(store.root)
+        except encodermod.Unavailable:
+            return
+        try:
+            update(log, encoder, vec, lock=lock)
         except (TaskNotFound, encodermod.Unavailable):
             continue  # deleted meanwhile
         except NodwynError:
