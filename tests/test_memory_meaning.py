@@ -102,20 +102,6 @@ def test_the_static_table_loads_and_makes_unit_vectors_that_put_like_texts_toget
     assert found[0] @ found[1] > found[0] @ found[2]
 
 
-def test_the_weighted_sum_orders_turns_as_computed_by_hand():
-    words = {"a": 10.0, "b": 5.0}
-    meant = [("c", 0.8), ("a", 0.5), ("d", 0.2)]
-    fused = fusion.weighted(words, meant, weight=0.5, floor=0.2)
-    # a: 0.5 * 10/10 + 0.5 * (0.5-0.2)/0.6 = 0.75; c: 0.5 * 1 = 0.5; b: 0.5 * 5/10 = 0.25; d: 0
-    assert fused == [("a", pytest.approx(0.75)), ("c", 0.5), ("b", 0.25), ("d", 0.0)]
-    # scaled from the floor, not from the lowest candidate: two candidates are not 0 and 1
-    two = fusion.weighted({"x": 9.0, "y": 5.0}, [("y", 0.5), ("x", 0.4)], 0.5, floor=0.15)
-    assert [key for key, _ in two] == ["x", "y"]
-    # a turn no word found needs `alone`; ties go to the higher word score
-    assert [key for key, _ in fusion.weighted(words, meant, 0.5, alone=0.6)] == ["a", "c", "b"]
-    assert [key for key, _ in fusion.weighted({"x": 1.0}, [("y", 0.9)], 0.5)] == ["x", "y"]
-
-
 def test_rrf_orders_turns_as_computed_by_hand():
     words, meaning = ["a", "b", "c"], ["c", "a", "d"]
     fused = fusion.rrf([words, meaning], k=60)

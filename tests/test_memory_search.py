@@ -26,19 +26,32 @@ def store() -> Store:
 
 
 def bm25(docs: dict, query: str) -> dict:
-    """Okapi BM25 (Lucene's idf), summed over both fields: written here from the formula."""
+    """Okapi BM25 (Lucene's idf), each of the query's words in the better of the two fields,
+    its compounds' parts in `parts`: written here from the formula."""
+    fields = words.query_fields(query)
     scores = dict.fromkeys(docs, 0.0)
-    n_docs = len(docs)
-    for field, terms in words.query_fields(query).items():
-        avgdl = sum(len(tokens[field]) for tokens in docs.values()) / n_docs
-        for term in set(terms):
-            having = [key for key, tokens in docs.items() if term in tokens[field]]
-            idf = math.log(1 + (n_docs - len(having) + 0.5) / (len(having) + 0.5))
-            for key in having:
-                tf = docs[key][field].count(term)
-                dl = len(docs[key][field])
-                scores[key] += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+    for word in fields["words"]:
+        best = [term_scores(docs, field, word) for field in ("words", "parts")]
+        for key in docs:
+            scores[key] += max(found.get(key, 0.0) for found in best)
+    for part in set(fields["parts"]) - set(fields["words"]):
+        for key, score in term_scores(docs, "parts", part).items():
+            scores[key] += score
     return {key: score for key, score in scores.items() if score > 0}
+
+
+def term_scores(docs: dict, field: str, term: str) -> dict:
+    """One term's BM25 in one field, by document holding it."""
+    n_docs = len(docs)
+    avgdl = sum(len(tokens[field]) for tokens in docs.values()) / n_docs
+    having = [key for key, tokens in docs.items() if term in tokens[field]]
+    idf = math.log(1 + (n_docs - len(having) + 0.5) / (len(having) + 0.5))
+    out = {}
+    for key in having:
+        tf = docs[key][field].count(term)
+        dl = len(docs[key][field])
+        out[key] = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+    return out
 
 
 TEXTS = {

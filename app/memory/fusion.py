@@ -94,19 +94,32 @@ def word_scores(found: list[Hit]) -> dict[tuple[str, int], float]:
 
 def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEIGHT,
              alone: float = 0.0, floor: float = 0.0):  # fmt: skip
-    """[(key, score)] best first: weight * bm25 / max + (1 - weight) * the cosine scaled from
-    `floor` (0) to the best (1); a turn with no word score is left out when its cosine is
-    under `alone`."""
-    top = max(words.values(), default=0.0)
-    low = floor
-    span = max((cosine for _, cosine in meant), default=0.0) - low
-    scores = {key: weight * score / top for key, score in words.items()} if top > 0 else {}
-    for key, cosine in meant:
-        if cosine < alone and key not in words:
-            continue
-        scaled = (cosine - low) / span if span > 0 else 1.0
-        scores[key] = scores.get(key, 0.0) + (1 - weight) * scaled
+    """[(key, score)] best first: weight * z(bm25) + (1 - weight) * z(cosine), each the
+    standard score of a turn among that ranking's candidates (cosines from `floor`); a turn
+    absent from one ranking gets that ranking's lowest; a turn with no word score is left out
+    when its cosine is under `alone`."""
+    meant = [(key, cosine) for key, cosine in meant if cosine >= floor]
+    by_words = standard(list(words.values()))
+    by_meaning = standard([cosine for _, cosine in meant])
+    low_words = (weight * min(by_words)) if by_words else 0.0
+    low_meaning = ((1 - weight) * min(by_meaning)) if by_meaning else 0.0
+    scores = {key: weight * z + low_meaning for key, z in zip(words, by_words, strict=True)}
+    for (key, cosine), z in zip(meant, by_meaning, strict=True):
+        if key in words:
+            scores[key] += (1 - weight) * z - low_meaning
+        elif cosine >= alone:
+            scores[key] = low_words + (1 - weight) * z
     return sorted(scores.items(), key=lambda item: (-item[1], -words.get(item[0], 0.0), item[0]))
+
+
+def standard(scores: list[float]) -> list[float]:
+    """Each score's distance from their mean in standard deviations (all 0 when they are
+    equal): how far a turn stands out from the other candidates, whatever the scale."""
+    if not scores:
+        return []
+    mean = sum(scores) / len(scores)
+    spread = (sum((score - mean) ** 2 for score in scores) / len(scores)) ** 0.5
+    return [(score - mean) / spread if spread > 0 else 0.0 for score in scores]
 
 
 class Stack(msgspec.Struct):
