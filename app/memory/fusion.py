@@ -3,16 +3,19 @@
 - words: the word ranking of search.py (BM25 over events, turns grouped by task), unchanged.
 - meaning: turns ranked by the cosine of the query's vector with their cards' and compaction
   notes' vectors (vectors.py; a turn counts its best text).
-- both: a weighted sum of the two normalised scores per turn,
-      score(turn) = WEIGHT * bm25(turn) / max bm25
-                    + (1 - WEIGHT) * (cosine(turn) - floor) / (max cosine - floor),
-  bm25(turn) its best event's score among the top DEPTH events (0 when none), cosine(turn) its
-  best text's among the top DEPTH turns by meaning at or above the floor (0 when not among
-  them): a min-max scaling whose minimum is the floor, not the last turn's cosine, so a few
-  candidates are not pulled apart to 0 and 1. WEIGHT was chosen on
-  tests/data/search_questions.tsv with tools/eval_search.py (docs/decisions/0010-... gives the
-  curve);
-  reciprocal rank fusion (`rrf`, kept for that comparison) lost to it at every K tried.
+- both: a weighted sum of the two standard scores (z-scores) per turn,
+      score(turn) = WEIGHT * z(bm25(turn)) + (1 - WEIGHT) * z(cosine(turn)),
+  z(x) = (x - mean) / standard deviation over that ranking's candidates: bm25(turn) its best
+  event's score, over the turns of the top DEPTH events; cosine(turn) its best text's, over
+  the top DEPTH turns by meaning at or above the floor. A turn missing from one ranking gets
+  that ranking's lowest z. A standard score says how far a turn stands out from the other
+  candidates, so a word match far above the rest (the one tool output holding the error the
+  question quotes) keeps its lead over cards that only read alike, and when words barely tell
+  turns apart meaning decides (bm25/max against a min-max of cosines from the floor: the right
+  turn in the top 5 as often, MRR@5 0.803 -> 0.842, on action questions 0.831 -> 0.928).
+  WEIGHT was chosen on tests/data/search_questions.tsv with tools/eval_search.py
+  (docs/decisions/0010-sentence-model-and-fusion.md gives the curve); reciprocal rank fusion
+  (`rrf`, kept for that comparison) lost to it at every K tried.
   Ties go to the turn with the higher word score, then by key.
 
 The mode is the argument, else the setting `search_mode`. Meaning needs vectors: they are
