@@ -14,7 +14,8 @@ Both drop the commonest English words (STOP) and tokens of LONG bytes or more (b
 hashes would only bloat the index).
 
 A query looks for its words in both fields and for its compounds' parts in `parts`
-(`query_fields`), so "pager" finds both "pager" and "TestPagerOrder". `tokens()` is the Python
+(`query_fields`), so "pager" finds both "pager" and "TestPagerOrder"; search.py scores each
+word in the better of the two fields, so it counts once. `tokens()` is the Python
 twin of what tantivy indexes, used by the tests' BM25 oracle. The two agree because `parts`
 sees only ASCII and `[^\\W_]` is Python's reading of Rust's `char::is_alphanumeric` (they
 differ only on rare combining marks).
