@@ -276,6 +276,20 @@ def test_tools_are_importable_without_the_build_venv():
         sys.path.remove(str(root / "tools"))
 
 
+def test_the_windows_measured_come_first_from_failed_outputs_then_the_final_reply():
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "tools"))
+    try:
+        import eval_windows
+    finally:
+        sys.path.remove(str(root / "tools"))
+    long_output = "x" * 250
+    parts = [[2, long_output, 2], [0, "rg is not recognized", 3], [1, "done: the grant is sent", 4]]
+    chosen = eval_windows.windows(parts, 100, 4)
+    assert chosen == ["rg is not recognized", "done: the grant is sent", "x" * 100, "x" * 100]
+    assert len(eval_windows.windows(parts, 100, 32)) == 5  # 250 characters: 0, 75, 150
+
+
 def test_the_page_sets_the_search_mode_through_the_api(store):
     import urllib.error
     import urllib.request
