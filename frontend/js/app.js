@@ -35,7 +35,10 @@ function readState() {
 let state = readState();
 
 /** @param {Partial<State>} next @param {boolean} [replace] */
+let moves = 0; // how often the person has moved (a search, a task opened, Back)
+
 function navigate(next, replace = false) {
+  moves += 1;
   const url = pageUrl(next);
   if (replace) history.replaceState(null, "", url);
   else history.pushState(null, "", url);
@@ -300,6 +303,7 @@ drawerButton.addEventListener("click", () => {
 $("[data-scrim]").addEventListener("click", closeDrawer);
 
 window.addEventListener("popstate", () => {
+  moves += 1;
   state = readState();
   apply();
 });
@@ -340,8 +344,11 @@ async function follow(since) {
 }
 
 // The feed's version is taken before the list is read, so no change falls in between.
+const movedBefore = moves;
 const start = await api.changes(0, 0).catch(() => null);
 showProgress(start?.progress);
 await reloadTasks();
-await apply();
+// A person who searched or opened a task while the page started has their answer already:
+// drawing the first state again would ask their search twice and wipe what it showed.
+if (moves === movedBefore) await apply();
 follow(start ? start.version : 0);

@@ -245,6 +245,39 @@ def test_a_failed_search_offers_retry(page, served):
     expect(page.locator("[data-results-title]")).to_contain_text("“pager”")
 
 
+def test_a_search_made_while_the_page_starts_is_asked_once_and_its_answer_kept(page, served):
+    """The page's first read of the task list is held back while the person searches: when
+    it comes, the page must not draw its first state again (a CI run saw the search asked
+    twice, its failure and Retry wiped by the second asking)."""
+    held, asked = [], []
+
+    def hold_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/tasks*", hold_first)
+    broken = json.dumps({"ok": False, "error": "the index is being rebuilt", "status": 503})
+
+    def refuse(route):
+        asked.append(route.request.url)
+        route.fulfill(status=503, body=broken)
+
+    page.route("**/api/search?*", refuse)
+    page.goto(served.at(task="demo-pager-flaky"))
+    page.get_by_label("Search", exact=True).fill("pager")
+    page.get_by_label("Search", exact=True).press("Enter")
+    failure = page.locator("[data-failure]")
+    expect(failure).to_contain_text("the index is being rebuilt")
+    assert len(held) == 1  # the page is still starting
+    held[0].continue_()
+    expect(page.locator('[data-task="demo-pager-flaky"]')).to_be_visible()  # the list came
+    page.evaluate("() => new Promise((done) => setTimeout(done, 0))")  # its last step ran
+    expect(failure).to_contain_text("the index is being rebuilt")
+    assert len(asked) == 1
+
+
 def test_an_answer_that_arrives_after_the_person_moved_on_is_dropped(page, served):
     page.goto(served.at(task="demo-pager-flaky"))
     held = []
