@@ -52,11 +52,15 @@ def check(app, report: Path) -> None:
     """Run every step, write `report` (JSON) and a screenshot beside it, then Quit."""
     window, seen = app.window, {"errors": {}}
 
+    steps = report.with_suffix(".steps")  # the steps done so far: an app that ended early
+
     def step(name, action):
         try:
             seen[name] = action()
         except Exception:  # recorded for the test to show; the other steps still run
             seen["errors"][name] = traceback.format_exc()
+        with open(steps, "a", encoding="utf-8") as file:  # says where it ended
+            file.write(f"{name}{' (failed)' if name in seen['errors'] else ''}\n")
 
     window.events.loaded.wait(60)
     step("geometry_at_start", lambda: geometry(window))

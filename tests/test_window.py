@@ -101,7 +101,12 @@ def test_a_first_run_without_agents_says_where_it_looked_and_offers_an_import(tm
 
 
 def seen(report: Path, done: subprocess.CompletedProcess) -> dict:
-    assert report.exists(), f"no self-check report; the app said:\n{done.stderr[-3000:]}"
+    steps = report.with_suffix(".steps")
+    done_steps = steps.read_text() if steps.exists() else "none\n"
+    assert report.exists(), (
+        f"no self-check report (exit {done.returncode}); steps done:\n{done_steps}"
+        f"the app said:\n{done.stderr[-3000:]}"
+    )
     picture = report.with_suffix(".png")
     if picture.exists():  # kept for people to look at; the report stays in tmp
         ARTIFACTS.mkdir(exist_ok=True)
