@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from held_routes import HoldFirst
 from playwright.sync_api import expect
 from test_worker import ClaudeSession
 
@@ -60,23 +61,15 @@ def test_settings_change_from_the_page_and_stay_in_the_data_directory(page, serv
 def test_settings_open_on_a_click_before_the_page_has_read_the_settings(page, served):
     """The page's first read of the settings is held back: the Settings button must
     open already (a CI run once clicked Settings in that moment and nothing ever opened)."""
-    held = []
-
-    def hold_first(route):
-        if held:
-            route.continue_()
-        else:
-            held.append(route)
-
-    page.route("**/api/settings*", hold_first)
+    first_read = HoldFirst()
+    page.route("**/api/settings*", first_read)
     page.goto(served.url)
     page.wait_for_function("() => document.readyState === 'complete'")
     page.get_by_role("button", name="Settings").click()
     expect(page.get_by_role("dialog", name="Settings")).to_be_visible()
     expect(page.get_by_role("checkbox", name="Follow Codex's sessions")).to_be_checked()
     page.get_by_role("button", name="Close").click()
-    assert len(held) == 1  # the first read is still on its way
-    held[0].continue_()
+    first_read.release()  # the first read was still on its way
     expect(page.get_by_role("button", name="Machine runs (1)")).to_be_visible()
 
 

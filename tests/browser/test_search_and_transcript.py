@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from held_routes import HoldFirst
 from nodwyn import api, demo
 from nodwyn.log import records
 from nodwyn.store import Store
@@ -249,15 +250,8 @@ def test_a_search_made_while_the_page_starts_is_asked_once_and_its_answer_kept(p
     """The page's first read of the task list is held back while the person searches: when
     it comes, the page must not draw its first state again (a CI run saw the search asked
     twice, its failure and Retry wiped by the second asking)."""
-    held, asked = [], []
-
-    def hold_first(route):
-        if held:
-            route.continue_()
-        else:
-            held.append(route)
-
-    page.route("**/api/tasks*", hold_first)
+    list_read, asked = HoldFirst(), []
+    page.route("**/api/tasks*", list_read)
     broken = json.dumps({"ok": False, "error": "the index is being rebuilt", "status": 503})
 
     def refuse(route):
@@ -270,8 +264,7 @@ def test_a_search_made_while_the_page_starts_is_asked_once_and_its_answer_kept(p
     page.get_by_label("Search", exact=True).press("Enter")
     failure = page.locator("[data-failure]")
     expect(failure).to_contain_text("the index is being rebuilt")
-    assert len(held) == 1  # the page is still starting
-    held[0].continue_()
+    list_read.release()  # the page was still starting
     expect(page.locator('[data-task="demo-pager-flaky"]')).to_be_visible()  # the list came
     page.evaluate("() => new Promise((done) => setTimeout(done, 0))")  # its last step ran
     expect(failure).to_contain_text("the index is being rebuilt")
