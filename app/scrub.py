@@ -25,8 +25,9 @@ from . import listing
 from .errors import TaskBusy, TaskNotFound
 from .log import journal, logfile
 from .log.redact import RULES, redact, redacted_count
+from .log.redact_rules import SCRUBBED, scrubbed_rules  # noqa: F401 (scrub.scrubbed_rules)
 
-FILE = "redaction.json"
+FILE = SCRUBBED
 DERIVED = (".idx", ".mem", ".vec")  # beside a log; `.imp` holds no text of the log
 log = logging.getLogger("nodwyn.scrub")
 
@@ -36,15 +37,6 @@ class Done(msgspec.Struct, frozen=True):
     logs: int = 0  # logs rewritten
     values: int = 0  # values redacted in them
     busy: list[str] = []  # tasks another writer held: scrubbed next time
-
-
-def scrubbed_rules(root: Path | str) -> int:
-    """The rules the logs were last scrubbed with (0: never). The file holds the number alone,
-    so that a quick listing reads it without msgspec."""
-    try:
-        return int(Path(root, FILE).read_text(encoding="ascii"))
-    except (FileNotFoundError, ValueError, UnicodeDecodeError):
-        return 0
 
 
 def due(root: Path) -> bool:

@@ -202,11 +202,11 @@ def import_msgspec() -> None:
 def store(args):
     """The data directory's store, its logs scrubbed first if the redaction rules changed
     (scrub.py imported only then: with logging, 2-3 ms of a search's start)."""
-    from ..log.redact_rules import RULES
+    from ..log.redact_rules import RULES, scrubbed_rules
     from ..store import Store
 
     found = Store(args.data_dir)
-    if _scrubbed(found.root) >= RULES:
+    if scrubbed_rules(found.root) >= RULES:
         return found
     from .. import scrub
 
@@ -250,9 +250,9 @@ def quick_listing(argv: list[str]) -> bool:
     if len(set(args[1:])) != len(args[1:]):
         return False  # a flag twice: argparse takes it, as ever
     from .. import listing, paths
-    from ..log.redact_rules import RULES
+    from ..log.redact_rules import RULES, scrubbed_rules
 
-    if _scrubbed(paths.data_root(root)) < RULES:
+    if scrubbed_rules(paths.data_root(root)) < RULES:
         return False  # the logs are scrubbed first (scrub.py), the catalogue made again
     text = listing.fast_json(paths.data_root(root), None if "--all" in args else False)
     if text is None:
@@ -268,15 +268,6 @@ def quick_listing(argv: list[str]) -> bool:
     except BrokenPipeError:
         pass
     return True
-
-
-def _scrubbed(root: str) -> int:
-    """scrub.scrubbed_rules without importing scrub (and msgspec with it)."""
-    try:
-        with open(os.path.join(root, "redaction.json"), encoding="ascii") as handle:
-            return int(handle.read())
-    except (FileNotFoundError, ValueError, UnicodeDecodeError):
-        return 0
 
 
 def quick_memory(argv: list[str]):

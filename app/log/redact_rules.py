@@ -23,10 +23,23 @@ Each expression is compiled when it is first used, not at import: compiling all 
 only on text holding one of its strings, see redact.py).
 """
 
+import os
 import re
 
 RULES = 2  # 1: the first rules (key names only right before `=`); 2: this set
 MARK = "[redacted]"
+SCRUBBED = "redaction.json"  # in the data directory: the rules its logs were last scrubbed with
+
+
+def scrubbed_rules(root) -> int:
+    """The rules the logs of the data directory `root` were last scrubbed with (0: never).
+    Here, beside RULES, so that a quick command reads it without scrub.py (logging, msgspec);
+    the file holds the number alone."""
+    try:
+        with open(os.path.join(root, SCRUBBED), encoding="ascii") as handle:
+            return int(handle.read())
+    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+        return 0
 
 
 class Lazy:

@@ -118,9 +118,9 @@ def finished_card(handle, log: Path, seen, first_seq: int) -> cardmod.Card | Non
 
 def _finished_heads(handle, file: Path) -> dict[int, _Head]:
     """The heads of the cards of a `.mem` by first seq, its frames applied as mem.load
-    applies them; none when it is missing or large, or when the log (`handle`) no longer has
-    the line its fold ended with (replaced or cut behind nodwyn's back: as mem.checked
-    finds it, by that line's crc32)."""
+    applies them (mem.counts); none when it is missing or large, or when the log (`handle`)
+    no longer has the line its fold ended with (replaced or cut behind nodwyn's back: as
+    mem.checked finds it, by that line's crc32)."""
     try:
         with open(file, "rb") as mem:
             data = mem.read(HEADS_FROM_MEM + 1)
@@ -131,10 +131,10 @@ def _finished_heads(handle, file: Path) -> dict[int, _Head]:
     cards: list[_Head] = []
     fold, frames = _Fold(), 0
     for frame in memfile._frames(data, _heads_decoder):
+        if not memfile.counts(frame, fold.end, frames):
+            continue
         if frame.base == -1:
             cards = []
-        elif frame.base != fold.end or frames == 0:
-            continue  # a raced writer's frame (mem._apply)
         cards += frame.fold.cards
         fold, frames = frame.fold, frame.number + 1
     if not cards or not memfile.holds(handle, fold.line_start, fold.end, fold.line_crc):

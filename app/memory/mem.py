@@ -107,12 +107,19 @@ def _frames(data: bytes, decoder=_decoder):
         at = after + _tail.size
 
 
+def counts(frame, end: int, frames: int) -> bool:
+    """Whether a frame goes on the frames applied before it (`frames` of them, their fold
+    ending at `end`): one with base -1 starts again; one whose base is not that end was
+    written by a raced writer, from a fold that is not this one, and is skipped."""
+    return frame.base == -1 or (frame.base == end and frames > 0)
+
+
 def _apply(mem: Mem, frame: Frame) -> None:
     fold = mem.fold
+    if not counts(frame, fold.end, mem.frames):
+        return
     if frame.base == -1:
         fold.cards, fold.episodes = [], []
-    elif frame.base != fold.end or mem.frames == 0:
-        return  # a raced writer's frame: the fold it went on from is not this one
     fold.cards += frame.fold.cards
     fold.episodes += frame.fold.episodes
     fold.end, fold.line_start = frame.fold.end, frame.fold.line_start
