@@ -102,17 +102,22 @@ def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEI
     absent from one ranking gets that ranking's lowest; a turn with no word score is left out
     when its cosine is under `alone`."""
     meant = [(key, cosine) for key, cosine in meant if cosine >= floor]
-    by_words = standard(list(words.values()))
-    by_meaning = standard([cosine for _, cosine in meant])
-    low_words = (weight * min(by_words)) if by_words else 0.0
-    low_meaning = ((1 - weight) * min(by_meaning)) if by_meaning else 0.0
-    scores = {key: weight * z + low_meaning for key, z in zip(words, by_words, strict=True)}
-    for (key, cosine), z in zip(meant, by_meaning, strict=True):
-        if key in words:
-            scores[key] += (1 - weight) * z - low_meaning
-        elif cosine >= alone:
-            scores[key] = low_words + (1 - weight) * z
+    by_words, by_meaning = standard_by_key(list(words.items())), standard_by_key(meant)
+    low_words, low_meaning = (
+        min(by_words.values(), default=0.0),
+        min(by_meaning.values(), default=0.0),
+    )
+    shown = words.keys() | {key for key, cosine in meant if cosine >= alone}
+    scores = {}
+    for key in shown:
+        scores[key] = (weight * by_words.get(key, low_words)
+                       + (1 - weight) * by_meaning.get(key, low_meaning))  # fmt: skip
     return sorted(scores.items(), key=lambda item: (-item[1], -words.get(item[0], 0.0), item[0]))
+
+
+def standard_by_key(scored: list[tuple[object, float]]) -> dict:
+    """{key: its standard score} of [(key, score)]."""
+    return dict(zip((key for key, _ in scored), standard([s for _, s in scored]), strict=True))
 
 
 def standard(scores: list[float]) -> list[float]:
