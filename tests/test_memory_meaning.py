@@ -38,12 +38,12 @@ def turn(text: str, reply: str, t0: int) -> list:
     ]
 
 
-def write(store: Store, task: str, items: list) -> None:
+def write(store: Store, task: str, items: list, project: str = "/work/p") -> None:
     if store.exists(task):
         with store.writer(task) as writer:
             writer.append(items)
     else:
-        start = r.SessionStart(project="/work/p", origin=r.Origin(tool="claude-code"))
+        start = r.SessionStart(project=project, origin=r.Origin(tool="claude-code"))
         with store.create(start, task) as writer:
             writer.append(items)
 
@@ -141,10 +141,27 @@ def test_a_fold_encodes_only_the_texts_that_changed(store):
     write(store, "t1", turn("second prompt about vaults", "ok", 10))
     vectors.update(log, counting)
     vectors.update(log, counting)  # unchanged log: nothing encoded
-    assert [text.split("\n")[0] for text in counting.texts] == [
-        "first prompt about wallets",
-        "second prompt about vaults",
+    assert [text.split("\n")[:2] for text in counting.texts] == [
+        ["p", "first prompt about wallets"],  # the task's folder, /work/p, then the prompt
+        ["p", "second prompt about vaults"],
     ]
+
+
+def test_a_card_text_names_the_task_folder_and_the_errors_met(store):
+    log = store.log_path("t1")
+    items = [
+        r.Message(text="deploy the site"),
+        r.Error(text="rg is not recognized as the name of a cmdlet"),
+        r.Reply(text="Deployed"),
+        r.TurnEnd(status="completed"),
+    ]
+    write(store, "t1", items, project="C:\\Users\\kunal\\Empire-of-bits-main")
+    counting = Counting()
+    vectors.update(log, counting)
+    (text,) = counting.texts
+    lines = text.split("\n")
+    assert lines[:2] == ["Empire-of-bits-main", "deploy the site"]
+    assert "rg is not recognized as the name of a cmdlet" in lines
 
 
 def test_a_damaged_or_foreign_vec_file_is_rebuilt(store):

@@ -25,32 +25,42 @@ def store() -> Store:
     return Store()
 
 
-def bm25(docs: dict, query: str) -> dict:
-    """Okapi BM25 (Lucene's idf), each of the query's words in the better of the two fields,
-    its compounds' parts in `parts`: written here from the formula."""
+def bm25(docs: dict, query: str, folders: dict | None = None) -> dict:
+    """Okapi BM25 (Lucene's idf), each of the query's words in the better of the two fields
+    with one idf (that of the field more events hold it in), its compounds' parts in `parts`,
+    and each word naming a task's folder adding its idf to that task's matched events
+    (`folders`: task -> folder name): written here from the formula."""
     fields = words.query_fields(query)
     scores = dict.fromkeys(docs, 0.0)
-    for word in fields["words"]:
-        best = [term_scores(docs, field, word) for field in ("words", "parts")]
+    for term in fields["parts"]:
+        looked = ("words", "parts") if term in fields["words"] else ("parts",)
+        best = [term_scores(docs, field, term) for field in looked]
         for key in docs:
             scores[key] += max(found.get(key, 0.0) for found in best)
-    for part in set(fields["parts"]) - set(fields["words"]):
-        for key, score in term_scores(docs, "parts", part).items():
-            scores[key] += score
-    return {key: score for key, score in scores.items() if score > 0}
+    matched = {key: score for key, score in scores.items() if score > 0}
+    for key in matched:
+        name = (folders or {}).get(key[0], "")
+        folder = set(words.words(name)) | set(words.parts(name))
+        matched[key] += sum(idf(docs, term) for term in fields["parts"] if term in folder)
+    return matched
+
+
+def idf(docs: dict, term: str) -> float:
+    """A word's idf: from the events holding it in the field where most events do."""
+    having = max(sum(1 for t in docs.values() if term in t[field]) for field in ("words", "parts"))
+    return math.log(1 + (len(docs) - having + 0.5) / (having + 0.5))
 
 
 def term_scores(docs: dict, field: str, term: str) -> dict:
-    """One term's BM25 in one field, by document holding it."""
+    """One term's BM25 in one field, by document holding it, with the word's idf."""
     n_docs = len(docs)
     avgdl = sum(len(tokens[field]) for tokens in docs.values()) / n_docs
     having = [key for key, tokens in docs.items() if term in tokens[field]]
-    idf = math.log(1 + (n_docs - len(having) + 0.5) / (len(having) + 0.5))
     out = {}
     for key in having:
         tf = docs[key][field].count(term)
         dl = len(docs[key][field])
-        out[key] = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+        out[key] = idf(docs, term) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
     return out
 
 
@@ -95,6 +105,25 @@ def test_turn_scores_are_bm25_of_their_best_event_computed_independently(store, 
         best_turn[0],
         (best_turn[1] - 2) // 3 * 3 + 2,
     )
+
+
+def test_a_word_naming_a_task_folder_lifts_that_tasks_matched_events_by_its_idf(store):
+    ask, answer = "help me apply for the grant", "Drafted the grant application"
+    docs = {}
+    for task, project in (("near", "/home/a/Projects/trezo-ai"), ("other", "C:\\work\\EdgeRunner")):
+        items = [r.Message(text=ask), r.Reply(text=answer), r.TurnEnd(status="completed")]
+        write(store, task, items, project=project)
+        docs[(task, 2)], docs[(task, 3)] = words.tokens(ask), words.tokens(answer)
+    folders = {"near": "trezo-ai", "other": "EdgeRunner"}
+    for query, first in (("the grant run in trezo-ai", "near"), ("grant for edge runner", "other")):
+        expected = bm25(docs, query, folders)
+        found = word_search(store, query)
+        assert found.turns[0].task == first
+        for hit in found.turns:
+            best = max(expected[(hit.task, event.seq)] for event in hit.events)
+            assert hit.score == pytest.approx(best, rel=1e-5)
+    assert found.turns[0].score > found.turns[1].score
+    assert word_search(store, "trezo").turns == []  # a folder's name alone matches no event
 
 
 def test_results_group_by_task_then_turn_in_order_of_best_event_with_events_in_seq_order(store):

@@ -206,7 +206,8 @@ def test_a_new_process_maps_the_saved_stack_and_folds_only_changed_logs_on_it(
     as_a_new_process(monkeypatch)
     counting = Counting()
     ranked, _ = fusion.meaning_ranking(store, state, "nvidia drivers", None, counting, floor=-1.0)
-    encoded = [text.split("\n")[0] for text in counting.texts]
+    # a card's text starts with its task's folder, /work/p
+    encoded = [text.removeprefix("p\n").split("\n")[0] for text in counting.texts]
     assert encoded == ["nvidia drivers", "fix the broken bibliography",
                        "set up the nvidia graphics drivers"]  # fmt: skip
     assert ranked[0][0] == ("t2", 5) and {key for key, _ in ranked} == {

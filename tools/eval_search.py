@@ -158,7 +158,7 @@ def main() -> None:
     parser.add_argument("--static", action="store_true", help="meaning by the static table")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from nodwyn.memory import encoder, fusion
+    from nodwyn.memory import encoder, fusion, vectors
     from nodwyn.store import Store
 
     weight = fusion.WEIGHT if args.weight is None else args.weight
@@ -172,6 +172,7 @@ def main() -> None:
         store = Store(Path(folder))
         made = imported(store)
         targets = answers(store, made, asked)
+        vectors.refresh(store)  # every card encoded first, as the worker does, not within BUDGET
         db = fts5_table(store)
         ranks: dict[str, list[int | None]] = {m: [] for m in ("words", "meaning", "both", "rrf")}
         ranks["fts5"] = []

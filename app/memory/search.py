@@ -1,20 +1,7 @@
 """Search: the events that match some words, ranked by BM25 and grouped task -> turn -> event.
 
-Ranking is tantivy's BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25
-and Beyond", 2009, eq. 3.15, as Lucene computes it), summed over the query's terms, each
-word in the better of its two fields (`words` and `parts`, see words.py: a query's words are
-looked for in both, its compounds' parts in `parts`), so a word counts once in an event that
-holds it both plain and inside an identifier (summing both fields counted it twice, which put
-events full of identifiers above the one message that answers: words alone found the answer
-turn in the top 5 for 108 of 136 questions, now 111, MRR@5 0.671 -> 0.719;
-docs/decisions/0010-sentence-model-and-fusion.md):
-
-    score(D, Q) = sum over terms t of  max over fields f of  idf(t) * tf(t,D) * (k1 + 1)
-                                       / (tf(t,D) + k1 * (1 - b + b * |D| / avgdl))
-    idf(t) = ln(1 + (N - n(t) + 0.5) / (n(t) + 0.5))
-
-with k1 = 1.2 and b = 0.75 (tantivy's constants), N the number of events in the index, n(t)
-the events holding t, |D| the event's token count in that field and avgdl the mean of it.
+Ranking is BM25 over events as terms.py builds the query (each word once, in the better of its
+two fields, with one idf; a word naming a task's folder adds its idf to that task's events).
 The statistics are those of the whole index, whatever the scope, so a scope filters results
 and never changes a score. A turn ranks by its best event. At most `limit` events are kept,
 grouped by task (tasks in the order of their best event), then by turn (same), events in seq
@@ -25,14 +12,13 @@ import functools
 import os
 from pathlib import Path
 
-import tantivy
 from msgspec import Struct
 
 from ..errors import BadInput, TaskNotFound
 from ..log import logfile, records
 from ..log.redact import redact
 from . import index as wordindex
-from . import words
+from . import terms, words
 from .heads import shown_card
 from .index import text_of
 
@@ -141,36 +127,13 @@ def _check(store, scope: str, task: str | None, project: str | None, limit: int)
         raise TaskNotFound(f"no task {task}")
 
 
-def query(fields: dict[str, list[str]], tasks: set[str] | None):
-    """Each of the query's words scores in the field where it scores best (a disjunction
-    max), so a word an event holds both plain and inside an identifier counts once; the
-    parts of the query's own compounds score in `parts`."""
-    schema, should = wordindex.SCHEMA, []
-    for word in fields["words"]:
-        both = [tantivy.Query.term_query(schema, field, word) for field in ("words", "parts")]
-        should.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(both)))
-    for part in fields["parts"]:
-        if part not in fields["words"]:
-            should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "parts", part)))
-    matched = tantivy.Query.boolean_query(should)
-    if tasks is None:
-        return matched
-    allowed = tantivy.Query.term_set_query(wordindex.SCHEMA, "task", sorted(tasks))
-    return tantivy.Query.boolean_query(
-        [
-            (tantivy.Occur.Must, tantivy.Query.const_score_query(allowed, 0.0)),
-            (tantivy.Occur.Must, matched),
-        ]
-    )
-
-
 def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hit]:
     """The best `limit` events for `text`, best first (events of deleted tasks left out)."""
     fields = words.query_fields(text)
     if not fields["parts"]:
         return []
     searcher = wordindex.open_index(store.root, state).searcher()
-    result = searcher.search(query(fields, tasks), limit + 20, count=False)
+    result = searcher.search(terms.query(searcher, state, fields, tasks), limit + 20, count=False)
     out = []
     for score, address in result.hits:  # best first
         if len(out) >= limit and score < out[-1].score:

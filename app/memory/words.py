@@ -46,6 +46,7 @@ _capital = re.compile(
     r"[A-Z0-9](?:(?<=[a-z].)|(?<![A-Za-z0-9].)(?!(?<=[A-Z])[A-Z]*[a-z]*(?![A-Za-z0-9])"
     r"|(?<=[0-9])[0-9]*(?![A-Za-z0-9])))[A-Za-z0-9]*"
 )
+_separator = re.compile(r"[\\/]")  # between the parts of a POSIX or Windows path
 _SMALL = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
@@ -96,6 +97,11 @@ def query_fields(text: str) -> dict[str, list[str]]:
 def query_terms(text: str) -> list[str]:
     """The distinct words and parts of a query, in order, as the index matches them."""
     return list(dict.fromkeys(words(text) + parts(text)))
+
+
+def folder_name(project: str) -> str:
+    """The last part of a project folder's path, POSIX or Windows (`trezo-ai`)."""
+    return _separator.split(project.rstrip("/\\"))[-1] if project else ""
 
 
 def analyzers():

@@ -78,8 +78,8 @@ export function embeddingsChoice(current, said, onChange) {
     forget.hidden = !saved.embeddings_key_set;
     key.input.placeholder = saved.embeddings_key_set ? "type a new key to replace it" : "only if the server needs one";
     const address = url.input.value.trim() || "the address above";
-    warning.textContent = "What leaves this computer: the text of every turn's card (its prompt, the start " +
-      "of its answer, the files and commands it touched), every compaction note, and the words of every " +
+    warning.textContent = "What leaves this computer: the text of every turn's card (its project folder's name, its prompt, " +
+      "the start of its answer, the files and commands it touched, its errors), every compaction note, and the words of every " +
       `search are sent to ${address}. ` + (onThisComputer(address)
       ? "That address is on this computer, so nothing leaves it."
       : "If that server is not on this computer, all of that leaves it.");

@@ -1,0 +1,99 @@
+"""The word query tantivy runs: each word scored once with one idf, and a task's folder name.
+
+BM25 (Robertson & Zaragoza 2009, eq. 3.15, Lucene's idf) per event, summed over the query's
+words, each word in the better of its two fields (`words`, `parts`: a disjunction max, so a
+word an event holds both plain and inside an identifier counts once):
+
+    score(D, Q) = sum over words w of  max over fields f of  idf(w) * tf(w,D,f) * (k1 + 1)
+                                       / (tf(w,D,f) + k1 * (1 - b + b * |D|_f / avgdl_f))
+                  + sum over words w naming D's task folder of  idf(w)
+    idf(w) = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5)),   n(w) = max over fields of n(w, f)
+
+k1 = 1.2, b = 0.75 (tantivy's), N the events of the index, n(w, f) those holding w in field f.
+
+- **One idf per word.** tantivy computes idf per field, and few events hold a common word
+  inside an identifier, so "search" or "tool" in `parts` (from `WebSearch`, `ToolSearch`)
+  scored as a rare word, and short calls naming such tools ranked above the output that
+  answers. Each field's term is boosted by idf(w) / idf_f(w), which gives it the word's own
+  idf (tools/eval_search.py: words alone, action questions MRR@5 0.938 -> 0.959, pick 0.818
+  -> 0.864; docs/decisions/0010-sentence-model-and-fusion.md).
+- **The task's folder.** A word of the query that is a word of the name of the folder a task
+  ran in (its last part: `trezo-ai`, `Empire-of-bits-main`) adds idf(w) to every event of
+  that task the query matches otherwise: "the grant run inside the trezo-ai folder" finds that
+  run among a dozen alike (pick questions, hit@5 0.909 -> 1.000). It never matches an event on
+  its own, and a folder name is a few words, so it cannot make a task's turns rank alike the
+  way a title did (ADR 0051 keeps titles out of the index).
+"""
+
+import functools
+import math
+
+import tantivy
+
+from . import index as wordindex
+from . import words
+
+FOLDER_WEIGHT = 1.0  # of idf(w), for a word naming the task's folder
+
+
+def idf(having: int, total: int) -> float:
+    return math.log(1 + (total - having + 0.5) / (having + 0.5))
+
+
+@functools.lru_cache(maxsize=65536)
+def folder_words(project: str) -> frozenset[str]:
+    """The words and parts of the last part of a project folder's path (POSIX or Windows)."""
+    name = words.folder_name(project)
+    return frozenset(words.words(name) + words.parts(name))
+
+
+_named: list = [None, 0, {}]  # the state it was found for, its task count, {word: tasks}
+
+
+def named(state) -> dict[str, list[str]]:
+    """{word: tasks whose folder name holds it} (found once per state, as search.damaged)."""
+    if _named[0] is not state or _named[1] != len(state.tasks):
+        found: dict[str, list[str]] = {}
+        for task, seen in state.tasks.items():
+            for word in folder_words(seen.project):
+                found.setdefault(word, []).append(task)
+        _named[:] = [state, len(state.tasks), found]
+    return _named[2]
+
+
+def query(searcher, state, fields: dict[str, list[str]], tasks: set[str] | None):
+    """The query of `fields` (words.query_fields) within `tasks` (None: all)."""
+    schema, total, should = wordindex.SCHEMA, searcher.num_docs, []
+    weights = {}
+    for term in fields["parts"]:  # every word and part of the query
+        held = {field: searcher.doc_freq(field, term) for field in ("words", "parts")}
+        weights[term] = idf(max(held.values()), total)
+        looked = ("words", "parts") if term in fields["words"] else ("parts",)
+        own = [_term(schema, field, term, weights[term], held[field], total)
+               for field in looked if held[field]]  # fmt: skip
+        if own:
+            should.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(own)))
+    matched = tantivy.Query.boolean_query(should)
+    folders = named(state)
+    bonus = [
+        (tantivy.Occur.Should, tantivy.Query.const_score_query(
+            tantivy.Query.term_set_query(schema, "task", folders[term]), FOLDER_WEIGHT * weight))
+        for term, weight in weights.items() if term in folders
+    ]  # fmt: skip
+    if bonus:
+        matched = tantivy.Query.boolean_query([(tantivy.Occur.Must, matched), *bonus])
+    if tasks is None:
+        return matched
+    allowed = tantivy.Query.term_set_query(schema, "task", sorted(tasks))
+    return tantivy.Query.boolean_query(
+        [
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(allowed, 0.0)),
+            (tantivy.Occur.Must, matched),
+        ]
+    )
+
+
+def _term(schema, field: str, term: str, weight: float, having: int, total: int):
+    """A term query in one field that scores with the word's idf, not the field's."""
+    found = tantivy.Query.term_query(schema, field, term)
+    return tantivy.Query.boost_query(found, weight / idf(having, total))
