@@ -15,6 +15,7 @@ import argparse
 import http.client
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -87,6 +88,13 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=60)
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="nodwyn-bench-app-"))
+    try:
+        measure(tmp, args)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure(tmp: Path, args) -> None:
     os.environ["CLAUDE_CONFIG_DIR"] = str(tmp / "agents" / "claude")
     os.environ["CODEX_HOME"] = str(tmp / "agents" / "codex")
     lines = write_sessions(tmp / "agents", args.sessions, args.turns)
