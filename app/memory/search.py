@@ -133,7 +133,8 @@ def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hi
     if not fields["parts"]:
         return []
     searcher = wordindex.open_index(store.root, state).searcher()
-    result = searcher.search(terms.query(searcher, state, fields, tasks), limit + 20, count=False)
+    asked = terms.query(searcher, wordindex.SCHEMA, fields, tasks, folders(state))
+    result = searcher.search(asked, limit + 20, count=False)
     out = []
     for score, address in result.hits:  # best first
         if len(out) >= limit and score < out[-1].score:
@@ -177,6 +178,17 @@ def search(
     found = hits(store, state, words_text, tasks, limit) if tasks != set() else []
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     return Results(turns=group(store, state, found, set(terms)), incomplete=incomplete, terms=terms)
+
+
+_folders: list = [None, 0, {}]  # the state they were found for, its task count, the folders
+
+
+def folders(state) -> dict[str, list[str]]:
+    """terms.folders_of the state's tasks (found once per state, as `damaged` below)."""
+    if _folders[0] is not state or _folders[1] != len(state.tasks):
+        found = terms.folders_of((task, seen.project) for task, seen in state.tasks.items())
+        _folders[:] = [state, len(state.tasks), found]
+    return _folders[2]
 
 
 _damaged: list = [None, []]  # the state they were found in, and its tasks with unread lines

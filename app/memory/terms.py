@@ -30,7 +30,6 @@ import math
 
 import tantivy
 
-from . import index as wordindex
 from . import words
 
 FOLDER_WEIGHT = 1.0  # of idf(w), for a word naming the task's folder
@@ -47,23 +46,19 @@ def folder_words(project: str) -> frozenset[str]:
     return frozenset(words.words(name) + words.parts(name))
 
 
-_named: list = [None, 0, {}]  # the state it was found for, its task count, {word: tasks}
+def folders_of(projects) -> dict[str, list[str]]:
+    """{word: tasks whose folder name holds it} of (task, project folder) pairs."""
+    found: dict[str, list[str]] = {}
+    for task, project in projects:
+        for word in folder_words(project):
+            found.setdefault(word, []).append(task)
+    return found
 
 
-def named(state) -> dict[str, list[str]]:
-    """{word: tasks whose folder name holds it} (found once per state, as search.damaged)."""
-    if _named[0] is not state or _named[1] != len(state.tasks):
-        found: dict[str, list[str]] = {}
-        for task, seen in state.tasks.items():
-            for word in folder_words(seen.project):
-                found.setdefault(word, []).append(task)
-        _named[:] = [state, len(state.tasks), found]
-    return _named[2]
-
-
-def query(searcher, state, fields: dict[str, list[str]], tasks: set[str] | None):
-    """The query of `fields` (words.query_fields) within `tasks` (None: all)."""
-    schema, total, should = wordindex.SCHEMA, searcher.num_docs, []
+def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None, folders: dict):
+    """The query of `fields` (words.query_fields) within `tasks` (None: all); `folders` is
+    folders_of the index's tasks. Imports nothing but tantivy (a search's start)."""
+    total, should = searcher.num_docs, []
     weights = {}
     for term in fields["parts"]:  # every word and part of the query
         held = {field: searcher.doc_freq(field, term) for field in ("words", "parts")}
@@ -74,7 +69,6 @@ def query(searcher, state, fields: dict[str, list[str]], tasks: set[str] | None)
         if own:
             should.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(own)))
     matched = tantivy.Query.boolean_query(should)
-    folders = named(state)
     bonus = [
         (tantivy.Occur.Should, tantivy.Query.const_score_query(
             tantivy.Query.term_set_query(schema, "task", folders[term]), FOLDER_WEIGHT * weight))
