@@ -52,3 +52,21 @@ def test_the_weighted_sum_of_standard_scores_is_as_computed_by_hand():
     # a turn no word found needs `alone`; ties go to the higher word score
     assert {key for key, _ in fusion.weighted(words, meant, 0.5, alone=0.6)} == {"a", "b", "c"}
     assert [key for key, _ in fusion.weighted({"x": 1.0, "y": 1.0}, [], 0.5)] == ["x", "y"]
+
+
+def test_a_common_word_inside_a_tools_name_weighs_as_common_so_the_output_that_answers_wins(
+    store,
+):
+    """`ToolSearch` and `WebSearch` give `parts` the words tool, web and search, which few
+    events hold inside an identifier: scored with `parts`' own idf they read as rare, and a
+    reply that only calls those tools outranked the output quoting the error. A word has one
+    idf, the same in both fields."""
+    calls = [r.Call(id="c1", tool="ToolSearch", input={"query": "select:WebSearch"})]
+    write(store, "cc-calls", [r.Message(text="look around"), r.Reply(text="", calls=calls),
+                              r.TurnEnd(status="completed")])  # fmt: skip
+    output = "the web search tool answered with an error again, Internal Error"
+    write(store, "cc-answer", turn("explore the docs") + [r.Result(call="x", output=output)])
+    for n, word in enumerate(["web", "search", "tool", "error", "internal"] * 12):
+        write(store, f"cc-plain{n}", turn(f"a {word} note", reply=f"{word} seen in parseConfig"))
+    found = word_search(store, "the web search tool kept answering Internal Error")
+    assert [hit.task for hit in found.turns[:2]] == ["cc-answer", "cc-calls"]
