@@ -2,15 +2,15 @@
 
 The same as the `nodwyn-app` gui-script: `nodwyn app` with the launcher's arguments
 (`--demo`, `--search`), so the package and a pip install behave alike; `--nodwyn-window`
-runs the window's own process, which the app starts (nodwyn/viewer.py).
+runs the window's own process, which the app starts (nodwyn/desktop/viewer.py).
 """
 
 import sys
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--nodwyn-window"]:  # the window's own process (nodwyn/viewer.py)
+    if sys.argv[1:2] == ["--nodwyn-window"]:  # the window's own process (nodwyn/desktop/viewer.py)
         del sys.argv[1]
-        from nodwyn.window import main as window
+        from nodwyn.desktop.window import main as window
 
         window()
     else:

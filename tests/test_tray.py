@@ -1,16 +1,17 @@
 """The tray menu with pystray's `dummy` backend: each item does what it says.
 
 The app is real (its API server on a free port, its worker following temporary agent
-folders); only the window (a process of its own, see viewer.py) is replaced by a stand-in that
-records what the app asked of it (tests/test_window.py runs the real one).
+folders); only the window (a process of its own, see desktop/viewer.py) is replaced by a
+stand-in that records what the app asked of it (tests/test_window.py runs the real one).
 """
 
 import os
 import threading
 import time
 
-os.environ["PYSTRAY_BACKEND"] = "dummy"  # before pystray loads (through nodwyn.desktop)
+os.environ["PYSTRAY_BACKEND"] = "dummy"  # before pystray loads (through nodwyn.desktop.tray)
 
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tomllib  # noqa: E402
 import urllib.error  # noqa: E402
@@ -20,10 +21,12 @@ from pathlib import Path  # noqa: E402
 import msgspec  # noqa: E402
 import pystray  # noqa: E402
 import pytest  # noqa: E402
-from nodwyn import desktop, settings  # noqa: E402
+from nodwyn import settings  # noqa: E402
 from nodwyn.api import Server, Status  # noqa: E402
+from nodwyn.desktop import tray  # noqa: E402
+from nodwyn.desktop.app import FOCUS_SEARCH, App, Geometry, geometry_path  # noqa: E402
+from nodwyn.desktop.viewer import Events  # noqa: E402
 from nodwyn.store import Store  # noqa: E402
-from nodwyn.viewer import Events  # noqa: E402
 from nodwyn.worker import Worker  # noqa: E402
 from PIL import Image  # noqa: E402
 
@@ -60,9 +63,9 @@ def app(data_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     store = Store(data_dir)
     status = Status()
-    app = desktop.App(store, Server(store, status=status).start(), Worker(store, status, 0.2))
+    app = App(store, Server(store, status=status).start(), Worker(store, status, 0.2))
     app.window = StandInWindow()
-    desktop.make_icon(app)
+    tray.make_icon(app)
     app.tray_shown = True  # as once the icon is docked
     app.worker.start()
     yield app
@@ -107,8 +110,8 @@ def test_open_shows_the_window_in_front(app):
 def test_search_shows_the_window_and_focuses_the_search_box(app):
     click(app, "Search…")
     assert app.window.calls == ["show", "restore"]
-    assert app.window.scripts == [desktop.FOCUS_SEARCH]
-    assert "[data-search-input]" in desktop.FOCUS_SEARCH
+    assert app.window.scripts == [FOCUS_SEARCH]
+    assert "[data-search-input]" in FOCUS_SEARCH
 
 
 def test_pause_stops_following_and_the_item_then_offers_resume(app):
@@ -136,8 +139,8 @@ def test_closing_the_window_keeps_the_app_in_the_tray_and_its_place(app, data_di
     app.closed(PLACE)  # the window's process ended: its web engine is gone
     assert not app.quitting and app.worker._thread.is_alive()
     assert answers(app.server)
-    kept = msgspec.json.decode(desktop.geometry_path(data_dir).read_bytes(), type=desktop.Geometry)
-    assert kept == desktop.Geometry(**PLACE)
+    kept = msgspec.json.decode(geometry_path(data_dir).read_bytes(), type=Geometry)
+    assert kept == Geometry(**PLACE)
     click(app, "Open nodwyn")
     assert app.window.calls == ["show", "restore"]  # made again
 
@@ -162,12 +165,12 @@ def test_search_on_a_window_being_made_focuses_the_box_once_its_page_loads(app):
     deadline = time.monotonic() + 5
     while not app.window.scripts and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert app.window.scripts == [desktop.FOCUS_SEARCH]
+    assert app.window.scripts == [FOCUS_SEARCH]
 
 
 def test_a_second_launch_asking_for_search_focuses_it(app):
     app.handle("search")
-    assert app.window.scripts == [desktop.FOCUS_SEARCH]
+    assert app.window.scripts == [FOCUS_SEARCH]
     app.handle("show")
     assert app.window.calls == ["show", "restore", "show", "restore"]
 
@@ -176,7 +179,7 @@ def test_a_kept_place_off_every_screen_is_not_used():
     class Screen:
         x, y, width, height = 0, 0, 1280, 800
 
-    from nodwyn import window
+    from nodwyn.desktop import window
 
     inside = {"width": 800, "height": 600, "x": 100, "y": 100}
     outside = {"width": 800, "height": 600, "x": 3000, "y": 100}
@@ -193,43 +196,43 @@ def pixels(image) -> bytes:
 
 @pytest.mark.parametrize(("dark_panel", "glyph"), [(True, "light"), (False, "dark")])
 def test_the_tray_shows_the_shipped_glyph_for_the_panel(app, monkeypatch, dark_panel, glyph):
-    monkeypatch.setattr(desktop, "panel_is_dark", lambda: dark_panel)
-    icon = desktop.make_icon(app)
+    monkeypatch.setattr(tray, "panel_is_dark", lambda: dark_panel)
+    icon = tray.make_icon(app)
     assert isinstance(icon, pystray._dummy.Icon)  # the dummy backend, as the module says
-    shipped = desktop.tray_icon_file(dark_panel)
+    shipped = tray.icon_file(dark_panel)
     assert shipped.name == f"nodwyn-tray-{glyph}-64.png"
     with Image.open(ICONS / shipped.name) as made:  # what icons/build.py makes
         assert pixels(icon.icon) == pixels(made)
-    assert pixels(icon.icon) != pixels(desktop.drawn_icon())
+    assert pixels(icon.icon) != pixels(tray.drawn_icon())
 
 
 def test_the_package_ships_the_tray_glyphs_as_made_and_declares_them():
     for name in ("nodwyn-tray-light-64.png", "nodwyn-tray-dark-64.png"):
-        assert (desktop.TRAY_ICONS / name).read_bytes() == (ICONS / name).read_bytes()
+        assert (tray.ICONS / name).read_bytes() == (ICONS / name).read_bytes()
     project = tomllib.loads((ICONS.parents[1] / "pyproject.toml").read_text())
-    assert "tray/*.png" in project["tool"]["setuptools"]["package-data"]["nodwyn"]
+    assert "icons/*.png" in project["tool"]["setuptools"]["package-data"]["nodwyn.desktop"]
 
 
 def test_a_missing_tray_glyph_falls_back_to_a_drawn_icon(monkeypatch, tmp_path):
-    monkeypatch.setattr(desktop, "TRAY_ICONS", tmp_path)
-    image = desktop.icon_image(dark_panel=True)
-    assert pixels(image) == pixels(desktop.drawn_icon())
+    monkeypatch.setattr(tray, "ICONS", tmp_path)
+    image = tray.icon_image(dark_panel=True)
+    assert pixels(image) == pixels(tray.drawn_icon())
     assert image.getpixel((32, 6))[3] == 255 and image.getpixel((0, 0))[3] == 0
 
 
 def test_the_glyph_follows_the_gtk_theme_unless_the_tray_draws_on_black(monkeypatch):
     if sys.platform in ("win32", "darwin"):
         pytest.skip("there the OS's own setting decides")
-    assert not desktop.icon_on_black()  # the dummy backend here
+    assert not tray.icon_on_black()  # the dummy backend here
     monkeypatch.setenv("GTK_THEME", "Adwaita")
-    assert desktop.panel_is_dark() is False
+    assert tray.panel_is_dark() is False
     monkeypatch.setenv("GTK_THEME", "Adwaita:dark")
-    assert desktop.panel_is_dark() is True
+    assert tray.panel_is_dark() is True
     monkeypatch.delenv("GTK_THEME")
-    assert desktop.panel_is_dark() is True  # most Linux panels are dark
+    assert tray.panel_is_dark() is True  # most Linux panels are dark
     monkeypatch.setenv("GTK_THEME", "Adwaita")
-    monkeypatch.setattr(desktop, "icon_on_black", lambda: True)  # as pystray's xorg tray
-    assert desktop.panel_is_dark() is True
+    monkeypatch.setattr(tray, "icon_on_black", lambda: True)  # as pystray's xorg tray
+    assert tray.panel_is_dark() is True
 
 
 class HeldAtTheThirdFile:
@@ -273,11 +276,12 @@ def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
         assert not logfile.is_locked(log)
 
 
-def test_only_the_desktop_module_imports_pystray_and_only_the_window_module_webview():
+def test_only_the_desktop_package_imports_pystray_and_webview():
     import re
-    from pathlib import Path
 
-    app_dir = Path(desktop.__file__).parent
+    import nodwyn
+
+    app_dir = Path(nodwyn.__file__).parent
 
     def importers(name: str) -> list[str]:
         return sorted(
@@ -286,5 +290,15 @@ def test_only_the_desktop_module_imports_pystray_and_only_the_window_module_webv
             if re.search(rf"^\s*(import|from) {name}\b", path.read_text(), re.M)
         )
 
-    assert importers("pystray") == ["desktop.py"]
-    assert importers("webview") == ["window.py"]
+    for library in ("pystray", "webview"):
+        found = importers(library)
+        assert found, f"no module imports {library}: the check looks in the wrong place"
+        assert all(path.startswith("desktop/") for path in found), (library, found)
+
+
+def test_loading_the_desktop_package_loads_neither_library():
+    """The window's process imports the package on its way to window.py: no tray for it."""
+    code = "import sys, nodwyn.desktop; print(sorted({'pystray', 'webview'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

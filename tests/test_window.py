@@ -1,7 +1,7 @@
 """The real app: `nodwyn app --demo` in a subprocess under Xvfb, with a system tray (trayer).
 
 pywebview opens its window once per process, so the app runs as a subprocess. It checks
-itself through its page (`--self-check REPORT`, app/selfcheck.py): the sidebar's demo tasks,
+itself through its page (`--self-check REPORT`, app/desktop/selfcheck.py): the sidebar's demo tasks,
 what each tray item did to the window and the worker, what a second `nodwyn app` launched
 while the window was hidden did (single instance, two real processes), where the window was;
 it photographs the screen with PIL.ImageGrab into test-artifacts/, then quits through the
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nodwyn import selfcheck
+from nodwyn.desktop import selfcheck
 from PIL import Image
 from test_worker import ClaudeSession
 

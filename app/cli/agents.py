@@ -142,7 +142,7 @@ def cmd_app(args) -> int:
                 "no display to open a window on: `nodwyn serve --open` shows the console "
                 "in a browser"
             )
-        from .. import desktop
+        from ..desktop import app as desktop
 
         check = Path(args.self_check) if args.self_check else None
         return desktop.run(data, claim, self_check=check, search=args.search)

@@ -7,7 +7,7 @@ again, beside their goals. Printed, not timed.
 
 The real app (`nodwyn app`) runs under a fresh Xvfb with a tray (trayer), in a data directory
 of its own (the demo's tasks with --demo), and measures itself through its self-check
-(NODWYN_SELFCHECK_IDLE, app/idle.py): RSS and PSS summed over its process and every process
+(NODWYN_SELFCHECK_IDLE, app/desktop/idle.py): RSS and PSS summed over its process and every process
 it started, CPU over the given seconds, each also process by process (the app, the window's
 Python process, the web engine's renderer and zygotes), as medians over `--runs` starts. The
 self-check has focused the Search field by then (its tray item), as a person leaves it. With

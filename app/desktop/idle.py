@@ -39,7 +39,7 @@ def kind(pid: int) -> str:
         parent = int((PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
         return "gone"
-    if "nodwyn.window" in words or "--nodwyn-window" in words:
+    if "nodwyn.desktop.window" in words or "--nodwyn-window" in words:
         return "window"
     found = [word[len("--type=") :] for word in words if word.startswith("--type=")]
     if not found:

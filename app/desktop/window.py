@@ -1,12 +1,13 @@
 """The window: pywebview's web view on the app's page, in a process of its own.
 
-The app (desktop.py, through viewer.py) starts this process when the window is to be shown,
+The app (app.py, through viewer.py) starts this process when the window is to be shown,
 and it ends when the window closes, so closing the window to the tray gives back the whole web
 engine: its renderer processes and the libraries and caches loaded for it. Kept hidden in the
 app's own process, they held about 360 MB (RSS, all processes) and pywebview cannot make a
 window again in a process whose last window closed. Open starts the process again.
 
-The only module that imports `webview`. Protocol, JSON lines (viewer.py is the other end):
+The only module that imports `webview`; it runs as `python -m nodwyn.desktop.window` (or the
+bundle's launcher with `--nodwyn-window`). Protocol, JSON lines (viewer.py is the other end):
 - stdin, first line: {"url", "title", "width", "height", "x", "y"}. The url carries the
   page's token, so it is never on a command line, in the environment or in a file (ADR 0006);
 - stdin, then: {"op": "show" | "restore" | "close" | "run_js" | "geometry" | "move" |
@@ -34,7 +35,7 @@ QT_ENVIRONMENT = {
 
 
 def _environment() -> None:
-    """What Qt reads as it loads (as desktop.py did when the window lived there)."""
+    """What Qt reads as it loads (as the app's process did when the window lived there)."""
     if sys.platform.startswith("linux"):
         os.environ.setdefault("PYWEBVIEW_GUI", "qt")  # the `qt` extra; GTK is not installed
     if os.environ.get("PYWEBVIEW_GUI") == "qt":

@@ -7,7 +7,7 @@ window and the worker, the window's geometry and, when NODWYN_SELFCHECK_IDLE giv
 seconds, the app's idle memory and CPU with the window open and closed to the tray
 (tests/bench/bench_idle.py). It then quits through the tray's Quit, as a person would. Each
 step records its own failure and the check goes on, so one broken step never hangs the test.
-Nothing here imports webview or pystray: it drives the app through `desktop.App`.
+Nothing here imports webview or pystray: it drives the app through `app.App`.
 """
 
 import json

@@ -31,7 +31,7 @@ def command() -> list[str]:
     """How to start the window process: the bundle's launcher knows a flag for it."""
     if getattr(sys, "frozen", False):
         return [sys.executable, "--nodwyn-window"]
-    return [sys.executable, "-m", "nodwyn.window"]
+    return [sys.executable, "-m", "nodwyn.desktop.window"]
 
 
 class Viewer:
