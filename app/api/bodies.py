@@ -1,0 +1,45 @@
+"""The bodies the routes take and give, as msgspec Structs (STYLE 4, STYLE 6).
+
+A body a route takes forbids unknown fields, so a misspelt one is a 400, not silently
+ignored; the answers are what the page reads (its contract is the HTTP API alone).
+"""
+
+import msgspec
+
+
+class TaskList(msgspec.Struct, frozen=True):
+    tasks: msgspec.Raw  # list[TaskInfo], joined as JSON from the catalogue's ready rows
+
+
+class Cards(msgspec.Struct, frozen=True):
+    cards: list
+
+
+class Done(msgspec.Struct, frozen=True):
+    ok: bool = True
+
+
+class Title(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    title: str
+
+
+class ImportFolder(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    tool: str
+    path: str
+
+
+class Archived(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    archived: bool
+
+
+class Star(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    starred: bool = True
+    note: str = ""
+
+
+class StarredList(msgspec.Struct, frozen=True):
+    turns: list
+
+
+class TaskStars(msgspec.Struct, frozen=True):
+    turns: dict[int, str]  # turn -> note

@@ -1,0 +1,208 @@
+"""Every route of the local API and the page, in one table (STYLE 6: datasette's single list).
+
+Each route decodes its input (a query or a body, bodies.py), calls one core function (store,
+memory, reading, agents) and returns a Struct, which server.py sends as JSON; a NodwynError
+becomes its status there, in the one JSON error shape. A route that changes something pokes the
+change feed, so every open page hears of it at once.
+"""
+
+import hmac
+from html import escape
+from pathlib import Path
+
+import bottle
+import msgspec
+
+from .. import agents, memory, paths, settings, starred
+from ..errors import BadInput, TaskNotFound
+from ..feed import Feed
+from ..memory.recall import cut
+from ..memory.search import search as words_only
+from ..reading import export as reading_export
+from ..reading import resume, shown
+from ..store import Store
+from . import settings_form
+from .bodies import (
+    Archived,
+    Cards,
+    Done,
+    ImportFolder,
+    Star,
+    StarredList,
+    TaskList,
+    TaskStars,
+    Title,
+)
+
+LONG_POLL = 25.0  # seconds a change-feed request waits before answering "nothing new"
+EXPORT_TYPES = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8"}
+TYPES = {
+    ".html": "text/html",
+    ".css": "text/css",
+    ".js": "text/javascript",
+    ".svg": "image/svg+xml",
+}
+
+
+def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
+    """Every route: (method, path, handler). One table, so one test can walk it."""
+    # Memory builds and saves its derived files (.mem, the word index) on first use; two
+    # threads doing that at once saw a half-built index, so they take turns (with the
+    # desktop worker too).
+    memory_lock = memory.BUILDING
+
+    def page():
+        given = bottle.request.query.get("token", "")
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            raise bottle.HTTPError(403, "open the address that nodwyn printed: it carries the key")
+        html = (paths.frontend_dir() / "index.html").read_text(encoding="utf-8")
+        bottle.response.content_type = "text/html; charset=utf-8"
+        return html.replace("{{token}}", escape(token, quote=True))
+
+    def asset(path):
+        root = paths.frontend_dir()
+        file = (root / path).resolve()
+        if root not in file.parents or not file.is_file() or file.suffix not in TYPES:
+            raise bottle.HTTPError(404, f"no file {path}")
+        bottle.response.content_type = TYPES[file.suffix] + "; charset=utf-8"
+        return file.read_bytes()
+
+    def changed(result):
+        feed.poke()  # pages hear of a change made here without waiting for the next look
+        return result
+
+    def tasks():
+        return TaskList(msgspec.Raw(store.list_json(archived=None).encode()))
+
+    def rename(task):
+        return changed(store.rename(task, _body(Title).title))
+
+    def archive(task):
+        return changed(store.archive(task, _body(Archived).archived))
+
+    def delete(task):
+        store.delete(task)
+        return changed(Done())
+
+    def cards(task):
+        if not store.exists(task):
+            raise TaskNotFound(f"no task {task}")
+        with memory_lock:
+            return Cards(memory.cards(store, task))
+
+    def context(task):
+        if not store.exists(task):
+            raise TaskNotFound(f"no task {task}")
+        seq, before, after = _query_int("seq"), _query_int("before", 40), _query_int("after", 40)
+        with memory_lock:
+            return shown.window(store, task, seq, before, after)
+
+    def search():
+        query = bottle.request.query
+        words, scope = query.get("q", ""), query.get("scope", "all")
+        task, project = query.get("task") or None, query.get("project") or None
+        limit = _query_int("limit", 50)
+        mode = query.get("mode") or None  # words|meaning|both; none: the setting decides
+        if mode is not None and mode not in memory.MODES:
+            raise BadInput(f"mode is one of {', '.join(memory.MODES)}, not {mode!r}")
+        if feed.status.snapshot().phase in ("importing", "indexing"):
+            # The desktop worker is importing and folds memory after: search what is indexed
+            # now rather than wait seconds for that work (decision 0006).
+            found = words_only(
+                store, words, scope=scope, task=task, project=project, limit=limit, fresh=False
+            )
+            return memory.FusedResults(**msgspec.structs.asdict(found), mode="words")
+        # while the worker encodes, search what is encoded so far (it encodes newest first)
+        budget = 0.0 if feed.status.snapshot().phase == "encoding" else None
+        with memory_lock:
+            return memory.search(store, words, scope=scope, task=task, project=project,
+                                 limit=limit, mode=mode, budget=budget)  # fmt: skip
+
+    def recall():
+        """One event back whole (the CLI's and agents' recall, issue 13); `start` and `count`
+        cut its outline's lines as `nodwyn memory recall --json` does."""
+        task, seq = bottle.request.query.get("task", ""), _query_int("seq")
+        if not task or seq is None:
+            raise BadInput("recall takes task and seq")
+        with memory_lock:
+            found = memory.recall(store, task, seq)
+        return cut(found, _query_int("start"), _query_int("count"))
+
+    def changes():
+        return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))
+
+    def import_folder():
+        given = _body(ImportFolder)
+        started = agents.import_folder(store, given.tool, given.path, feed.status.set)
+        # followed from now on, as the agents' own folders are (the worker's next pass)
+        settings.follow_folder(store.root, given.tool, str(Path(given.path.strip()).expanduser()))
+        return changed(started)
+
+    def export(task):
+        fmt, turn = bottle.request.query.get("format", "html"), _query_int("turn")
+        with memory_lock:
+            text = reading_export.export(store, task, fmt, turn)
+        name = reading_export.file_name(store, task, fmt, turn)
+        bottle.response.content_type = EXPORT_TYPES[fmt]
+        bottle.response.set_header("Content-Disposition", f'attachment; filename="{name}"')
+        return text.encode("utf-8")
+
+    def star(task, seq):
+        if not seq.isdigit():
+            raise BadInput(f"a turn is the seq of its prompt, a whole number, not {seq!r}")
+        given = _body(Star)
+        return changed(store.star(task, int(seq), given.note, given.starred))
+
+    def change_settings():
+        return changed(settings_form.change(store.root, _body(settings_form.SettingsChange)))
+
+    return [
+        ("GET", "/", page),
+        ("GET", "/static/<path:path>", asset),
+        ("GET", "/api/tasks", tasks),
+        ("GET", "/api/tasks/<task>", store.get),
+        ("POST", "/api/tasks/<task>/title", rename),
+        ("POST", "/api/tasks/<task>/archive", archive),
+        ("DELETE", "/api/tasks/<task>", delete),
+        ("GET", "/api/tasks/<task>/cards", cards),
+        ("GET", "/api/tasks/<task>/context", context),
+        ("GET", "/api/tasks/<task>/export", export),
+        ("GET", "/api/tasks/<task>/resume", lambda task: resume.command(store, task)),
+        ("GET", "/api/tasks/<task>/starred", lambda task: TaskStars(starred.of_task(store, task))),
+        ("POST", "/api/tasks/<task>/turns/<seq>/star", star),
+        ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
+        ("GET", "/api/search", search),
+        ("GET", "/api/recall", recall),
+        ("GET", "/api/status", feed.status.snapshot),
+        ("GET", "/api/changes", changes),
+        ("GET", "/api/places", lambda: agents.places(store.root)),
+        ("POST", "/api/import", import_folder),
+        ("GET", "/api/settings", lambda: settings_form.shown(store.root)),
+        ("POST", "/api/settings", change_settings),
+    ]
+
+
+def _body(kind):
+    try:
+        return msgspec.json.decode(bottle.request.body.read(), type=kind)
+    except msgspec.MsgspecError as exc:
+        raise BadInput(f"the request body is not what this route takes: {exc}") from None
+    except TimeoutError:
+        raise bottle.HTTPError(408, "the request's body did not arrive in time") from None
+
+
+def _query_int(name: str, default: int | None = None) -> int | None:
+    value = bottle.request.query.get(name, "")
+    if value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise BadInput(f"{name} must be a whole number, not {value!r}") from None
+
+
+def _wait_seconds() -> float:
+    value = _query_int("wait", int(LONG_POLL))
+    if value < 0:
+        raise BadInput("wait must not be negative")
+    return float(value)

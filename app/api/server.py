@@ -1,0 +1,189 @@
+"""The WSGI app and its threaded server on 127.0.0.1: the guard every request passes, the one
+JSON error shape, and the server's thread.
+
+Invariants (docs/decisions/0005-api-token.md):
+- Every request must carry a Host of `127.0.0.1:PORT` or `localhost:PORT` (PORT the one the
+  server listens on), so a DNS-rebinding page cannot talk to it; every `/api/*` request must
+  also carry the per-launch token in the `X-Nodwyn-Token` header, never in a cookie, so no
+  other page in the person's browser can read or change anything. Otherwise: 403.
+- Every error, including unknown routes and uncaught exceptions, is one JSON shape:
+  `{"ok": false, "error": "...", "status": n}`. Every response is `Cache-Control: no-store`.
+- A body larger than MAX_BODY is refused (413) from its Content-Length before a byte of it is
+  read; a client pausing longer than READ_TIMEOUT while it sends is dropped (408 mid-body), so
+  it never holds a thread; BACKLOG connections wait to be accepted, not the default 5.
+"""
+
+import hmac
+import secrets
+import socketserver
+import threading
+from urllib.parse import urlencode
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import bottle
+import msgspec
+
+from .. import running
+from ..errors import BadInput, NodwynError
+from ..feed import Feed, Status
+from ..store import Store
+from .routes import routes
+
+TOKEN_HEADER = running.TOKEN_HEADER
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+MAX_BODY = 1 << 20  # bytes: the largest body a route takes (settings, a path, a title)
+READ_TIMEOUT = 15.0  # seconds a request may pause while sending its line, headers or body
+BACKLOG = 128  # connections waiting to be accepted (socketserver's default 5 reset some)
+bottle.BaseRequest.MEMFILE_MAX = MAX_BODY  # a body under the cap is read into memory, no temp file
+HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+}
+
+
+def _json(handler):
+    """A handler whose Struct (or None) goes out as JSON and whose NodwynError is a status."""
+
+    def call(**args):
+        try:
+            result = handler(**args)
+        except NodwynError as exc:
+            raise bottle.HTTPError(exc.status, str(exc)) from None
+        if isinstance(result, str | bytes):
+            return result  # the page and its files
+        bottle.response.content_type = "application/json"
+        return msgspec.json.encode(result)
+
+    return call
+
+
+def _error(err: bottle.HTTPError) -> bytes:
+    status = err.status_code
+    if status == 500 and err.exception is not None:
+        message = f"internal error: {type(err.exception).__name__}: {err.exception}"
+    elif status == 404 and str(err.body).startswith("Not found:"):
+        message = f"no route {bottle.request.method} {bottle.request.path}"
+    elif status == 405:
+        message = f"{bottle.request.method} is not allowed on {bottle.request.path}"
+    else:
+        message = str(err.body)
+    bottle.response.content_type = "application/json"
+    bottle.response.headers.update(HEADERS)
+    return msgspec.json.encode({"ok": False, "error": message, "status": status})
+
+
+def _guard(token: str):
+    """Refuse foreign Hosts everywhere and token-less /api/* requests (before routing)."""
+
+    def check():
+        environ = bottle.request.environ
+        port = environ.get("SERVER_PORT", "")
+        allowed = {f"{host}:{port}" for host in LOCAL_HOSTS}
+        if environ.get("HTTP_HOST", "") not in allowed:
+            raise bottle.HTTPError(403, "refused: this server answers only to 127.0.0.1")
+        if bottle.request.path.startswith("/api/"):
+            given = environ.get("HTTP_" + TOKEN_HEADER.upper().replace("-", "_"), "")
+            if not hmac.compare_digest(given.encode(), token.encode()):
+                raise bottle.HTTPError(403, f"refused: missing or wrong {TOKEN_HEADER}")
+        _check_size(environ)
+
+    return check
+
+
+def _check_size(environ: dict) -> None:
+    """Refuse a body too large for any route from its announced length, before reading it."""
+    if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        raise bottle.HTTPError(411, "send the body with a Content-Length")
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise bottle.HTTPError(400, "Content-Length is not a number") from None
+    if length > MAX_BODY:
+        raise bottle.HTTPError(413, f"the body is larger than {MAX_BODY // 1024} KB")
+
+
+def make_app(store: Store, token: str, status: Status | None = None) -> bottle.Bottle:
+    """The WSGI app of one data directory, guarded by `token`."""
+    if not token:
+        raise BadInput("the API needs a token")
+    status = status or Status()
+    feed = Feed(store.sessions, status)
+    app = bottle.Bottle(catchall=True)
+    app.feed = feed
+    app.add_hook("before_request", _guard(token))
+    app.add_hook("after_request", lambda: bottle.response.headers.update(HEADERS))
+    app.default_error_handler = _error
+    for method, path, handler in routes(store, token, feed):
+        app.route(path, method, _json(handler))
+    return app
+
+
+class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True  # a waiting change-feed request never holds the process open
+    allow_reuse_address = False
+    request_queue_size = BACKLOG
+    read_timeout = READ_TIMEOUT
+
+
+class _Quiet(WSGIRequestHandler):
+    def setup(self) -> None:
+        self.timeout = self.server.read_timeout  # a stalled client frees its thread
+        super().setup()
+
+    def log_message(self, format, *args):  # noqa: A002 (the base class names it)
+        pass  # the page polls; a line per request would bury anything worth reading
+
+
+class Server:
+    """The app on 127.0.0.1, in a daemon thread; `url` opens the page. While it runs, its
+    address and token are in the data directory for the CLI and `nodwyn mcp` (running.py)."""
+
+    def __init__(
+        self,
+        store: Store,
+        port: int = 0,
+        token: str | None = None,
+        status: Status | None = None,
+        read_timeout: float = READ_TIMEOUT,
+        announce: bool = True,
+    ):
+        self.store = store
+        self.announce = announce
+        self.token = token or secrets.token_urlsafe(24)
+        self.status = status or Status()
+        self.app = make_app(store, self.token, self.status)
+        try:
+            self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
+        except OSError as exc:
+            raise BadInput(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
+        self._server.read_timeout = read_timeout
+        self.port = self._server.server_port
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?" + urlencode({"token": self.token})
+
+    def start(self) -> "Server":
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="nodwyn-api", daemon=True
+        )
+        self._thread.start()
+        if self.announce:
+            running.announce(self.store.root, self.port, self.token)
+        return self
+
+    def stop(self) -> None:
+        if self.announce:
+            running.withdraw(self.store.root, self.token)
+        self.app.feed.close()
+        if self._thread is not None:  # shutdown() waits for a serve_forever that must run
+            self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)

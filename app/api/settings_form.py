@@ -1,0 +1,85 @@
+"""The settings as the page shows and changes them (Settings > Search, Folders, Agents).
+
+What the page sends is checked whole before anything is kept: an unknown agent, a relative
+folder, or an embeddings provider whose address or model could not work is refused (400) and
+the settings stay as they were. The API key is write-only: the page learns only whether one is
+set; a key it refuses changes nothing, and an address changed without a new key forgets the old
+one (it was for that server).
+"""
+
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from .. import agents, settings
+from ..errors import BadInput
+from ..memory.providers import Provider
+
+
+class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The settings the page changes (Settings > Search); a field left out is kept."""
+
+    follow_claude: bool | None = None
+    follow_codex: bool | None = None
+    search_tool_output: bool | None = None
+    show_machine_runs: bool | None = None
+    close_to_tray: bool | None = None
+    search_mode: Literal["words", "meaning", "both"] | None = None  # issue 8
+    # issue 8: where vectors come from; a provider is checked (address, model) before it is
+    # kept. The key is write-only: it is kept apart (settings.set_embeddings_key), "" forgets
+    # it, and an address changed without a new key forgets the old one (it was for that server).
+    embeddings: Literal["builtin", "ollama", "openai"] | None = None
+    embeddings_url: str | None = None
+    embeddings_model: str | None = None
+    embeddings_key: str | None = None
+    # issue 9: project folder -> whether agents may search its earlier tasks; merged into the
+    # switches already set (false turns a switch off).
+    earlier_tasks: dict[str, bool] | None = None
+    # issue 6: agent -> the imported folders the worker follows (the whole list; the page
+    # sends it without a folder to stop following that one)
+    extra_folders: dict[str, list[str]] | None = None
+    # issue 18: agent -> followed, for the agents after Claude Code and Codex; merged into
+    # the switches already set
+    follow: dict[str, bool] | None = None
+
+
+def shown(root: Path) -> dict:
+    """The settings as the page reads them: the API key never, only whether one is set."""
+    shown = msgspec.structs.asdict(settings.load(root))
+    shown["embeddings_key_set"] = settings.key_path(root).exists()  # read only to be sent
+    return shown
+
+
+def change(root: Path, change: SettingsChange) -> dict:
+    given = msgspec.structs.asdict(change)
+    key = given.pop("embeddings_key")
+    before = settings.load(root)
+    if given["earlier_tasks"] is not None:
+        switches = dict(before.earlier_tasks)
+        for folder, allowed in given["earlier_tasks"].items():
+            switches.pop(folder, None)
+            if allowed:
+                switches[folder] = True
+        given["earlier_tasks"] = switches
+    if given["follow"] is not None:
+        unknown = set(given["follow"]) - set(agents.tools())
+        if unknown:
+            raise BadInput(f"no agent named {', '.join(sorted(unknown))}")
+        given["follow"] = {**before.follow, **given["follow"]}
+    given = {name: value for name, value in given.items() if value is not None}
+    if "extra_folders" in given:
+        for tool, folders in given["extra_folders"].items():
+            if tool not in agents.tools() or not all(Path(each).is_absolute() for each in folders):
+                raise BadInput(f"extra folders are full paths for {', '.join(agents.tools())}")
+        given["extra_folders"] = {tool: on for tool, on in given["extra_folders"].items() if on}
+    after = msgspec.structs.replace(before, **given)
+    if after.embeddings != "builtin":
+        # refuses a kind, address or model that could not work, before anything is kept
+        Provider(after.embeddings, after.embeddings_url, after.embeddings_model)
+    if key is not None:
+        settings.set_embeddings_key(root, key)  # first: a key it refuses changes nothing
+    elif after.embeddings_url != before.embeddings_url:
+        settings.set_embeddings_key(root, "")
+    settings.update(root, **given)
+    return shown(root)
