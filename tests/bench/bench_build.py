@@ -5,7 +5,7 @@ log when nothing changed.
 
     python tests/bench/bench_build.py [--sizes 17616,1000000] [--queries 200] [--profile]
 
-The corpus is bench_memory.py's (texts cut from ../shared/corpus, 226 events a log). Each
+The corpus is synthetic_logs.py's (texts cut from ../shared/corpus, 226 events a log). Each
 figure comes from a process of its own. "One core" is a build with the fold helper process
 turned off, which is what a one-core machine gets; "as the app builds" lets the helper fold on
 the second core. The goal is judged on events per CPU-second of the one-core build (this
@@ -108,7 +108,7 @@ def met(value: float, goal: float, more: bool) -> str:
 
 
 def one_size(data: Path, size: int, pool: dict, args, words: list[str], last: bool) -> None:
-    import bench_memory as shape
+    import synthetic_logs as shape
 
     began = time.perf_counter()
     made = data / "corpus.json"
@@ -170,7 +170,7 @@ def main() -> None:
         print(json.dumps(phase_warm(Path(args.data), json.loads(args.words), args.every_log)))
         return
     sys.path.insert(0, str(BENCH))
-    import bench_memory as shape
+    import synthetic_logs as shape
 
     pool = shape.pool_of_texts()
     words = shape.queries(pool, args.queries)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
-import bench_memory  # noqa: E402  the corpus-shaped logs and queries of the memory benchmark
+import synthetic_logs  # noqa: E402  the corpus-shaped logs and queries of the benchmarks
 from nodwyn import memory  # noqa: E402
 from nodwyn.memory import encoder, fusion, vectors  # noqa: E402
 from nodwyn.store import Store  # noqa: E402
@@ -57,7 +57,7 @@ def goal(met: bool) -> str:
 
 
 def pool() -> dict:
-    found = bench_memory.pool_of_texts() if bench_memory.CORPUS.is_dir() else {}
+    found = synthetic_logs.pool_of_texts() if synthetic_logs.CORPUS.is_dir() else {}
     if not all(found.get(kind) for kind in ("message", "reply", "result")):
         words = ["install", "the", "toolkit", "and", "check", "the", "build", "on", "a", "laptop"]
         rng = random.Random(3)
@@ -73,9 +73,9 @@ def card_texts(texts: dict, count: int) -> list[str]:
     rng = random.Random(5)
     out = []
     for _ in range(count):
-        asked = bench_memory.piece(rng, texts["message"], 1200)
-        answer = bench_memory.piece(rng, texts["reply"], 300)
-        commands = [Command(command=bench_memory.piece(rng, texts["reply"], 80))
+        asked = synthetic_logs.piece(rng, texts["message"], 1200)
+        answer = synthetic_logs.piece(rng, texts["reply"], 300)
+        commands = [Command(command=synthetic_logs.piece(rng, texts["reply"], 80))
                     for _ in range(rng.randint(0, 5))]  # fmt: skip
         card = Card(first_seq=1, last_seq=2, at="", head="", asked=asked, outcome="completed",
                     answer=answer, commands=commands)  # fmt: skip
@@ -118,7 +118,7 @@ def write_turns(data: Path, texts: dict, turns: int) -> Store:
         start = r.SessionStart(project=f"/work/p{number % 20}", origin=r.Origin(tool="nodwyn"))
         with store.create(start, f"T{number:05d}") as writer:
             for turn in range(min(PER_LOG, turns - number * PER_LOG)):
-                writer.append(bench_memory.synthetic_turn(rng, texts, turn))
+                writer.append(synthetic_logs.synthetic_turn(rng, texts, turn))
     return store
 
 
@@ -170,7 +170,7 @@ def stand_in_vectors(store: Store, model, texts: list[str]) -> None:
 
 def warm_search(data: Path, texts: dict, events: int, queries: int, model, stand_in: list,
                 target: float) -> None:  # fmt: skip
-    logs, made, size = bench_memory.make_corpus(data, events, texts)
+    logs, made, size = synthetic_logs.make_corpus(data, events, texts)
     store = Store(data)
     began = time.perf_counter()
     memory.refresh_words(store)
@@ -179,7 +179,7 @@ def warm_search(data: Path, texts: dict, events: int, queries: int, model, stand
     else:
         memory.encode(store)
     ready = time.perf_counter() - began
-    words = bench_memory.queries(texts, queries + 5)
+    words = synthetic_logs.queries(texts, queries + 5)
     for query in words[:5]:
         found = memory.search(store, query, mode="both")
     times, cpu = [], []

@@ -6,8 +6,9 @@ of appending one turn to a huge log, and the same searches through SQLite FTS5 a
 
 --size 17616 is shaped like ADR 0051's corpus (78 logs, ~10 MB of words); --size 1000000 is
 the large one (~4,400 logs of ~226 events). Texts are cut from the real corpus
-(../shared/corpus, imported with nodwyn's own importers), so words are realistic. Figures are
-wall-clock on a shared machine: they are noisy. Not a test: CI runs it at a tiny size.
+(../shared/corpus, imported with nodwyn's own importers; synthetic_logs.py), so words are
+realistic. Figures are wall-clock on a shared machine: they are noisy. Not a test: CI runs it
+at a tiny size.
 
 New-process figures come from a small `python -c` script that imports nodwyn.memory and runs
 one search, in words mode and in the default mode ("both": words fused with meaning, which
@@ -19,10 +20,8 @@ index) go through nodwyn's own grouping, cards and snippets.
 import argparse
 import json
 import random
-import re
 import resource
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -30,95 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import fts5_peer
 from goals import goal
+from synthetic_logs import grow_log, make_corpus, pool_of_texts, queries, synthetic_turn
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
-PER_LOG = 226  # events per log, as in ADR 0051's corpus (17,616 / 78)
-
-
-def pool_of_texts() -> dict[str, list[str]]:
-    """Texts of the real corpus by kind, taken from its import into a scratch data dir."""
-    from nodwyn.importers.sync import import_paths
-    from nodwyn.log import logfile
-    from nodwyn.memory.index import text_of
-    from nodwyn.store import Store
-
-    with tempfile.TemporaryDirectory() as scratch:
-        store = Store(Path(scratch) / "data")
-        import_paths(store, "claude", [CORPUS / "claude"])
-        import_paths(store, "codex", [CORPUS / "codex"])
-        pool: dict[str, list[str]] = {"message": [], "reply": [], "result": []}
-        for log in store.sessions.glob("*.jsonl"):
-            for _, _, record in logfile.read(log):
-                kind = type(record).__name__.lower()
-                text = text_of(record)
-                if kind in pool and len(text) > 20:
-                    pool[kind].append(text)
-    return pool
-
-
-def piece(rng: random.Random, texts: list[str], longest: int) -> str:
-    text = rng.choice(texts)
-    start = rng.randrange(max(1, len(text) - 40))
-    return text[start : start + rng.randint(40, longest)]
-
-
-def synthetic_turn(rng: random.Random, pool: dict, number: int) -> list:
-    """message, 1-5 (reply with a call, result) pairs, a final reply, turn.end."""
-    from nodwyn.log import records as r
-
-    items = [r.Message(text=piece(rng, pool["message"], 1200))]
-    for step in range(rng.randint(1, 5)):
-        call = f"c{number}-{step}"
-        command = " ".join(piece(rng, pool["reply"], 80).split()[:6])
-        items.append(
-            r.Reply(text=piece(rng, pool["reply"], 1000),
-                    calls=[r.Call(id=call, tool="Bash", input={"command": command})])
-        )  # fmt: skip
-        items.append(r.Result(call=call, tool="Bash", output=piece(rng, pool["result"], 3000)))
-    items.append(r.Reply(text=piece(rng, pool["reply"], 1500)))
-    items.append(r.TurnEnd(status="completed", duration_ms=rng.randint(500, 90_000)))
-    return items
-
-
-def make_corpus(data: Path, size: int, pool: dict, seed: int = 42) -> tuple[int, int, int]:
-    """Logs holding about `size` events in all; returns (logs, events, bytes)."""
-    from nodwyn.log import records as r
-    from nodwyn.store import Store
-
-    rng = random.Random(seed)
-    store = Store(data)
-    logs = max(1, round(size / PER_LOG))
-    events = 0
-    for number in range(logs):
-        want = size * (number + 1) // logs - events
-        start = r.SessionStart(
-            project=f"/work/project{number % 40}", origin=r.Origin(tool="nodwyn")
-        )
-        with store.create(start, f"L{number:05d}") as writer:
-            written = 1
-            turn = 0
-            while written < want:
-                items = synthetic_turn(rng, pool, turn)[: want - written]
-                writer.append(items)
-                written += len(items)
-                turn += 1
-        events += written
-    total = sum(log.stat().st_size for log in store.sessions.glob("*.jsonl"))
-    return logs, events, total
-
-
-def queries(pool: dict, count: int, seed: int = 7) -> list[str]:
-    """1 to 4 words of 4 letters or more, drawn from one text of the corpus each."""
-    rng = random.Random(seed)
-    texts = pool["message"] + pool["reply"] + pool["result"]
-    out = []
-    while len(out) < count:
-        found = re.findall(r"[A-Za-z]{4,}", rng.choice(texts))
-        if found:
-            out.append(" ".join(rng.sample(found, min(len(found), rng.randint(1, 4)))))
-    return out
 
 
 def peak_mb() -> float:
@@ -262,8 +177,8 @@ def child(*args: str) -> dict:
 
 
 def phase_fts5(data: Path, words: list[str]) -> dict:
-    """The same queries through SQLite FTS5 (`bm25()`, OR of the terms, one row per event), its
-    top 20 events then grouped, carded and snipped by nodwyn's own code: equal work."""
+    """The same queries through SQLite FTS5 (fts5_peer.py), its top 20 events then grouped,
+    carded and snipped by nodwyn's own code: equal work."""
     from nodwyn.memory import index as wordindex
     from nodwyn.memory import words as wordsmod
     from nodwyn.store import Store
@@ -271,17 +186,7 @@ def phase_fts5(data: Path, words: list[str]) -> dict:
     module = word_search()
     store = Store(data)
     state = wordindex.load_state(store.root, shared=True)
-    db = sqlite3.connect(data / FTS5_DB)
-    sql = ("SELECT bm25(ev), task, seq, turn, turn_at, offset, heading FROM ev "
-           "WHERE ev MATCH ? ORDER BY bm25(ev) LIMIT 20")  # fmt: skip
-
-    def lookup(query: str) -> list:
-        terms = [w for w in re.findall(r"\w+", query.lower()) if w not in wordsmod.STOP]
-        if not terms:
-            return []
-        rows = db.execute(sql, (" OR ".join(f'"{term}"' for term in terms),)).fetchall()
-        return [module.Hit(-score, task, seq, turn, offset, heading, turn_at)
-                for score, task, seq, turn, turn_at, offset, heading in rows]  # fmt: skip
+    lookup = fts5_peer.lookup(data, module.Hit)
 
     def assembled(query: str):
         return module.group(store, state, lookup(query), set(wordsmod.query_terms(query)))
@@ -289,48 +194,6 @@ def phase_fts5(data: Path, words: list[str]) -> dict:
     for query in words[:10]:
         assembled(query)
     return {"bare": timed(lookup, words), "equal": timed(assembled, words)}
-
-
-FTS5_DB = "fts5-events.db"  # one row per event, with the keys nodwyn's index stores
-
-
-def fill_fts5(data: Path) -> float | None:
-    """Make the FTS5 table (None: kept from an earlier run). Its rows are the events of
-    nodwyn's index with the same stored keys (task, seq, turn, offsets, heading) and the text
-    nodwyn indexes (read from the log at the event's offset). Returns seconds to insert and
-    optimize."""
-    import tantivy
-    from nodwyn.log import records
-    from nodwyn.memory import index as wordindex
-
-    if (data / FTS5_DB).exists():
-        return None
-    state = wordindex.load_state(data)
-    searcher = wordindex.open_index(data, state).searcher()
-    found = searcher.search(tantivy.Query.all_query(), max(1, searcher.num_docs)).hits
-    by_task: dict[str, list] = {}
-    for _, address in found:
-        key = searcher.doc(address).to_dict()
-        by_task.setdefault(key["task"][0], []).append(key)
-    rows = []
-    for task, events in sorted(by_task.items()):
-        with open(data / "sessions" / f"{task}.jsonl", "rb") as handle:
-            for key in sorted(events, key=lambda key: key["offset"][0]):
-                handle.seek(key["offset"][0])
-                record = records.decode(handle.readline().rstrip(b"\n"))
-                text = wordindex.text_of(record, state.tool_output, clean=False)
-                rows.append((text, task, key["seq"][0], key["turn"][0], key["turn_at"][0],
-                             key["offset"][0], key["heading"][0]))  # fmt: skip
-    began = time.perf_counter()
-    db = sqlite3.connect(data / FTS5_DB)
-    db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, seq UNINDEXED, turn "
-               "UNINDEXED, turn_at UNINDEXED, offset UNINDEXED, heading UNINDEXED)")  # fmt: skip
-    db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    db.commit()
-    db.execute("INSERT INTO ev(ev) VALUES ('optimize')")
-    db.commit()
-    db.close()
-    return time.perf_counter() - began
 
 
 def append_cost(pool: dict, megabytes: int) -> list[str]:
@@ -367,17 +230,6 @@ def append_cost(pool: dict, megabytes: int) -> list[str]:
                 f"{first:.1f} s)"
             )
     return out
-
-
-def grow_log(store, pool: dict, rng: random.Random, megabytes: int) -> None:
-    from nodwyn.log import records as r
-
-    start = r.SessionStart(project="/work/big", origin=r.Origin(tool="nodwyn"))
-    with store.create(start, "BIG") as writer:
-        turn = 0
-        while writer.size < megabytes * 2**20:
-            writer.append(synthetic_turn(rng, pool, turn))
-            turn += 1
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -484,20 +336,7 @@ def run(args) -> None:
     words = queries(pool, args.queries)
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(args.keep or scratch) / "data"
-        began = time.perf_counter()
-        if args.keep and (data / "corpus.json").exists():
-            logs, events, size = json.loads((data / "corpus.json").read_text())
-        else:
-            logs, events, size = make_corpus(data, args.size, pool)
-            (data / "corpus.json").write_text(json.dumps([logs, events, size]))
-        reuse = bool(args.keep and args.keep_derived and (data / "index").exists())
-        if not reuse:
-            shutil.rmtree(data / "index", ignore_errors=True)
-            (data / "vectors.stack").unlink(missing_ok=True)
-            for derived in [*data.glob("sessions/*.mem"), *data.glob("sessions/*.vec")]:
-                derived.unlink()
-        print(f"corpus: {logs} logs, {events:,} events, {size / 2**20:.1f} MB of logs "
-              f"(ready in {time.perf_counter() - began:.1f} s)")  # fmt: skip
+        events, reuse = corpus(args, data, pool)
         if reuse:
             print("first build and vectors: kept from an earlier run (--keep-derived), not timed")
         else:
@@ -519,24 +358,49 @@ def run(args) -> None:
         print(figures(label, both["times"]) + f", peak RSS {both['peak_mb']:.0f} MB"
               + aim(events, "both", both["times"]["wall"]))  # fmt: skip
         new_processes(data, words[: args.new_processes or len(words)])
-        built = fill_fts5(data)
-        lite = child("--phase", "fts5", "--data", str(data), "--words", json.dumps(words))
-        print(f"SQLite FTS5 (bm25(), OR of terms, one row per event with nodwyn's stored keys): "
-              f"build {'kept' if built is None else f'{built:.2f} s'}; "
-              + figures("lookup only", lite["bare"]))  # fmt: skip
-        print(figures("SQLite FTS5 lookup + nodwyn's grouping, cards and snippets of its top 20",
-                      lite["equal"]))  # fmt: skip
-        print(figures("nodwyn lookup + the same grouping, cards and snippets (no change check)",
-                      serve["equal"]))  # fmt: skip
-        print("FTS5 / nodwyn median ratio, wall (CPU): "
-              f"{ratio(lite['equal'], serve['equal'])} equal work: lookup + the same assembly of "
-              f"the top 20; {ratio(lite['equal'], serve['full'])} FTS5 with that assembly against "
-              f"nodwyn's whole search(), which also checks every log for changes; "
-              f"{ratio(lite['bare'], serve['bare'])} index lookup only; "
-              ">1 means nodwyn is faster")  # fmt: skip
+        against_fts5(data, words, serve)
     if not args.skip_append:
         for line in append_cost(pool, args.append_mb):
             print(line)
+
+
+def corpus(args, data: Path, pool: dict) -> tuple[int, bool]:
+    """The corpus made (or kept by --keep) and its derived files removed unless
+    --keep-derived; prints its size. Returns (events, whether the derived files were kept)."""
+    began = time.perf_counter()
+    if args.keep and (data / "corpus.json").exists():
+        logs, events, size = json.loads((data / "corpus.json").read_text())
+    else:
+        logs, events, size = make_corpus(data, args.size, pool)
+        (data / "corpus.json").write_text(json.dumps([logs, events, size]))
+    reuse = bool(args.keep and args.keep_derived and (data / "index").exists())
+    if not reuse:
+        shutil.rmtree(data / "index", ignore_errors=True)
+        (data / "vectors.stack").unlink(missing_ok=True)
+        for derived in [*data.glob("sessions/*.mem"), *data.glob("sessions/*.vec")]:
+            derived.unlink()
+    print(f"corpus: {logs} logs, {events:,} events, {size / 2**20:.1f} MB of logs "
+          f"(ready in {time.perf_counter() - began:.1f} s)")  # fmt: skip
+    return events, reuse
+
+
+def against_fts5(data: Path, words: list[str], serve: dict) -> None:
+    """Print the same queries through SQLite FTS5, and its ratio to nodwyn's `serve` figures."""
+    built = fts5_peer.fill(data)
+    lite = child("--phase", "fts5", "--data", str(data), "--words", json.dumps(words))
+    print(f"SQLite FTS5 (bm25(), OR of terms, one row per event with nodwyn's stored keys): "
+          f"build {'kept' if built is None else f'{built:.2f} s'}; "
+          + figures("lookup only", lite["bare"]))  # fmt: skip
+    print(figures("SQLite FTS5 lookup + nodwyn's grouping, cards and snippets of its top 20",
+                  lite["equal"]))  # fmt: skip
+    print(figures("nodwyn lookup + the same grouping, cards and snippets (no change check)",
+                  serve["equal"]))  # fmt: skip
+    print("FTS5 / nodwyn median ratio, wall (CPU): "
+          f"{ratio(lite['equal'], serve['equal'])} equal work: lookup + the same assembly of "
+          f"the top 20; {ratio(lite['equal'], serve['full'])} FTS5 with that assembly against "
+          f"nodwyn's whole search(), which also checks every log for changes; "
+          f"{ratio(lite['bare'], serve['bare'])} index lookup only; "
+          ">1 means nodwyn is faster")  # fmt: skip
 
 
 if __name__ == "__main__":
