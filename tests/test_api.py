@@ -283,18 +283,6 @@ def test_the_server_answers_on_127_0_0_1_while_a_page_waits_for_changes(store):
         server.stop()
 
 
-def test_a_second_demo_changes_nothing_and_covers_what_the_page_shows(store, data_dir):
-    before = {path.name: path.read_bytes() for path in store.sessions.glob("*.jsonl")}
-    demo.make_demo(data_dir)
-    assert {path.name: path.read_bytes() for path in store.sessions.glob("*.jsonl")} == before
-    projects = {task.project for task in store.list(archived=None)}
-    assert {"/home/ana/src/site", "/home/ana/work/site"} <= projects
-    text = b"".join(before.values())
-    for needed in (b'"context.compact"', b'"agent":"Explore"', b'"status":"failed"',
-                   b"<script>alert(1)</script>", b"<img src=x onerror=alert(1)>"):  # fmt: skip
-        assert needed in text
-
-
 def test_only_the_api_package_imports_bottle():
     importers = [
         path.relative_to(APP_DIR).as_posix()
