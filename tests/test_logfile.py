@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 from nodwyn.errors import TaskBusy
-from nodwyn.log import logfile, records
+from nodwyn.log import locks, logfile, records
 
 START = records.SessionStart(project="/p", origin=records.Origin(tool="nodwyn"))
 
@@ -60,8 +60,8 @@ def test_a_second_writer_in_another_process_is_refused_at_once(log):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
         assert done.returncode == 3, done.stderr
         assert "open in another process" in done.stdout
-        assert logfile.is_locked(log)
-    assert not logfile.is_locked(log)
+        assert locks.is_locked(log)
+    assert not locks.is_locked(log)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 

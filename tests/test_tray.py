@@ -253,7 +253,7 @@ class HeldAtTheThirdFile:
 
 
 def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
-    from nodwyn.log import logfile
+    from nodwyn.log import locks, logfile
     from test_worker import ClaudeSession
 
     app.worker.pause()  # write the sessions first, then let the worker at them
@@ -273,7 +273,7 @@ def test_quit_during_an_import_leaves_every_log_whole(app, tmp_path):
         records = [record for _, _, record in logfile.read(log, problems=problems)]
         assert problems == [] and log.read_bytes().endswith(b"\n"), log.name
         assert [record.seq for record in records] == list(range(1, len(records) + 1))
-        assert not logfile.is_locked(log)
+        assert not locks.is_locked(log)
 
 
 def test_only_the_desktop_package_imports_pystray_and_webview():

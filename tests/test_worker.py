@@ -15,7 +15,7 @@ from nodwyn import memory, settings
 from nodwyn.agents import places
 from nodwyn.feed import Status
 from nodwyn.importers.sync import default_paths
-from nodwyn.log import logfile
+from nodwyn.log import locks, logfile
 from nodwyn.store import Store
 from nodwyn.worker import Worker
 
@@ -209,7 +209,7 @@ def test_stopping_during_an_import_leaves_every_log_whole(agents, data_dir):
         assert problems == [], f"{log.name}: {problems}"
         assert log.read_bytes().endswith(b"\n")
         assert [record.seq for _, _, record in records] == list(range(1, len(records) + 1))
-        assert not logfile.is_locked(log)
+        assert not locks.is_locked(log)
 
 
 def test_a_folder_imported_from_the_page_is_followed_until_the_person_stops_it(

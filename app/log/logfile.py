@@ -6,7 +6,7 @@ Invariants:
   out secrets that older rules let through (docs/decisions/0016-redaction.md). It holds the
   writer's lock, keeps every line (and so every seq) where it was, and swaps the whole file
   at once (a temporary file renamed over the log).
-- Only a `Writer` appends, and it holds the log's exclusive lock for as long as it lives;
+- Only a `Writer` appends, and it holds the log's exclusive lock (locks.py) while it lives;
   a second writer, in this process or another, is refused at once (TaskBusy), never waited for.
 - A torn last line (a writer died mid-line) is skipped and reported by readers. The next
   writer first ends it with a newline, so it stays in the file as a damaged line, and numbers
@@ -25,7 +25,7 @@ from pathlib import Path
 import msgspec
 
 from ..errors import NotALog, TaskBusy, TaskNotFound
-from . import faults, journal, records
+from . import faults, journal, locks, records
 from .records import Event, Known
 from .redact import redact
 
@@ -219,7 +219,7 @@ class Writer:
         except FileExistsError:
             raise TaskBusy(f"task {path.stem} exists already") from None
         try:
-            _lock(self.fd)
+            locks.lock(self.fd)
         except OSError:
             os.close(self.fd)
             self.fd = -1
@@ -243,7 +243,7 @@ class Writer:
         except FileNotFoundError:
             raise TaskNotFound(f"no task {path.stem}") from None
         try:
-            _lock(fd)
+            locks.lock(fd)
         except OSError:
             os.close(fd)
             raise TaskBusy(f"task {path.stem} is open in another process") from None
@@ -251,7 +251,7 @@ class Writer:
             yield fd
         finally:
             with contextlib.suppress(OSError):
-                _unlock(fd)
+                locks.unlock(fd)
                 os.close(fd)
 
     def _find_end(self) -> None:
@@ -297,7 +297,7 @@ class Writer:
 
     def close(self) -> None:
         if self.fd >= 0:
-            _unlock(self.fd)
+            locks.unlock(self.fd)
             os.close(self.fd)
             self.fd = -1
 
@@ -365,7 +365,7 @@ def rewrite(path: Path, change: Callable[[bytes], bytes]) -> int:
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o600)
         if sys.platform == "win32":  # an open file cannot be replaced there: let go of it first
-            _unlock(fd)
+            locks.unlock(fd)
             os.close(fd)
         try:
             os.replace(tmp, path)
@@ -383,50 +383,5 @@ def _sync_folder(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    _FAR = 1 << 62  # lock a byte far past the end, so readers are never blocked
-
-    def _lock(fd: int) -> None:
-        here = os.lseek(fd, 0, os.SEEK_CUR)
-        os.lseek(fd, _FAR, os.SEEK_SET)
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        finally:
-            os.lseek(fd, here, os.SEEK_SET)
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, _FAR, os.SEEK_SET)
-        with contextlib.suppress(OSError):
-            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _lock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-
-def is_locked(path: Path) -> bool:
-    """Whether some writer holds the log now (checked by taking and dropping the lock)."""
-    try:
-        fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        return False
-    try:
-        _lock(fd)
-    except OSError:
-        return True
-    else:
-        _unlock(fd)
-        return False
     finally:
         os.close(fd)
