@@ -1,10 +1,11 @@
 """Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`) as nodwyn records.
 
 The parser is a fold over source lines: `Parser.feed(n, line, out)` turns source line n into
-zero or more records, and everything it must remember between lines lives in `Carry`, a
-msgspec Struct saved beside the log. Feeding the first half of a file, saving the carry and
-feeding the rest gives the same records as feeding the file at once. Records come out in
-source-line order, which follows the `parentUuid` chain even where timestamps go backwards.
+zero or more records, and everything it must remember between lines lives in `Carry`
+(carry.py), a msgspec Struct saved beside the log. Feeding the first half of a file, saving
+the carry and feeding the rest gives the same records as feeding the file at once. Records
+come out in source-line order, which follows the `parentUuid` chain even where timestamps go
+backwards.
 
 What may still change is held back in the carry: the streamed parts of one response (merged
 by `message.id`, usage counted once), a slash command until we know whether it ran locally,
@@ -24,11 +25,11 @@ import re
 from collections.abc import Callable
 
 import msgspec
-from msgspec import Struct
 
 from ...log import records as r
 from .. import problems
 from . import context, replies
+from .carry import Carry, Command
 from .lines import Line, at_of, decode_agent, decode_line, split_prompt, text_of
 
 TOOL = "claude-code"
@@ -36,43 +37,6 @@ _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LOCAL = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
 _INTERRUPTED = "[Request interrupted by user"
-
-
-class Command(Struct, kw_only=True):
-    """A slash command not yet known to be a prompt (it is not when it ran locally)."""
-
-    line: int
-    at: str
-    name: str
-    args: str
-
-
-class Carry(Struct, kw_only=True):
-    """What the fold remembers between lines."""
-
-    session: str = ""
-    started: bool = False
-    pending: list[r.Known] = []  # titles met before the session started
-    last_at: str = ""
-    calls: dict[str, str] = {}  # open call id -> tool
-    files: dict[str, list[str]] = {}  # open call id -> files it writes
-    prompts: dict[str, str] = {}  # a sub-agent call's prompt -> the agent's name
-    asked: dict[str, str] = {}  # open sub-agent call id -> its prompt
-    side: dict[str, str] = {}  # sidechain record uuid -> agent name
-    group: replies.Group | None = None
-    counted: str = ""  # the message id whose usage was last counted
-    command: Command | None = None
-    boundary: r.ContextCompact | None = None
-    turn_open: bool = False
-    turn_cost: float = 0.0
-    turn_unknown: bool = False
-    agents_done: list[str] = []
-    answered: int = 0  # the last line of a final answer that may end the turn (0: none)
-    answered_at: str = ""
-    answered_id: str = ""  # that answer's message id
-    held: r.Message | None = None  # a prompt, until the next line shows what it closed
-    titles: list[r.SessionTitle] = []  # named while a prompt was held: given out after it
-    queued: list[context.Queued] = []  # a person's words in Claude Code's queue
 
 
 class Parser:

@@ -20,7 +20,7 @@ from .. import prices
 from .lines import Block, Message
 
 if TYPE_CHECKING:  # the carry is the parser's; only its call fields are touched here
-    from .parse import Carry
+    from .carry import Carry
 
 FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
 AGENT_TOOLS = ("Task", "Agent")
