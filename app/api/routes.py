@@ -44,22 +44,26 @@ TYPES = {
 }
 
 
-def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
-    """Every route: (method, path, handler). One table, so one test can walk it."""
-    # Memory builds and saves its derived files (.mem, the word index) on first use; two
-    # threads doing that at once saw a half-built index, so they take turns (with the
-    # desktop worker too).
-    memory_lock = memory.BUILDING
+class Handlers:
+    """What each route does, for one data directory: decode the input, call one core function
+    (store, memory, reading, agents), return a Struct."""
 
-    def page():
+    def __init__(self, store: Store, token: str, feed: Feed):
+        self.store, self.token, self.feed = store, token, feed
+        # Memory builds and saves its derived files (.mem, the word index) on first use; two
+        # threads doing that at once saw a half-built index, so they take turns (with the
+        # desktop worker too).
+        self.memory_lock = memory.BUILDING
+
+    def page(self):
         given = bottle.request.query.get("token", "")
-        if not hmac.compare_digest(given.encode(), token.encode()):
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
             raise bottle.HTTPError(403, "open the address that nodwyn printed: it carries the key")
         html = (paths.frontend_dir() / "index.html").read_text(encoding="utf-8")
         bottle.response.content_type = "text/html; charset=utf-8"
-        return html.replace("{{token}}", escape(token, quote=True))
+        return html.replace("{{token}}", escape(self.token, quote=True))
 
-    def asset(path):
+    def asset(self, path):
         root = paths.frontend_dir()
         file = (root / path).resolve()
         if root not in file.parents or not file.is_file() or file.suffix not in TYPES:
@@ -67,37 +71,37 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         bottle.response.content_type = TYPES[file.suffix] + "; charset=utf-8"
         return file.read_bytes()
 
-    def changed(result):
-        feed.poke()  # pages hear of a change made here without waiting for the next look
+    def changed(self, result):
+        self.feed.poke()  # pages hear of a change made here without waiting for the next look
         return result
 
-    def tasks():
-        return TaskList(msgspec.Raw(store.list_json(archived=None).encode()))
+    def tasks(self):
+        return TaskList(msgspec.Raw(self.store.list_json(archived=None).encode()))
 
-    def rename(task):
-        return changed(store.rename(task, _body(Title).title))
+    def rename(self, task):
+        return self.changed(self.store.rename(task, _body(Title).title))
 
-    def archive(task):
-        return changed(store.archive(task, _body(Archived).archived))
+    def archive(self, task):
+        return self.changed(self.store.archive(task, _body(Archived).archived))
 
-    def delete(task):
-        store.delete(task)
-        return changed(Done())
+    def delete(self, task):
+        self.store.delete(task)
+        return self.changed(Done())
 
-    def cards(task):
-        if not store.exists(task):
+    def cards(self, task):
+        if not self.store.exists(task):
             raise TaskNotFound(f"no task {task}")
-        with memory_lock:
-            return Cards(memory.cards(store, task))
+        with self.memory_lock:
+            return Cards(memory.cards(self.store, task))
 
-    def context(task):
-        if not store.exists(task):
+    def context(self, task):
+        if not self.store.exists(task):
             raise TaskNotFound(f"no task {task}")
         seq, before, after = _query_int("seq"), _query_int("before", 40), _query_int("after", 40)
-        with memory_lock:
-            return shown.window(store, task, seq, before, after)
+        with self.memory_lock:
+            return shown.window(self.store, task, seq, before, after)
 
-    def search():
+    def search(self):
         query = bottle.request.query
         words, scope = query.get("q", ""), query.get("scope", "all")
         task, project = query.get("task") or None, query.get("project") or None
@@ -105,80 +109,86 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         mode = query.get("mode") or None  # words|meaning|both; none: the setting decides
         if mode is not None and mode not in memory.MODES:
             raise BadInput(f"mode is one of {', '.join(memory.MODES)}, not {mode!r}")
-        if feed.status.snapshot().phase in ("importing", "indexing"):
+        if self.feed.status.snapshot().phase in ("importing", "indexing"):
             # The desktop worker is importing and folds memory after: search what is indexed
             # now rather than wait seconds for that work (decision 0006).
             found = words_only(
-                store, words, scope=scope, task=task, project=project, limit=limit, fresh=False
+                self.store, words, scope=scope, task=task, project=project, limit=limit, fresh=False
             )
             return memory.FusedResults(**msgspec.structs.asdict(found), mode="words")
         # while the worker encodes, search what is encoded so far (it encodes newest first)
-        budget = 0.0 if feed.status.snapshot().phase == "encoding" else None
-        with memory_lock:
-            return memory.search(store, words, scope=scope, task=task, project=project,
+        budget = 0.0 if self.feed.status.snapshot().phase == "encoding" else None
+        with self.memory_lock:
+            return memory.search(self.store, words, scope=scope, task=task, project=project,
                                  limit=limit, mode=mode, budget=budget)  # fmt: skip
 
-    def recall():
+    def recall(self):
         """One event back whole (the CLI's and agents' recall, issue 13); `start` and `count`
         cut its outline's lines as `nodwyn memory recall --json` does."""
         task, seq = bottle.request.query.get("task", ""), _query_int("seq")
         if not task or seq is None:
             raise BadInput("recall takes task and seq")
-        with memory_lock:
-            found = memory.recall(store, task, seq)
+        with self.memory_lock:
+            found = memory.recall(self.store, task, seq)
         return cut(found, _query_int("start"), _query_int("count"))
 
-    def changes():
-        return feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))
+    def changes(self):
+        return self.feed.wait(_query_int("since", 0), min(LONG_POLL, _wait_seconds()))
 
-    def import_folder():
+    def import_folder(self):
         given = _body(ImportFolder)
-        started = agents.import_folder(store, given.tool, given.path, feed.status.set)
+        started = agents.import_folder(self.store, given.tool, given.path, self.feed.status.set)
         # followed from now on, as the agents' own folders are (the worker's next pass)
-        settings.follow_folder(store.root, given.tool, str(Path(given.path.strip()).expanduser()))
-        return changed(started)
+        folder = str(Path(given.path.strip()).expanduser())
+        settings.follow_folder(self.store.root, given.tool, folder)
+        return self.changed(started)
 
-    def export(task):
+    def export(self, task):
         fmt, turn = bottle.request.query.get("format", "html"), _query_int("turn")
-        with memory_lock:
-            text = reading_export.export(store, task, fmt, turn)
-        name = reading_export.file_name(store, task, fmt, turn)
+        with self.memory_lock:
+            text = reading_export.export(self.store, task, fmt, turn)
+        name = reading_export.file_name(self.store, task, fmt, turn)
         bottle.response.content_type = EXPORT_TYPES[fmt]
         bottle.response.set_header("Content-Disposition", f'attachment; filename="{name}"')
         return text.encode("utf-8")
 
-    def star(task, seq):
+    def star(self, task, seq):
         if not seq.isdigit():
             raise BadInput(f"a turn is the seq of its prompt, a whole number, not {seq!r}")
         given = _body(Star)
-        return changed(store.star(task, int(seq), given.note, given.starred))
+        return self.changed(self.store.star(task, int(seq), given.note, given.starred))
 
-    def change_settings():
-        return changed(settings_form.change(store.root, _body(settings_form.SettingsChange)))
+    def change_settings(self):
+        given = _body(settings_form.SettingsChange)
+        return self.changed(settings_form.change(self.store.root, given))
 
+
+def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
+    """Every route: (method, path, handler). One table, so one test can walk it."""
+    do = Handlers(store, token, feed)
     return [
-        ("GET", "/", page),
-        ("GET", "/static/<path:path>", asset),
-        ("GET", "/api/tasks", tasks),
+        ("GET", "/", do.page),
+        ("GET", "/static/<path:path>", do.asset),
+        ("GET", "/api/tasks", do.tasks),
         ("GET", "/api/tasks/<task>", store.get),
-        ("POST", "/api/tasks/<task>/title", rename),
-        ("POST", "/api/tasks/<task>/archive", archive),
-        ("DELETE", "/api/tasks/<task>", delete),
-        ("GET", "/api/tasks/<task>/cards", cards),
-        ("GET", "/api/tasks/<task>/context", context),
-        ("GET", "/api/tasks/<task>/export", export),
+        ("POST", "/api/tasks/<task>/title", do.rename),
+        ("POST", "/api/tasks/<task>/archive", do.archive),
+        ("DELETE", "/api/tasks/<task>", do.delete),
+        ("GET", "/api/tasks/<task>/cards", do.cards),
+        ("GET", "/api/tasks/<task>/context", do.context),
+        ("GET", "/api/tasks/<task>/export", do.export),
         ("GET", "/api/tasks/<task>/resume", lambda task: resume.command(store, task)),
         ("GET", "/api/tasks/<task>/starred", lambda task: TaskStars(starred.of_task(store, task))),
-        ("POST", "/api/tasks/<task>/turns/<seq>/star", star),
+        ("POST", "/api/tasks/<task>/turns/<seq>/star", do.star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
-        ("GET", "/api/search", search),
-        ("GET", "/api/recall", recall),
+        ("GET", "/api/search", do.search),
+        ("GET", "/api/recall", do.recall),
         ("GET", "/api/status", feed.status.snapshot),
-        ("GET", "/api/changes", changes),
+        ("GET", "/api/changes", do.changes),
         ("GET", "/api/places", lambda: agents.places(store.root)),
-        ("POST", "/api/import", import_folder),
+        ("POST", "/api/import", do.import_folder),
         ("GET", "/api/settings", lambda: settings_form.shown(store.root)),
-        ("POST", "/api/settings", change_settings),
+        ("POST", "/api/settings", do.change_settings),
     ]
 
 
