@@ -53,7 +53,7 @@ def test_a_crash_after_the_index_commit_but_before_its_state_is_saved_adds_nothi
     store = Store()
     write(store, "old", turn("an older task about the pager"))
     index.refresh(store)
-    state_file = index.folder(store.root) / "state.msgpack"
+    state_file = index.folder(store.root) / index.STATE
     saved = state_file.read_bytes()
     write(store, "new", turn("the zebrafish aquarium heater"))
     mem_file = store.log_path("new").with_suffix(".mem")

@@ -8,7 +8,8 @@ Everything here is derived from the logs and may be deleted at any time; it is r
 
 import _thread
 import os
-from collections.abc import Callable
+import sys
+import types
 
 # numpy's one product per search by meaning (every card's vector times the query's) runs in
 # OpenBLAS, whose threads made it 30-100 times slower on a busy 2-core machine (2,000 x 256:
@@ -16,11 +17,38 @@ from collections.abc import Callable
 # they wait. One thread, unless the person chose otherwise; it must be said before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from . import index as _index
-from .cards import Card, Command, Episode
-from .fusion import MODES, FusedResults, search
-from .recall import Recall, Window, cards, context, episodes, recall
-from .search import EventHit, Results, TurnHit
+# What this package exports is imported on first use (PEP 562), so that a new process
+# searching by words imports only the modules it needs (quick.py: no msgspec, issue 16).
+_EXPORTS = {
+    "Card": "cards", "Command": "cards", "Episode": "cards",
+    "MODES": "fusion", "FusedResults": "fusion", "search": "fusion",
+    "Recall": "recall", "Window": "recall", "cards": "recall", "context": "recall",
+    "episodes": "recall", "recall": "recall",
+    "EventHit": "search", "Results": "search", "TurnHit": "search",
+}  # fmt: skip
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(__import__(f"{__name__}.{module}", fromlist=["_"]), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    """This package, whose `search` and `cards` are the functions it exports although
+    submodules of those names exist: importing a submodule sets it as the package's
+    attribute, which here leaves an export in place (as the eager imports did)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 # Building memory writes derived files under per-process names; two threads of one process
 # (API requests, the desktop worker) building at once collide, so they take turns on this.
@@ -29,22 +57,25 @@ from .search import EventHit, Results, TurnHit
 BUILDING = _thread.allocate_lock()
 
 
-def refresh(store, progress: Callable[[int, int], None] | None = None, full: bool = False) -> None:
+def refresh(store, progress=None, full: bool = False) -> None:
     """Bring every .mem, the word index and the vectors up to date with the logs (deleted
-    tasks removed); `full`: every log looked at, not only those the change journal names."""
-    _index.refresh(store, progress, full)
+    tasks removed); `full`: every log looked at, not only those the change journal names;
+    `progress(done, total)` is called as logs are folded."""
+    from . import index
+
+    index.refresh(store, progress, full)
     encode(store, progress)
 
 
-def refresh_words(
-    store, progress: Callable[[int, int], None] | None = None, full: bool = False
-) -> None:
+def refresh_words(store, progress=None, full: bool = False) -> None:
     """Bring every .mem and the word index up to date with the logs (take BUILDING); `full`:
     every log looked at, not only those the change journal names."""
-    _index.refresh(store, progress, full)
+    from . import index
+
+    index.refresh(store, progress, full)
 
 
-def encode(store, progress: Callable[[int, int], None] | None = None, lock=None) -> None:
+def encode(store, progress=None, lock=None) -> None:
     """Bring every task's vectors up to date, newest tasks first; with `lock` (BUILDING),
     taken only while a task's cards are read, so searches and the transcript do not wait for
     the encoding, and search by what is encoded so far."""

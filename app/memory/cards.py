@@ -22,9 +22,8 @@ from msgspec import Struct
 from ..log import records
 from ..log.records import PlanItem
 from ..log.redact import redact
-from ..reading import ansi
+from .heading import ASKED_HEAD, duration, head, one_line  # noqa: F401 (read as cards.X)
 
-ASKED_HEAD = 60  # characters of the prompt in a head line
 ANSWER = 300  # characters of the answer kept on a card
 LINE = 200  # characters of an error or command kept on a card
 SHELLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell", "run_command"})
@@ -95,41 +94,6 @@ class Fold(Struct, kw_only=True):
     last_compact: int = 0  # seq of the last compaction before `end` (0: none)
     turn: Turn | None = None  # only while folding; None whenever saved
     last_line: tuple[int, int] = (-1, 0)  # only while folding: (start, end) of the last line
-
-
-def one_line(text: str, limit: int) -> str:
-    """The text on one line (runs of white space as one space, terminal escapes removed: a
-    colour code on a card reads as `[31m` noise), cut to `limit` characters."""
-    if ansi.has_escapes(text):  # only the start of a long text is looked at, as below
-        text = ansi.plain(text if len(text) <= 8 * limit else text[: 8 * limit])
-    if len(text) > 4 * limit:  # a long text (a pasted log): only its start is looked at
-        head = " ".join(text[: 4 * limit].split())
-        if head.rfind(" ") >= limit:  # the word the cut may have split lies past the limit
-            return head[: limit - 1].rstrip() + "…"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def duration(ms: int) -> str:
-    """A duration as a head line shows it: 850ms, 6s, 2m 5s, 1h 3m."""
-    if ms < 1000:
-        return f"{ms}ms"
-    seconds = round(ms / 1000)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m {seconds % 60}s"
-    return f"{seconds // 3600}h {seconds % 3600 // 60}m"
-
-
-def head(card_first: int, last: int | None, outcome: str, ms: int | None, asked: str) -> str:
-    if last is None:
-        return f"turn seq {card_first}-, not finished"
-    parts = [f"turn seq {card_first}-{last}", outcome]
-    if ms is not None:
-        parts.append(duration(ms))
-    parts.append(f'asked "{one_line(asked, ASKED_HEAD)}"')
-    return " · ".join(parts)
 
 
 def _millis(first: str, last: str) -> int | None:

@@ -19,9 +19,10 @@ from msgspec import Struct
 from ..errors import TaskNotFound
 from ..log import logfile, records
 from ..log.redact import redact
-from . import cards as cardmod
 from . import mem as memfile
 from . import words
+from .cards import call_input, command_of, one_line
+from .cards import feed as feed_card
 
 CALL_TEXT = 80
 EVENT_TEXT = 100_000  # characters of one event that the index holds and snippets come from
@@ -53,7 +54,7 @@ def text_of(record: records.Event, tool_output: bool = True, clean: bool = True)
         case records.Reply():
             parts = [record.text]
             for call in record.calls:
-                parts += [call.tool, *strings(cardmod.call_input(call.input))]
+                parts += [call.tool, *strings(call_input(call.input))]
         case records.Result():
             parts = [record.output] if tool_output else []
         case records.Plan():
@@ -63,7 +64,7 @@ def text_of(record: records.Event, tool_output: bool = True, clean: bool = True)
         case records.Error():
             parts = [record.text]
         case records.ApprovalAsk():
-            parts = [record.tool, *strings(cardmod.call_input(record.input))]
+            parts = [record.tool, *strings(call_input(record.input))]
         case records.Bookmark():
             parts = [record.note] if record.starred else []
         case records.Opaque():
@@ -87,12 +88,12 @@ def _capped(parts: list[str]) -> str:
 
 def describe(call: records.Call) -> str:
     """A call in a few words: its tool and the gist of its input."""
-    data = cardmod.call_input(call.input)
-    gist = cardmod.command_of(call.input)
+    data = call_input(call.input)
+    gist = command_of(call.input)
     for key in ("file_path", "path", "pattern", "query", "url", "description", "prompt"):
         if not gist and isinstance(data.get(key), str):
             gist = data[key]
-    gist = cardmod.one_line(gist, CALL_TEXT) if gist else ""  # redacted when shown
+    gist = one_line(gist, CALL_TEXT) if gist else ""  # redacted when shown
     return f"{call.tool}: {gist}" if gist else call.tool
 
 
@@ -187,7 +188,7 @@ def rows(job: Job, taken: Taken) -> Iterator[Row]:
     fold, mark = mem.fold, mem.mark
     fold_from, mark_from = fold.end, mark.end
     problems: list[logfile.Problem] = []
-    feed, compounds = cardmod.feed, words.compounds
+    feed, compounds = feed_card, words.compounds
     for begin, end, record in logfile.read(log, min(fold_from, mark_from), problems):
         if begin >= fold_from:
             feed(fold, begin, end, record)

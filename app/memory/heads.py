@@ -23,8 +23,10 @@ from msgspec import Struct
 
 from ..log import records
 from ..log.redact import redact
-from . import cards as cardmod
 from . import mem as memfile
+from .cards import Card, Turn
+from .cards import card as card_of
+from .cards import head as head_of
 
 
 class Brief(Struct, frozen=True):
@@ -67,7 +69,7 @@ _finished: dict[tuple, dict[int, _Head]] = {}  # (log, size, mtime) -> first seq
 _CLOSING = frozenset(("message", "session.resume", "turn.end"))
 # shown cards by (log, first seq, the log's size and mtime as the index saw them): a warm
 # process folds and redacts each turn's head once, not once per search that finds it
-_shown: dict[tuple, cardmod.Card | None] = {}
+_shown: dict[tuple, Card | None] = {}
 SHOWN = 4096
 
 
@@ -85,7 +87,7 @@ def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
         card = turn_card(handle, log, offset, turn)
     if card is not None:
         asked = redact(card.asked)  # the head repeats the start of it
-        head = cardmod.head(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked)
+        head = head_of(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked)
         card = msgspec.structs.replace(card, asked=asked, head=head)
     if key is not None:
         if len(_shown) >= SHOWN:
@@ -94,7 +96,7 @@ def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
     return card
 
 
-def finished_card(handle, log: Path, seen, first_seq: int) -> cardmod.Card | None:
+def finished_card(handle, log: Path, seen, first_seq: int) -> Card | None:
     """The card of a finished turn from the log's `.mem`, with the fields a head shows and
     the others empty, as turn_card gives them; None when it is not to be had so (see the
     module's docstring). `handle`: the log, open."""
@@ -108,9 +110,9 @@ def finished_card(handle, log: Path, seen, first_seq: int) -> cardmod.Card | Non
     found = heads.get(first_seq)
     if found is None:
         return None
-    head = cardmod.head(found.first_seq, found.last_seq, found.outcome, found.duration_ms,
+    head = head_of(found.first_seq, found.last_seq, found.outcome, found.duration_ms,
                         found.asked)  # fmt: skip
-    return cardmod.Card(
+    return Card(
         first_seq=found.first_seq, last_seq=found.last_seq, at=found.at, head=head,
         asked=found.asked, outcome=found.outcome, duration_ms=found.duration_ms,
     )  # fmt: skip
@@ -142,7 +144,7 @@ def _finished_heads(handle, file: Path) -> dict[int, _Head]:
     return {card.first_seq: card for card in cards}
 
 
-def turn_card(handle, log: Path, offset: int, first_seq: int) -> cardmod.Card | None:
+def turn_card(handle, log: Path, offset: int, first_seq: int) -> Card | None:
     """The card of the turn whose first line is at `offset`, as far as a hit shows it: its
     seqs, time, prompt, outcome and duration (the rest left empty), the same as cards.feed
     folds them. Work in proportion to the turn: only lines that may end it are decoded whole,
@@ -151,7 +153,7 @@ def turn_card(handle, log: Path, offset: int, first_seq: int) -> cardmod.Card | 
     first = _whole(handle.readline())
     if not isinstance(first, records.Message) or first.agent is not None or first.seq != first_seq:
         return memfile_card(log, first_seq)  # the log moved under us
-    turn = cardmod.Turn(first_seq=first.seq, at=first.at, asked=first.text or first.command,
+    turn = Turn(first_seq=first.seq, at=first.at, asked=first.text or first.command,
                         last_seq=first.seq, last_at=first.at)  # fmt: skip
     outcome = None  # the log ends inside the turn: under way, unless it has a turn.end
     for line in iter(handle.readline, b""):
@@ -173,7 +175,7 @@ def turn_card(handle, log: Path, offset: int, first_seq: int) -> cardmod.Card | 
             if isinstance(record, records.TurnEnd):
                 turn.status, turn.duration_ms = record.status, record.duration_ms
         turn.last_seq, turn.last_at = brief.seq, brief.at or turn.last_at
-    return cardmod.card(turn, outcome)
+    return card_of(turn, outcome)
 
 
 def _whole(line: bytes) -> records.Event | None:
@@ -207,7 +209,7 @@ def _brief_of(line: bytes) -> Brief | None:
     return brief if brief.seq >= 1 else None
 
 
-def memfile_card(log: Path, first_seq: int) -> cardmod.Card | None:
+def memfile_card(log: Path, first_seq: int) -> Card | None:
     """The card from the .mem (all of it decoded): when the log is not what the index saw."""
     cards = memfile.cards_of(log)[0]
     at = bisect.bisect_left(cards, first_seq, key=lambda card: card.first_seq)

@@ -18,7 +18,7 @@ it before letting go of the writer). How far each log was taken is its `.mem`'s 
 only after the commit; a task's documents the index holds past its mark (a refresh cut short
 between commit and mark) are kept and only what follows them is added (adding.py), so nothing is
 added twice and the ranking is a clean build's. A deleted task's documents are deleted by its
-id term. `state.msgpack` beside the index remembers each log's size and mtime, project,
+id term. `state.json` beside the index remembers each log's size and mtime, project,
 title and archive flag, and how far into the change journal it got: changes.py finds the logs
 to fold from the journal's notes (no per-log work when nothing changed), with a full check of
 every log now and then. The index, its state and the
@@ -92,8 +92,12 @@ class State(Struct, kw_only=True):
     checked_ns: int = 0  # when every log was last looked at (changes.py)
 
 
-_state_encoder = msgspec.msgpack.Encoder()
-_state_decoder = msgspec.msgpack.Decoder(State)
+_state_encoder = msgspec.json.Encoder()
+_state_decoder = msgspec.json.Decoder(State)
+# JSON, so that a new process searching by words reads it by json's C scanner without msgspec
+# (quick.py); the state of an index made before is read once from its old msgpack file.
+STATE = "state.json"
+_OLD_STATE = "state.msgpack"
 
 
 def schema() -> tantivy.Schema:
@@ -122,7 +126,7 @@ _states: dict[Path, tuple[tuple[int, int], State]] = {}
 def load_state(root: Path, shared: bool = False) -> State | None:
     """The index's state; `shared` gives this process's decoded copy when the file has not
     changed since (a search reads it on every call; a refresh that changes it decodes anew)."""
-    file = folder(root) / "state.msgpack"
+    file = folder(root) / STATE
     try:
         found = file.stat()
         stamp = (found.st_size, found.st_mtime_ns)
@@ -130,6 +134,8 @@ def load_state(root: Path, shared: bool = False) -> State | None:
         if shared and known is not None and known[0] == stamp:
             return known[1]
         state = _state_decoder.decode(file.read_bytes())
+    except FileNotFoundError:
+        return _old_state(root)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
     if state.format != FORMAT:
@@ -139,11 +145,21 @@ def load_state(root: Path, shared: bool = False) -> State | None:
     return state
 
 
+def _old_state(root: Path) -> State | None:
+    """The state of an index made before the state was JSON (state.msgpack), or None."""
+    try:
+        state = msgspec.msgpack.decode((folder(root) / _OLD_STATE).read_bytes(), type=State)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return state if state.format == FORMAT else None
+
+
 def save_state(root: Path, state: State) -> None:
-    file = folder(root) / "state.msgpack"
+    file = folder(root) / STATE
     tmp = file.with_name(f".state.{os.getpid()}.tmp")
     tmp.write_bytes(_state_encoder.encode(state))
     os.replace(tmp, file)
+    (folder(root) / _OLD_STATE).unlink(missing_ok=True)
 
 
 _open: dict[tuple[Path, str], tantivy.Index] = {}

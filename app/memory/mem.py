@@ -32,8 +32,8 @@ from msgspec import Struct
 
 from ..errors import TaskNotFound
 from ..log import logfile
-from . import cards as cardmod
-from .cards import Fold
+from .cards import Card, Episode, Fold, finish
+from .cards import feed as feed_card
 
 MAGIC = b"nodwyn-mem 2\n"
 TRAILER = b"MEMF"
@@ -73,10 +73,26 @@ class Mem(Struct, kw_only=True):
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Frame)
+_encoder_json = msgspec.json.Encoder()
 
 
 def path_of(log: Path) -> Path:
     return log.with_suffix(".mem")
+
+
+def heads_path(log: Path) -> Path:
+    """`<id>.heads`: the heads of the .mem's cards, for readers without msgspec (quick.py)."""
+    return log.with_suffix(".heads")
+
+
+def _heads_line(base: int, number: int, fold: Fold) -> bytes:
+    """One frame's heads as a JSON line, written beside the frame: [base, number, the fold's
+    end, line start, line crc, [[first_seq, last_seq, at, asked, outcome, duration_ms]...]],
+    applied by a reader as the frames are (counts) and checked against the log as they are."""
+    heads = [(c.first_seq, c.last_seq, c.at, c.asked, c.outcome, c.duration_ms)
+             for c in fold.cards]  # fmt: skip
+    line = (base, number, fold.end, fold.line_start, fold.line_crc, heads)
+    return _encoder_json.encode(line) + b"\n"
 
 
 def _frame_bytes(frame: Frame) -> bytes:
@@ -211,11 +227,15 @@ def write(log: Path, mem: Mem) -> None:
     file = path_of(log)
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
     frame = Frame(base=-1, number=0, fold=mem.fold, mark=mem.mark)
+    heads, heads_tmp = heads_path(log), file.with_name(f".{file.stem}.heads.{os.getpid()}.tmp")
     try:
+        heads_tmp.write_bytes(_heads_line(-1, 0, mem.fold))
+        os.replace(heads_tmp, heads)  # before the .mem: a reader checks it against the log
         tmp.write_bytes(MAGIC + _frame_bytes(frame))
         os.replace(tmp, file)
     except FileNotFoundError:
         tmp.unlink(missing_ok=True)  # the task was deleted meanwhile: nothing to keep
+        heads_tmp.unlink(missing_ok=True)
         return
     whole = Mem(fold=mem.fold, mark=mem.mark, frames=1)
     _remember(file, _copy(whole))
@@ -247,9 +267,22 @@ def append(log: Path, base: Mem, gained: Mem) -> None:
         os.write(fd, _frame_bytes(frame))
     finally:
         os.close(fd)
+    _append_heads(log, frame)
     if known is not None and known[0] == before:  # what we knew plus this frame
         _apply(known[1], frame)
         _remember(file, known[1])
+
+
+def _append_heads(log: Path, frame: Frame) -> None:
+    """The frame's heads appended to the log's .heads (one write, as the frame's)."""
+    try:
+        fd = os.open(heads_path(log), os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return  # none yet: made whole with the next rewrite of the .mem
+    try:
+        os.write(fd, _heads_line(frame.base, frame.number, frame.fold))
+    finally:
+        os.close(fd)
 
 
 def _merged(whole: Fold, gained: Fold) -> Fold:
@@ -316,16 +349,16 @@ def fold_log(log: Path, mem: Mem | None = None) -> tuple[Mem, list, list]:
     mem = checked(log, mem if mem is not None else load(log), None)
     fold = mem.fold
     for start, end, record in logfile.read(log, fold.end):
-        cardmod.feed(fold, start, end, record)
-    every, episodes = cardmod.finish(fold), list(fold.episodes)
+        feed_card(fold, start, end, record)
+    every, episodes = finish(fold), list(fold.episodes)
     saved = Mem(fold=settle(log, fold), mark=mem.mark, frames=mem.frames, restarted=mem.restarted)
     return saved, every, episodes
 
 
-_cards: dict[Path, tuple[tuple, list[cardmod.Card], list[cardmod.Episode]]] = {}
+_cards: dict[Path, tuple[tuple, list[Card], list[Episode]]] = {}
 
 
-def cards_of(log: Path) -> tuple[list[cardmod.Card], list[cardmod.Episode]]:
+def cards_of(log: Path) -> tuple[list[Card], list[Episode]]:
     """Every card (oldest first) and episode of a log, from its .mem folded on and saved."""
     try:
         stat = log.stat()

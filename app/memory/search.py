@@ -21,12 +21,10 @@ from . import index as wordindex
 from . import terms, words
 from .heads import shown_card
 from .index import text_of
+from .matching import cut, snippet  # noqa: F401 (read as search.X)
 
 SCOPES = ("task", "project", "all")
 MAX_LIMIT = 200
-SNIPPET_LINES = 3
-SNIPPET_WIDTH = 240  # characters of a snippet line
-AROUND = 50  # characters kept either side of a matched word in a long line
 SCAN = 400_000  # characters of an event's text looked at for snippets
 
 
@@ -263,70 +261,3 @@ def event_hit(handle, log: Path, hit: Hit, terms: set[str], state) -> EventHit:
         heading=redact(hit.heading),
         lines=snippet(text, terms),
     )
-
-
-def snippet(text: str, terms: set[str]) -> list[str]:
-    """Up to three lines of `text`, those holding the most distinct query terms, in text order,
-    each redacted and then cut around its matched words when it is long. A term is looked for
-    as a lower-case substring (that is how a word or identifier part shows in a line)."""
-    low = text.lower()
-    if len(low) != len(text):  # a character whose lower case is longer: go line by line
-        return _snippet_by_line(text, terms)
-    found: dict[int, tuple[int, set[str]]] = {}  # line start -> (line end, terms in it)
-    for term in terms:
-        at, seen = low.find(term), 0
-        while at >= 0 and seen < 200:
-            start = low.rfind("\n", 0, at) + 1
-            end = low.find("\n", at)
-            end = len(low) if end < 0 else end
-            found.setdefault(start, (end, set()))[1].add(term)
-            at, seen = low.find(term, end + 1), seen + 1
-    if not found:
-        return _first_line(text)
-    best = sorted(found.items(), key=lambda item: (-len(item[1][1]), item[0]))[:SNIPPET_LINES]
-    return [cut(redact(text[start:end]), matched) for start, (end, matched) in sorted(best)]
-
-
-def _snippet_by_line(text: str, terms: set[str]) -> list[str]:
-    chosen = []
-    for number, line in enumerate(text.splitlines()):
-        matched = {term for term in terms if term in line.lower()}
-        if matched:
-            chosen.append((-len(matched), number, line, matched))
-    if not chosen:
-        return _first_line(text)
-    best = sorted(sorted(chosen)[:SNIPPET_LINES], key=lambda item: item[1])
-    return [cut(redact(line), matched) for _, _, line, matched in best]
-
-
-def _first_line(text: str) -> list[str]:
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return [cut(redact(first), set())] if first else []
-
-
-def cut(line: str, matched: set[str]) -> str:
-    """A line at most about SNIPPET_WIDTH characters long that still shows every matched word."""
-    line = line.strip()
-    if len(line) <= SNIPPET_WIDTH:
-        return line
-    low = line.lower()
-    spans = []
-    for term in sorted(matched, key=lambda term: low.find(term)):
-        at = low.find(term)
-        if at >= 0:
-            spans.append([max(0, at - AROUND), min(len(line), at + len(term) + AROUND)])
-    if not spans:
-        return line[: SNIPPET_WIDTH - 1] + "…"
-    merged = [spans[0]]
-    for start, end in spans[1:]:
-        if start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    pieces = [line[start:end].strip() for start, end in merged]
-    text = " … ".join(pieces)
-    if merged[0][0] > 0:
-        text = "…" + text
-    if merged[-1][1] < len(line):
-        text += "…"
-    return text
