@@ -131,9 +131,12 @@ def cmd_memory_search(args) -> int:
     given = {"q": " ".join(args.words), "scope": scope, "task": args.task,
              "project": project, "limit": args.n, "mode": args.mode}  # fmt: skip
     answer = from_the_app(args, "search", given)
-    if answer is None:
-        answer = search_here(args, given)
-    found = running.decoded(answer)
+    found = quick_here(args, given) if answer is None else None
+    if found is not None and args.json:
+        answer = found.pop("json")
+    elif found is None:
+        answer = answer if answer is not None else search_here(args, given)
+        found = running.decoded(answer)
     said = []
     if args.mode in ("meaning", "both") and found["mode"] == "words":
         said.append("(search by meaning is unavailable now: words alone)")
@@ -186,6 +189,22 @@ def from_the_app(args, route: str, given: dict) -> bytes | None:
         done = "searched" if route == "search" else "read the task"
         print(f"(nodwyn: {exc}: {done} in this process)", file=sys.stderr)
         return None
+
+
+def quick_here(args, given: dict) -> dict | None:
+    """The search in this process without msgspec (memory/quick.py: a search by words over
+    a current index), its JSON under "json" when asked; None: search_here answers."""
+    from .. import paths
+    from ..memory import quick
+
+    root = paths.data_root(args.data_dir)
+    found = quick.answer(root, given["q"], given["scope"], args.task, args.n, args.mode)
+    if found is not None and args.json:
+        try:
+            found["json"] = quick.encoded(found)
+        except quick.NotPlain:
+            return None
+    return found
 
 
 def search_here(args, given: dict) -> bytes:

@@ -22,7 +22,6 @@ Invariants:
 
 import os
 import re
-from pathlib import Path
 
 NAME = "journal"
 MAGIC = b"nodwyn-journal 1 "
@@ -32,11 +31,11 @@ _TASK = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}")
 _BINARY = getattr(os, "O_BINARY", 0)
 
 
-def path_of(root: Path) -> Path:
+def path_of(root: os.PathLike) -> os.PathLike:
     return root / NAME
 
 
-def note(root: Path, task: str) -> None:
+def note(root: os.PathLike, task: str) -> None:
     """Say that `task`'s log changed (call it after the change is on disk)."""
     file = path_of(root)
     line = task.encode() + b"\n"
@@ -56,7 +55,7 @@ def note(root: Path, task: str) -> None:
         start(file)
 
 
-def start(file: Path) -> None:
+def start(file: os.PathLike) -> None:
     """Begin a new generation (an empty journal with a new first line)."""
     tmp = file.with_name(f".{NAME}.{os.getpid()}.tmp")
     try:
@@ -66,7 +65,21 @@ def start(file: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def stamp(root: Path) -> tuple[int, int, int] | None:
+def quiet(root: str, generation: str, offset: int) -> bool:
+    """Whether nothing was noted after `offset` in the journal of `generation` (as `since`
+    finds no task and no reason to check every log): for a reader without pathlib."""
+    try:
+        with open(os.path.join(root, NAME), "rb") as handle:
+            head = handle.read(_HEAD)
+            if head != MAGIC + generation.encode() + b"\n" or offset < _HEAD:
+                return False
+            handle.seek(offset)
+            return b"\n" not in handle.read()
+    except OSError:
+        return False
+
+
+def stamp(root: os.PathLike) -> tuple[int, int, int] | None:
     """What changes whenever a note is added or a generation begins (one stat)."""
     try:
         found = os.stat(path_of(root))
@@ -75,7 +88,7 @@ def stamp(root: Path) -> tuple[int, int, int] | None:
     return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
-def since(root: Path, generation: str, offset: int) -> tuple[str, int, set[str] | None]:
+def since(root: os.PathLike, generation: str, offset: int) -> tuple[str, int, set[str] | None]:
     """(generation, end, tasks noted after `offset`) of the journal now; tasks is None when
     the reader must check every log: the journal is missing (it is started then), of another
     generation than `generation`, or holds a line that is not a task's id."""

@@ -14,15 +14,13 @@ Folds keep the log's text as it is (it was redacted when written); `redacted()` 
 again on its way out, so only what is shown pays for redaction.
 """
 
-from datetime import datetime
-
 import msgspec
 from msgspec import Struct
 
 from ..log import records
 from ..log.records import PlanItem
 from ..log.redact import redact
-from .heading import ASKED_HEAD, duration, head, one_line  # noqa: F401 (read as cards.X)
+from .heading import ASKED_HEAD, duration, ending, head, one_line  # noqa: F401 (cards.X)
 
 ANSWER = 300  # characters of the answer kept on a card
 LINE = 200  # characters of an error or command kept on a card
@@ -96,23 +94,10 @@ class Fold(Struct, kw_only=True):
     last_line: tuple[int, int] = (-1, 0)  # only while folding: (start, end) of the last line
 
 
-def _millis(first: str, last: str) -> int | None:
-    try:
-        start = datetime.fromisoformat(first.replace("Z", "+00:00"))
-        end = datetime.fromisoformat(last.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return max(0, round((end - start).total_seconds() * 1000))
-
-
 def card(turn: Turn, outcome: str | None = None) -> Card:
     """The card of a turn; outcome None means the turn is the log's last and may go on."""
-    under_way = outcome is None and not turn.status
-    outcome = turn.status or outcome or "under way"
-    last = None if under_way else turn.last_seq
-    ms = turn.duration_ms
-    if ms is None and not under_way:
-        ms = _millis(turn.at, turn.last_at)
+    last, outcome, ms = ending(turn.at, turn.last_seq, turn.last_at, turn.status,
+                               turn.duration_ms, outcome)  # fmt: skip
     return Card(
         first_seq=turn.first_seq,
         last_seq=last,

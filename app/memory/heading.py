@@ -2,6 +2,8 @@
 of: the part of a card that a search shows, kept apart from cards.py so that a new process
 searching by words (quick.py) shows it without msgspec."""
 
+from datetime import datetime
+
 from ..reading import ansi
 
 ASKED_HEAD = 60  # characters of the prompt in a head line
@@ -40,3 +42,25 @@ def head(card_first: int, last: int | None, outcome: str, ms: int | None, asked:
         parts.append(duration(ms))
     parts.append(f'asked "{one_line(asked, ASKED_HEAD)}"')
     return " · ".join(parts)
+
+
+def ending(at: str, last_seq: int, last_at: str, status: str, ms: int | None,
+           outcome: str | None) -> tuple[int | None, str, int | None]:  # fmt: skip
+    """(last seq, outcome, duration in ms) of a turn begun at `at` whose last line so far
+    is `last_seq` at `last_at`, ended with `status` (a turn.end's; "" without one) or, as its
+    fold found, `outcome` (None: the turn is the log's last and may go on: under way)."""
+    under_way = outcome is None and not status
+    outcome = status or outcome or "under way"
+    last = None if under_way else last_seq
+    if ms is None and not under_way:
+        ms = _millis(at, last_at)
+    return last, outcome, ms
+
+
+def _millis(first: str, last: str) -> int | None:
+    try:
+        start = datetime.fromisoformat(first.replace("Z", "+00:00"))
+        end = datetime.fromisoformat(last.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0, round((end - start).total_seconds() * 1000))

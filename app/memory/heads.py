@@ -16,6 +16,7 @@ keyed by the log's size and mtime as the index saw them, so it reads and redacts
 """
 
 import bisect
+import os
 from pathlib import Path
 
 import msgspec
@@ -141,6 +142,9 @@ def _finished_heads(handle, file: Path) -> dict[int, _Head]:
         fold, frames = frame.fold, frame.number + 1
     if not cards or not memfile.holds(handle, fold.line_start, fold.end, fold.line_crc):
         return {}
+    if not os.path.exists(memfile.heads_path(Path(handle.name))):  # a .mem from before them
+        memfile.write_heads(Path(handle.name), _Fold(cards, fold.end, fold.line_start,
+                                                     fold.line_crc))  # fmt: skip
     return {card.first_seq: card for card in cards}
 
 

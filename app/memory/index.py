@@ -272,8 +272,9 @@ def refresh(store, progress: Callable[[int, int], None] | None = None, full: boo
 def _advance(store, state: State, found: changes.Found) -> None:
     """Remember, when nothing changed, how far into the journal the index got (and a full
     check), so that the next process does not look at those logs again."""
-    if (found.generation, found.offset) == (state.journal, state.journal_at) and not found.full:
-        return
+    same = (found.generation, found.offset) == (state.journal, state.journal_at)
+    if same and not found.full and (folder(store.root) / STATE).exists():
+        return  # (a state still in state.msgpack is saved as JSON now)
     try:
         writer = open_index(store.root, state).writer(15_000_000, 1)
     except ValueError:

@@ -9,6 +9,26 @@ SNIPPET_WIDTH = 240  # characters of a snippet line
 AROUND = 50  # characters kept either side of a matched word in a long line
 
 
+def ranked(searcher, query, known, tasks: set[str] | None, limit: int) -> list[tuple]:
+    """The best `limit` events of a query, best first, as (score, task, seq, turn, offset,
+    heading, turn_at): events of tasks not `known` (deleted since the index saw them) or
+    outside `tasks` (None: all) left out."""
+    result = searcher.search(query, limit + 20, count=False)
+    out = []
+    for score, address in result.hits:  # best first
+        if len(out) >= limit and score < out[-1][0]:
+            break  # enough, and none left that ties with the last one kept
+        keys = searcher.doc(address).to_dict()
+        task = keys["task"][0]
+        if task not in known or (tasks is not None and task not in tasks):
+            continue  # a task deleted since the index last saw it
+        out.append((score, task, keys["seq"][0], keys["turn"][0], keys["offset"][0],
+                    keys["heading"][0], keys["turn_at"][0]))  # fmt: skip
+    # equal scores (the same words in two tasks) in a fixed order, whatever the segments
+    out.sort(key=lambda hit: (-hit[0], hit[1], hit[2]))
+    return out[:limit]
+
+
 def snippet(text: str, terms: set[str]) -> list[str]:
     """Up to three lines of `text`, those holding the most distinct query terms, in text order,
     each redacted and then cut around its matched words when it is long. A term is looked for

@@ -32,8 +32,10 @@ from msgspec import Struct
 
 from ..errors import TaskNotFound
 from ..log import logfile
+from . import frames as frames_rule
 from .cards import Card, Episode, Fold, finish
 from .cards import feed as feed_card
+from .frames import crc_of, holds  # noqa: F401 (read as mem.X)
 
 MAGIC = b"nodwyn-mem 2\n"
 TRAILER = b"MEMF"
@@ -124,10 +126,8 @@ def _frames(data: bytes, decoder=_decoder):
 
 
 def counts(frame, end: int, frames: int) -> bool:
-    """Whether a frame goes on the frames applied before it (`frames` of them, their fold
-    ending at `end`): one with base -1 starts again; one whose base is not that end was
-    written by a raced writer, from a fold that is not this one, and is skipped."""
-    return frame.base == -1 or (frame.base == end and frames > 0)
+    """frames.counts of a decoded frame."""
+    return frames_rule.counts(frame.base, end, frames)
 
 
 def _apply(mem: Mem, frame: Frame) -> None:
@@ -274,13 +274,33 @@ def append(log: Path, base: Mem, gained: Mem) -> None:
 
 
 def _append_heads(log: Path, frame: Frame) -> None:
-    """The frame's heads appended to the log's .heads (one write, as the frame's)."""
+    """The frame's heads appended to the log's .heads (one write, as the frame's); a .mem
+    from before .heads files has its heads written whole first (write_heads)."""
     try:
         fd = os.open(heads_path(log), os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
-        return  # none yet: made whole with the next rewrite of the .mem
+        write_heads(log, load(log).fold)
+        return
     try:
         os.write(fd, _heads_line(frame.base, frame.number, frame.fold))
+    finally:
+        os.close(fd)
+
+
+def write_heads(log: Path, fold) -> None:
+    """A log's .heads made from a whole fold (its cards, end and last line) where there is
+    none; created exclusively and written in one append, so a writer appending meanwhile
+    either made it first (this one gives way) or appends after (its line is then skipped by
+    counts, and a reader finds the heads up to this fold)."""
+    if not fold.cards:
+        return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(heads_path(log), flags, 0o644)
+    except OSError:  # made meanwhile, or the folder is gone
+        return
+    try:
+        os.write(fd, _heads_line(-1, 0, fold))
     finally:
         os.close(fd)
 
@@ -291,20 +311,6 @@ def _merged(whole: Fold, gained: Fold) -> Fold:
         line_start=gained.line_start, line_crc=gained.line_crc,
         saved_episodes=len(whole.episodes), last_compact=gained.last_compact,
     )  # fmt: skip
-
-
-def crc_of(handle, start: int, end: int) -> int | None:
-    """crc32 of bytes start..end of an open log, or None when the log is shorter."""
-    handle.seek(start)
-    data = handle.read(end - start)
-    return zlib.crc32(data) if len(data) == end - start else None
-
-
-def holds(handle, start: int, end: int, crc: int) -> bool:
-    """Whether the log still has, at start..end, the line whose crc32 is `crc`."""
-    if start < 0:
-        return end == 0
-    return crc_of(handle, start, end) == crc
 
 
 def checked(log: Path, mem: Mem, index_id: str | None) -> Mem:

@@ -21,7 +21,7 @@ from . import index as wordindex
 from . import terms, words
 from .heads import shown_card
 from .index import text_of
-from .matching import cut, snippet  # noqa: F401 (read as search.X)
+from .matching import cut, ranked, snippet  # noqa: F401 (read as search.X)
 
 SCOPES = ("task", "project", "all")
 MAX_LIMIT = 200
@@ -132,20 +132,8 @@ def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hi
         return []
     searcher = wordindex.open_index(store.root, state).searcher()
     asked = terms.query(searcher, wordindex.SCHEMA, fields, tasks, folders(state))
-    result = searcher.search(asked, limit + 20, count=False)
-    out = []
-    for score, address in result.hits:  # best first
-        if len(out) >= limit and score < out[-1].score:
-            break  # enough, and none left that ties with the last one kept
-        keys = searcher.doc(address).to_dict()
-        task = keys["task"][0]
-        if task not in state.tasks or (tasks is not None and task not in tasks):
-            continue  # a task deleted since the index last saw it
-        out.append(Hit(score, task, keys["seq"][0], keys["turn"][0], keys["offset"][0],
-                       keys["heading"][0], keys["turn_at"][0]))  # fmt: skip
-    # equal scores (the same words in two tasks) in a fixed order, whatever the segments
-    out.sort(key=lambda hit: (-hit.score, hit.task, hit.seq))
-    return out[:limit]
+    found = ranked(searcher, asked, state.tasks, tasks, limit)
+    return [Hit(*row) for row in found]
 
 
 def search(

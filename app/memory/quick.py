@@ -1,0 +1,433 @@
+"""A search by words in a new process without msgspec (issue 16): `nodwyn memory search --mode
+words` with no app running, when the word index is current, answered from files the index's
+one writer keeps in forms json's C scanner reads (`_json`, as running.py reads the app's
+answers): the index's state (`index/state.json`), each log's finished turns' heads (`.heads`,
+beside its `.mem`) and the log lines of the hits. msgspec's import and its typing machinery
+were 17 of a 30 ms search.
+
+It answers only what it can answer exactly as the full search does (search.py, heads.py):
+`answer()` gives None, and the caller searches in full, whenever anything is other than plain:
+the logs not scrubbed by today's rules, the settings unreadable, the index missing, of another
+format or tool-output setting, a change noted in the journal or the periodic full check due,
+a scope by project, a line that is not where the index says or not plain JSON, a turn whose
+head is not in its `.heads` (the turn under way, a `.heads` not yet written), bad input. A
+line is read as records.decode reads it: a record of a known kind whose fields all have the
+types records.py gives them (RECORDS: tests/test_quick_search.py derives it from records.py),
+else the line's raw object (records.Opaque). Tests compare its answers with the full search's
+over the fixture and the real corpus.
+"""
+
+import os
+
+from ..log import journal
+from ..log.redact import redact
+from ..log.redact_rules import RULES, scrubbed_rules
+from . import matching, terms, words
+from .heading import ending, head
+
+FORMAT = 4  # index.FORMAT, read here without index.py (a test keeps them equal)
+FULL_EVERY_NS = 10 * 60 * 1_000_000_000  # changes.FULL_EVERY_NS (a test keeps them equal)
+SCAN = 400_000  # search.SCAN
+EVENT_TEXT = 100_000  # documents.EVENT_TEXT
+HEADS = 8 << 20  # bytes of a .heads read; a larger one is left to heads.py
+MAX_LIMIT = 200
+
+# Each kind's fields and their types as records.py declares them: a type name, ("?", t) for
+# t or null, ("list", t), or a struct: (its fields, its required fields).
+_SRC = ({"line": ("?", "int"), "id": ("?", "str"), "file": ("?", "str")}, ())
+_BASE = {"seq": "int", "at": "str", "agent": ("?", "str"), "src": ("?", _SRC)}
+_CALL = ({"id": "str", "tool": "str", "input": "any"}, ("id", "tool"))
+_USAGE = ({"input": "int", "output": "int", "cache_read": "int", "cache_write": "int"}, ())
+_ORIGIN = ({"tool": "str", "path": "str", "id": "str", "version": "str"}, ("tool",))
+RECORDS = {
+    "session.start": ({"project": "str", "origin": _ORIGIN, "model": "str", "branch": "str",
+                       "machine": "bool"}, ("project", "origin")),
+    "session.title": ({"title": "str", "actor": "str"}, ()),
+    "session.archive": ({"archived": "bool"}, ()),
+    "session.close": ({}, ()),
+    "session.resume": ({}, ()),
+    "message": ({"text": "str", "command": "str", "attachments": (
+        "list", ({"name": "str", "text": "str"}, ("name",)))}, ()),
+    "reply": ({"text": "str", "thinking": "str", "calls": ("list", _CALL), "model": "str",
+               "usage": ("?", _USAGE), "cost_usd": ("?", "float")}, ()),
+    "result": ({"call": "str", "tool": "str", "output": "str", "error": "bool",
+                "exit": ("?", "int"), "files": ("list", "str")}, ()),
+    "plan": ({"items": ("list", ({"text": "str", "status": "str"}, ("text",)))}, ()),
+    "approval.ask": ({"call": "str", "tool": "str", "input": "any"}, ()),
+    "approval.answer": ({"call": "str", "allowed": "bool"}, ()),
+    "turn.end": ({"status": "str", "duration_ms": ("?", "int"), "cost_usd": ("?", "float")}, ()),
+    "context.compact": ({"note": "str", "first_seq": "int", "last_seq": "int"}, ()),
+    "error": ({"text": "str"}, ()),
+    "bookmark": ({"turn": "int", "note": "str", "starred": "bool"}, ()),
+}  # fmt: skip
+
+
+class NotPlain(Exception):
+    """Something the full search must answer: the caller searches in full."""
+
+
+def answer(root: str, text: str, scope: str, task: str | None, limit: int, mode: str | None):
+    """The full search's answer (FusedResults as plain data) for `text` in `scope` ("all",
+    or "task" with `task`), when it is a search by words (`mode`, else the setting), or None:
+    to be searched in full (see the module's docstring)."""
+    try:
+        return _answer(root, text, scope, task, limit, mode)
+    except (NotPlain, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return None
+
+
+def _answer(root: str, text: str, scope: str, task: str | None, limit: int, mode) -> dict:
+    if scope not in ("all", "task") or (scope == "task" and not task):
+        raise NotPlain("a scope by project, or none")
+    if not text.strip() or not 1 <= limit <= MAX_LIMIT or scrubbed_rules(root) < RULES:
+        raise NotPlain("bad input, or the logs are to be scrubbed first")
+    state = current_state(root, mode)
+    tasks = state["tasks"]
+    if task is not None and (task not in tasks or not os.path.exists(log_path(root, task))):
+        raise NotPlain("no such task: the full search says so")
+    scope = None if scope == "all" else {task}
+    asked = words.query_terms(text)
+    found = []
+    fields = words.query_fields(text)
+    if fields["parts"]:
+        import tantivy
+
+        index = tantivy.Index.open(os.path.join(root, "index"))
+        searcher = index.searcher()
+        folders = terms.folders_of((name, seen["project"]) for name, seen in tasks.items())
+        query = terms.query(searcher, index.schema, fields, scope, folders)
+        found = matching.ranked(searcher, query, tasks, scope, limit)
+    incomplete = sorted(name for name, seen in tasks.items() if seen["problems"])
+    return {
+        "turns": grouped(root, state, found, set(asked)),
+        "incomplete": [name for name in incomplete if scope is None or name in scope],
+        "terms": asked, "mode": "words", "note": "",
+    }  # fmt: skip
+
+
+def current_state(root: str, mode: str | None) -> dict:
+    """The index's state when the index is current for a search by words: else NotPlain."""
+    tool_output, setting = search_settings(root)
+    if (mode or setting) != "words":
+        raise NotPlain("a search by meaning")
+    with open(os.path.join(root, "index", "state.json"), "rb") as file:
+        state = plain(file.read())
+    if state["format"] != FORMAT or state["tool_output"] != tool_output:
+        raise NotPlain("the index is of another format or setting")
+    if not os.path.exists(os.path.join(root, "index", "meta.json")):
+        raise NotPlain("no index")
+    import time
+
+    if time.time_ns() - state["checked_ns"] > FULL_EVERY_NS:
+        raise NotPlain("a full check of the logs is due")
+    if not journal.quiet(root, state["journal"], state["journal_at"]):
+        raise NotPlain("a log changed since the index last looked")
+    return state
+
+
+def search_settings(root: str) -> tuple[bool, str]:
+    """(search_tool_output, search_mode) of the settings (defaults when there are none); a
+    file whose two fields are not as settings.py has them is left to it (it sets it aside)."""
+    try:
+        with open(os.path.join(root, "settings.json"), "rb") as file:
+            found = plain(file.read())
+    except FileNotFoundError:
+        return True, "both"
+    tool_output, mode = found.get("search_tool_output", True), found.get("search_mode", "both")
+    if tool_output not in (True, False) or mode not in ("words", "meaning", "both"):
+        raise NotPlain("settings to be read by settings.py")
+    return tool_output is True, mode
+
+
+def log_path(root: str, task: str) -> str:
+    return os.path.join(root, "sessions", f"{task}.jsonl")
+
+
+def grouped(root: str, state: dict, found: list[tuple], terms: set[str]) -> list[dict]:
+    """search.group's turns, as plain data: task by task, turn by turn, best first."""
+    by_task: dict[str, dict[int, list[tuple]]] = {}
+    for hit in found:
+        by_task.setdefault(hit[1], {}).setdefault(hit[3] or -hit[2], []).append(hit)
+    turns = []
+    for task, turned in by_task.items():
+        seen, heads = state["tasks"][task], None
+        with open(log_path(root, task), "rb") as handle:
+            for turn, members in turned.items():
+                members.sort(key=lambda hit: hit[2])
+                events = [event(handle, hit, terms, state["tool_output"]) for hit in members]
+                best = max(hit[0] for hit in members)
+                if turn <= 0:
+                    seq = members[0][2]
+                    turns.append(_turn(task, seen, (seq, seq, events[0]["at"], "", ""), best,
+                                       f"event seq {seq}, outside any turn", events))  # fmt: skip
+                    continue
+                if heads is None:
+                    heads = finished_heads(handle, log_path(root, task))
+                found = heads.get(turn) or turn_head(handle, members[0][6], turn)
+                first, last, at, asked, outcome, ms = found
+                asked = redact(asked)
+                line = head(first, last, outcome, ms, asked)
+                turns.append(_turn(task, seen, (first, last, at, asked), best, line, events))
+    return turns
+
+
+def _turn(task: str, seen: dict, card: tuple, score: float, line: str, events: list) -> dict:
+    first, last, at, asked = card[:4]
+    return {"task": task, "title": seen["title"], "project": seen["project"],
+            "first_seq": first, "last_seq": last, "head": line, "asked": asked,
+            "score": score, "at": at, "events": events}  # fmt: skip
+
+
+def event(handle, hit: tuple, terms: set[str], tool_output: bool) -> dict:
+    """search.event_hit of a hit, as plain data."""
+    handle.seek(hit[4])
+    line = handle.readline()
+    if not line.endswith(b"\n"):
+        raise NotPlain("a torn line")
+    kind, record = decoded_record(line[:-1])
+    if record["seq"] != hit[2]:
+        raise NotPlain("the log moved under the index: found by seq in full")
+    found = text_of(kind, record, tool_output)[:SCAN]
+    return {"seq": hit[2], "kind": kind if kind is not None else str(record.get("kind", "")),
+            "at": record.get("at", "") if kind is not None else str(record.get("at", "")),
+            "heading": redact(hit[5]), "lines": matching.snippet(found, terms)}  # fmt: skip
+
+
+def decoded_record(line: bytes) -> tuple[str | None, dict]:
+    """(kind, fields) of a log line as records.decode reads it: kind None for a line that
+    it keeps as Opaque (of no known kind, or with a field that does not fit); NotPlain for
+    a line it refuses (records.Damaged)."""
+    record = plain(line)
+    if not isinstance(record, dict):
+        raise NotPlain("not a record")
+    seq = record.get("seq")
+    if type(seq) is not int or seq < 1:
+        raise NotPlain("no seq")
+    kind = record.get("kind")
+    fields = RECORDS.get(kind) if type(kind) is str else None
+    if fields is None or not fits(record, ({**_BASE, **fields[0]}, fields[1])):
+        return None, record
+    return kind, record
+
+
+def fits(value, kind) -> bool:
+    """Whether a decoded JSON value is of a type in RECORDS' notation, as msgspec checks it."""
+    if kind == "str":
+        return type(value) is str
+    if kind == "int":
+        return type(value) is int
+    if kind == "bool":
+        return type(value) is bool
+    if kind == "float":
+        return type(value) in (int, float)
+    if kind == "any":
+        return True
+    if kind[0] == "?":
+        return value is None or fits(value, kind[1])
+    if kind[0] == "list":
+        return type(value) is list and all(fits(item, kind[1]) for item in value)
+    names, required = kind
+    if type(value) is not dict or any(name not in value for name in required):
+        return False
+    return all(fits(value[name], of) for name, of in names.items() if name in value)
+
+
+def text_of(kind: str | None, record: dict, tool_output: bool) -> str:
+    """documents.text_of(record, tool_output, clean=False) of a decoded line."""
+    get = record.get
+    if kind == "message":
+        parts = [get("command", ""), get("text", "")]
+        for item in get("attachments", ()):
+            parts += [item["name"], item.get("text", "")]
+    elif kind == "reply":
+        parts = [get("text", "")]
+        for call in get("calls", ()):
+            parts += [call["tool"], *strings(call_input(call.get("input")))]
+    elif kind == "result":
+        parts = [get("output", "")] if tool_output else []
+    elif kind == "plan":
+        parts = [item["text"] for item in get("items", ())]
+    elif kind == "context.compact":
+        parts = [get("note", "")]
+    elif kind == "error":
+        parts = [get("text", "")]
+    elif kind == "approval.ask":
+        parts = [get("tool", ""), *strings(call_input(get("input")))]
+    elif kind == "bookmark":
+        parts = [get("note", "")] if get("starred", True) else []
+    elif kind is None:
+        parts = strings({k: v for k, v in record.items() if k not in ("kind", "at")})
+    else:
+        return ""
+    kept, room = [], EVENT_TEXT  # documents._capped
+    for part in parts:
+        if part and room > 0:
+            kept.append(part[:room])
+            room -= len(kept[-1]) + 1
+    return "\n".join(kept)
+
+
+def strings(value) -> list[str]:
+    """documents.strings: the string leaves of a JSON-like value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in strings(item)]
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in strings(item)]
+    return []
+
+
+def call_input(value) -> dict:
+    """cards.call_input: a call's input as a dict (a JSON string decoded, as msgspec does)."""
+    if isinstance(value, str):
+        try:
+            value = plain(value)
+        except ValueError:
+            return {"input": value}
+    return value if isinstance(value, dict) else {}
+
+
+def finished_heads(handle, log: str) -> dict[int, list]:
+    """heads.finished_card's heads of a log's finished turns by first seq, from its `.heads`
+    (its lines applied as heads.py applies the .mem's frames, checked against the log the
+    same way); none when it is missing, large or no longer the log's."""
+    from . import frames
+
+    try:
+        with open(log[: -len(".jsonl")] + ".heads", "rb") as file:
+            data = file.read(HEADS + 1)
+    except FileNotFoundError:
+        return {}
+    if len(data) > HEADS:
+        return {}
+    cards: list = []
+    end, start, crc, count = 0, -1, 0, 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # being written
+        base, number, line_end, line_start, line_crc, heads = plain(line)
+        if frames.counts(base, end, count):
+            cards = list(heads) if base == -1 else cards + heads
+            end, start, crc, count = line_end, line_start, line_crc, number + 1
+    if not cards or not frames.holds(handle, start, end, crc):
+        return {}
+    return {card[0]: card for card in cards}
+
+
+_CLOSING = ("message", "session.resume", "turn.end")  # heads._CLOSING
+_PREFIX = b'{"kind":"'  # how the log's writer (msgspec, tag first) begins every line
+
+
+def turn_head(handle, offset: int, first_seq: int) -> tuple:
+    """heads.turn_card's head of the turn whose first line is at `offset`: (first seq, last
+    seq, time, prompt, outcome, duration). A line of a kind that cannot end the turn is read
+    whole only if it is the turn's last; the others are read as heads.py reads them."""
+    handle.seek(offset)
+    kind, first = decoded_record(handle.readline().rstrip(b"\n"))
+    if kind != "message" or first.get("agent") is not None or first["seq"] != first_seq:
+        raise NotPlain("the log moved under the index")
+    at = first.get("at", "")
+    asked = first.get("text", "") or first.get("command", "")
+    last, status, ms, outcome, pending = [first_seq, at], "", None, None, None
+    for line in iter(handle.readline, b""):
+        if not line.endswith(b"\n"):
+            break  # a writer at work: readers skip a torn last line
+        if not line.strip():
+            continue
+        end = line.find(b'"', len(_PREFIX)) if line.startswith(_PREFIX) else -1
+        if end > 0 and line[len(_PREFIX) : end].decode() in _NOT_CLOSING:
+            pending = line
+            continue
+        kind, record = decoded_record(line[:-1])
+        if kind is None:  # of no known kind, or not fitting its kind: not one that ends it
+            last, pending = _later(last, _brief(line)), None
+            continue
+        main = record.get("agent") is None
+        if (kind == "message" and main) or kind == "session.resume":
+            outcome = "unfinished" if kind == "message" else "interrupted"
+            break
+        if kind == "turn.end":
+            status, ms = record.get("status", "completed"), record.get("duration_ms")
+        last, pending = _later(last, record), None
+    if pending is not None:
+        last = _later(last, _brief(pending))
+    last_seq, outcome, ms = ending(at, last[0], last[1], status, ms, outcome)
+    return first_seq, last_seq, at, asked, outcome, ms
+
+
+_NOT_CLOSING = frozenset(RECORDS) - set(_CLOSING)
+
+
+def _later(last: list, record: dict) -> list:
+    return [record["seq"], record.get("at", "") or last[1]]
+
+
+def _brief(line: bytes) -> dict:
+    """A line's kind, seq and time as heads.Brief reads them (NotPlain where it would not)."""
+    record = plain(line)
+    if not isinstance(record, dict):
+        raise NotPlain("not a record")
+    seq, at, kind = record.get("seq"), record.get("at", ""), record.get("kind", "")
+    if type(seq) is not int or seq < 1 or type(at) is not str or type(kind) is not str:
+        raise NotPlain("a line heads.py reads otherwise")
+    return record
+
+
+class _Strict:
+    """What json's C scanner reads of a decoder: json.loads' defaults, but refusing what
+    msgspec refuses and json takes (NaN and Infinity, numbers out of a float's range)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_int = int
+    memo: dict = {}
+
+    @staticmethod
+    def parse_constant(name: str):
+        raise ValueError(f"{name} is not JSON")
+
+    @staticmethod
+    def parse_float(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError("a number out of range")
+        return value
+
+
+_scanner: list = []
+_SPACE = " \t\n\r"
+
+
+def plain(data: bytes | str):
+    """One JSON value, as msgspec.json.decode reads it (ValueError for anything else)."""
+    if not _scanner:
+        import _json
+
+        _scanner.append(_json.make_scanner(_Strict()))
+    text = data.decode() if isinstance(data, bytes) else data
+    if "\\ud" in text or "\\uD" in text:  # json takes a lone one, msgspec does not
+        raise NotPlain("a surrogate escape")
+    start = len(text) - len(text.lstrip(_SPACE))
+    try:
+        value, end = _scanner[0](text, start)
+    except (StopIteration, SystemError, RecursionError) as exc:
+        raise ValueError("not JSON") from exc
+    if text[end:].strip(_SPACE):
+        raise ValueError("not one JSON value")
+    return value
+
+
+def encoded(found: dict) -> bytes:
+    """The answer as msgspec.json.encode writes FusedResults: compact, UTF-8, the same escapes
+    (json's C encoder's), floats as their shortest repr (msgspec's, for the scores a search
+    gives, 1e-4 to 1e16: outside it the two write exponents apart, so NotPlain)."""
+    import _json
+
+    for turn in found["turns"]:
+        if not (turn["score"] == 0.0 or 1e-4 <= abs(turn["score"]) < 1e16):
+            raise NotPlain("a score msgspec writes otherwise")
+    encoder = _json.make_encoder(None, None, _json.encode_basestring, None, ":", ",",
+                                 False, False, False)  # fmt: skip
+    return "".join(encoder(found, 0)).encode()
