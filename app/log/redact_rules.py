@@ -36,9 +36,9 @@ def scrubbed_rules(root) -> int:
     Here, beside RULES, so that a quick command reads it without scrub.py (logging, msgspec);
     the file holds the number alone."""
     try:
-        with open(os.path.join(root, SCRUBBED), encoding="ascii") as handle:
+        with open(os.path.join(root, SCRUBBED), "rb") as handle:  # no text codec to load
             return int(handle.read())
-    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+    except (FileNotFoundError, ValueError):
         return 0
 
 

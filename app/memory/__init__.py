@@ -9,7 +9,6 @@ Everything here is derived from the logs and may be deleted at any time; it is r
 import _thread
 import os
 import sys
-import types
 
 # numpy's one product per search by meaning (every card's vector times the query's) runs in
 # OpenBLAS, whose threads made it 30-100 times slower on a busy 2-core machine (2,000 x 256:
@@ -37,13 +36,13 @@ def __getattr__(name: str):
     return value
 
 
-class _Package(types.ModuleType):
+class _Package(type(sys)):  # types.ModuleType, without importing types
     """This package, whose `search` and `cards` are the functions it exports although
     submodules of those names exist: importing a submodule sets it as the package's
     attribute, which here leaves an export in place (as the eager imports did)."""
 
     def __setattr__(self, name: str, value) -> None:
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
+        if name in _EXPORTS and isinstance(value, type(sys)):
             return
         super().__setattr__(name, value)
 
