@@ -279,3 +279,51 @@ def test_a_new_process_search_by_words_prints_what_the_full_search_prints(store)
     assert printed("--json", "pager", "order") == answer.decode() + "\n"
     answer = full(store, "zzz", scope="task", task="cx-other")
     assert printed("--task", "cx-other", "zzz") == cli_memory.found_text(running.decoded(answer))
+
+
+def test_an_index_made_before_has_its_state_and_heads_made_readable_by_the_next_search(store):
+    folder = wordindex.folder(store.root)
+    state = wordindex.load_state(store.root)
+    (folder / "state.msgpack").write_bytes(msgspec.msgpack.encode(state))  # as before
+    (folder / wordindex.STATE).unlink()
+    for log in store.sessions.glob("*.heads"):
+        log.unlink()
+    assert wordindex.load_state(store.root) == state
+    assert quick_bytes(store, "pager") is None  # no state.json yet: the full search's
+    before = full(store, "pager")
+    assert (folder / wordindex.STATE).exists() and not (folder / "state.msgpack").exists()
+    assert store.log_path("cc-pager").with_suffix(".heads").exists()
+    assert quick_bytes(store, "pager") == before == full(store, "pager")
+
+
+def test_a_heads_line_lost_or_raced_leaves_the_older_heads_or_the_lines(store):
+    heads_file = store.log_path("cc-pager").with_suffix(".heads")
+    kept = heads_file.read_bytes()
+    with open(heads_file, "ab") as handle:  # a frame from a raced writer: skipped
+        handle.write(b'[999, 5, 1234, 1000, 77, [[2, 4, "x", "a raced head", "completed", 1]]]\n')
+        handle.write(b"[1234, 6, 2000")  # a line being written: not read
+    assert quick_bytes(store, "pager") == full(store, "pager")
+    heads_file.write_bytes(kept.replace(b'"completed"', b'"fabled"'))  # its log line unchanged
+    log = store.log_path("cc-pager")
+    with open(log, "rb") as handle:
+        assert quick.finished_heads(handle, str(log))[2][4] == "fabled"
+    log.write_bytes(log.read_bytes()[:300])  # cut behind nodwyn's back: its lines are read
+    with open(log, "rb") as handle:
+        assert quick.finished_heads(handle, str(log)) == {}
+
+
+def test_the_memory_package_keeps_its_exports_whichever_submodule_comes_first():
+    code = (
+        "import nodwyn.memory.search, nodwyn.memory.cards; from nodwyn import memory; "
+        "from nodwyn.memory import cards; "
+        "print(memory.search.__module__, memory.cards.__module__, cards.__module__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)  # fmt: skip
+    assert done.stdout.split() == [
+        "nodwyn.memory.fusion", "nodwyn.memory.recall", "nodwyn.memory.recall"
+    ]  # fmt: skip
+    light = "import nodwyn.memory.quick, sys; print('msgspec' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", light], capture_output=True, text=True,
+                          check=True, timeout=60)  # fmt: skip
+    assert done.stdout.strip() == "False"
