@@ -4,15 +4,15 @@ searching by words (quick.py) shows it without msgspec."""
 
 from datetime import datetime
 
-from ..reading import ansi
-
 ASKED_HEAD = 60  # characters of the prompt in a head line
 
 
 def one_line(text: str, limit: int) -> str:
     """The text on one line (runs of white space as one space, terminal escapes removed: a
     colour code on a card reads as `[31m` noise), cut to `limit` characters."""
-    if ansi.has_escapes(text):  # only the start of a long text is looked at, as below
+    if "\x1b" in text:  # ansi.has_escapes, its module imported only then (a regex to compile)
+        from ..reading import ansi
+
         text = ansi.plain(text if len(text) <= 8 * limit else text[: 8 * limit])
     if len(text) > 4 * limit:  # a long text (a pasted log): only its start is looked at
         head = " ".join(text[: 4 * limit].split())
