@@ -143,7 +143,7 @@ def log_path(root: str, task: str) -> str:
     return os.path.join(root, "sessions", f"{task}.jsonl")
 
 
-def grouped(root: str, state: dict, found: list[tuple], terms: set[str]) -> list[dict]:
+def grouped(root: str, state: dict, found: list[tuple], wanted: set[str]) -> list[dict]:
     """search.group's turns, as plain data: task by task, turn by turn, best first."""
     by_task: dict[str, dict[int, list[tuple]]] = {}
     for hit in found:
@@ -154,7 +154,7 @@ def grouped(root: str, state: dict, found: list[tuple], terms: set[str]) -> list
         with open(log_path(root, task), "rb") as handle:
             for turn, members in turned.items():
                 members.sort(key=lambda hit: hit[2])
-                events = [event(handle, hit, terms, state["tool_output"]) for hit in members]
+                events = [event(handle, hit, wanted, state["tool_output"]) for hit in members]
                 best = max(hit[0] for hit in members)
                 if turn <= 0:
                     seq = members[0][2]
@@ -178,7 +178,7 @@ def _turn(task: str, seen: dict, card: tuple, score: float, line: str, events: l
             "score": score, "at": at, "events": events}  # fmt: skip
 
 
-def event(handle, hit: tuple, terms: set[str], tool_output: bool) -> dict:
+def event(handle, hit: tuple, wanted: set[str], tool_output: bool) -> dict:
     """search.event_hit of a hit, as plain data."""
     handle.seek(hit[4])
     line = handle.readline()
@@ -190,7 +190,7 @@ def event(handle, hit: tuple, terms: set[str], tool_output: bool) -> dict:
     found = text_of(kind, record, tool_output)[:SCAN]
     return {"seq": hit[2], "kind": kind if kind is not None else str(record.get("kind", "")),
             "at": record.get("at", "") if kind is not None else str(record.get("at", "")),
-            "heading": redact(hit[5]), "lines": matching.snippet(found, terms)}  # fmt: skip
+            "heading": redact(hit[5]), "lines": matching.snippet(found, wanted)}  # fmt: skip
 
 
 def decoded_record(line: bytes) -> tuple[str | None, dict]:
