@@ -4,9 +4,10 @@ Redaction runs on every record before it is written, so a secret that the rules 
 missed stays in the log. When the rules change (redact.RULES goes up), every log is run
 through the new rules once: each line redacted again, the log swapped whole under its writer's
 lock (logfile.rewrite: every line and seq kept, only the secrets' characters changed), and what
-was derived from it made again: its `.idx`, `.mem` and `.vec` removed, the word index and the
-vectors' stack removed (tantivy keeps a deleted document's words until segments merge, so only
-a new index forgets them), the catalogue removed. Each is rebuilt from the logs when next used.
+was derived from it made again: its `.idx`, `.mem`, `.heads` and `.vec` removed, the word
+index and the vectors' stack removed (tantivy keeps a deleted document's words until segments
+merge, so only a new index forgets them), the catalogue removed. Each is rebuilt from the logs
+when next used.
 
 `<data>/redaction.json` holds the rules the logs were last scrubbed with. A data directory
 without one (new, or from before scrubbing existed) is scrubbed once, which finds nothing in
@@ -28,7 +29,7 @@ from .log.redact import RULES, redact, redacted_count
 from .log.redact_rules import SCRUBBED, scrubbed_rules  # noqa: F401 (scrub.scrubbed_rules)
 
 FILE = SCRUBBED
-DERIVED = (".idx", ".mem", ".vec")  # beside a log; `.imp` holds no text of the log
+DERIVED = (".idx", ".mem", ".heads", ".vec")  # beside a log; `.imp` holds no text of the log
 log = logging.getLogger("nodwyn.scrub")
 
 
