@@ -13,7 +13,7 @@ import pytest
 from memory_logs import at, turn, write
 from nodwyn import memory, scrub
 from nodwyn.importers.sync import import_paths
-from nodwyn.log import journal, logfile, records
+from nodwyn.log import journal, logfile, plain, records
 from nodwyn.log import records as r
 from nodwyn.memory import changes, documents, heads, quick
 from nodwyn.memory import index as wordindex
@@ -30,7 +30,7 @@ def full(store: Store, text: str, **options) -> bytes:
 
 def quick_bytes(store: Store, text: str, scope="all", task=None, limit=20, mode="words"):
     found = quick.answer(str(store.root), text, scope, task, limit, mode)
-    return None if found is None else quick.encoded(found)
+    return None if found is None else plain.encoded(found)
 
 
 @pytest.fixture
@@ -142,8 +142,8 @@ ODD_LINES = [
 def same_reading(line: bytes, tool_output: bool = True) -> None:
     """quick's reading of a line is records.decode's, or it leaves the line to it."""
     try:
-        kind, fields = quick.decoded_record(line)
-    except (quick.NotPlain, ValueError):
+        kind, fields = plain.decoded_record(line)
+    except (plain.NotPlain, ValueError):
         if b"\\ud" not in line:
             with pytest.raises(records.Damaged):
                 records.decode(line)
@@ -154,7 +154,7 @@ def same_reading(line: bytes, tool_output: bool = True) -> None:
         assert kind == records.kind_of(record) and fields.get("at", "") == record.at
     try:
         text = quick.text_of(kind, fields, tool_output)
-    except quick.NotPlain:
+    except plain.NotPlain:
         return
     assert text == documents.text_of(record, tool_output, clean=False), line
 
@@ -230,9 +230,9 @@ def test_the_answer_is_written_as_msgspec_writes_it():
     text = "".join(map(chr, range(0, 0x250))) + "\u2028\u2029\ufeff\U0001f600 \"'\\/"
     for score in scores:
         value = {"turns": [{"score": score, "head": text, "last_seq": None}], "terms": [text]}
-        assert quick.encoded(value) == msgspec.json.encode(value)
-    with pytest.raises(quick.NotPlain):
-        quick.encoded({"turns": [{"score": 2e-5}]})
+        assert plain.encoded(value) == msgspec.json.encode(value)
+    with pytest.raises(plain.NotPlain):
+        plain.encoded({"turns": [{"score": 2e-5}]})
 
 
 def test_its_copies_of_the_full_searchs_constants_and_record_types_agree():
@@ -241,13 +241,13 @@ def test_its_copies_of_the_full_searchs_constants_and_record_types_agree():
     assert quick.MAX_LIMIT == MAX_LIMIT and set(quick._CLOSING) == heads._CLOSING
     base = {field.name for field in msgspec.structs.fields(records.Record)}
     for tag, cls in records.KINDS.items():
-        fields, required = quick.RECORDS[tag]
+        fields, required = plain.RECORDS[tag]
         assert notation(msgspec.inspect.type_info(cls), skip=base) == (fields, required), tag
-    assert notation(msgspec.inspect.type_info(records.Record)) == (quick._BASE, ())
+    assert notation(msgspec.inspect.type_info(records.Record)) == (plain._BASE, ())
 
 
 def notation(info, skip=()):
-    """A msgspec type as quick.RECORDS writes it."""
+    """A msgspec type as plain.RECORDS writes it."""
     from msgspec import inspect
 
     simple = {inspect.StrType: "str", inspect.IntType: "int", inspect.BoolType: "bool",

@@ -195,14 +195,15 @@ def quick_here(args, given: dict) -> dict | None:
     """The search in this process without msgspec (memory/quick.py: a search by words over
     a current index), its JSON under "json" when asked; None: search_here answers."""
     from .. import paths
+    from ..log import plain
     from ..memory import quick
 
     root = paths.data_root(args.data_dir)
     found = quick.answer(root, given["q"], given["scope"], args.task, args.n, args.mode)
     if found is not None and args.json:
         try:
-            found["json"] = quick.encoded(found)
-        except quick.NotPlain:
+            found["json"] = plain.encoded(found)
+        except plain.NotPlain:
             return None
     return found
 
