@@ -38,6 +38,7 @@ from .cards import feed as feed_card
 from .frames import crc_of, holds  # noqa: F401 (read as mem.X)
 
 MAGIC = b"nodwyn-mem 2\n"
+HEADS_MAGIC = b"nodwyn-heads 1\n"  # the first line of a .heads (its format)
 TRAILER = b"MEMF"
 COMPACT_AFTER = 64  # frames; then the file is rewritten as one (amortised: 1/64 per turn)
 _head = struct.Struct("<II")
@@ -83,7 +84,8 @@ def path_of(log: Path) -> Path:
 
 
 def heads_path(log: Path) -> Path:
-    """`<id>.heads`: the heads of the .mem's cards, for readers without msgspec (quick.py)."""
+    """`<id>.heads`: the heads of the .mem's cards, for readers without msgspec (quick.py):
+    the line HEADS_MAGIC, then one JSON line a frame (_heads_line)."""
     return log.with_suffix(".heads")
 
 
@@ -229,7 +231,7 @@ def write(log: Path, mem: Mem) -> None:
     frame = Frame(base=-1, number=0, fold=mem.fold, mark=mem.mark)
     heads, heads_tmp = heads_path(log), file.with_name(f".{file.stem}.heads.{os.getpid()}.tmp")
     try:
-        heads_tmp.write_bytes(_heads_line(-1, 0, mem.fold))
+        heads_tmp.write_bytes(HEADS_MAGIC + _heads_line(-1, 0, mem.fold))
         os.replace(heads_tmp, heads)  # before the .mem: a reader checks it against the log
         tmp.write_bytes(MAGIC + _frame_bytes(frame))
         os.replace(tmp, file)
@@ -300,7 +302,7 @@ def write_heads(log: Path, fold) -> None:
     except OSError:  # made meanwhile, or the folder is gone
         return
     try:
-        os.write(fd, _heads_line(-1, 0, fold))
+        os.write(fd, HEADS_MAGIC + _heads_line(-1, 0, fold))
     finally:
         os.close(fd)
 

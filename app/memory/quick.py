@@ -29,6 +29,7 @@ FULL_EVERY_NS = 10 * 60 * 1_000_000_000  # changes.FULL_EVERY_NS (a test keeps t
 SCAN = 400_000  # search.SCAN
 EVENT_TEXT = 100_000  # documents.EVENT_TEXT
 HEADS = 8 << 20  # bytes of a .heads read; a larger one is left to heads.py
+HEADS_MAGIC = b"nodwyn-heads 1\n"  # mem.HEADS_MAGIC (a test keeps them equal)
 MAX_LIMIT = 200
 
 
@@ -226,11 +227,11 @@ def finished_heads(handle, log: str) -> dict[int, list]:
             data = file.read(HEADS + 1)
     except FileNotFoundError:
         return {}
-    if len(data) > HEADS:
-        return {}
+    if len(data) > HEADS or not data.startswith(HEADS_MAGIC):
+        return {}  # large, or of another format: from the lines
     cards: list = []
     end, start, crc, count = 0, -1, 0, 0
-    for line in data.splitlines(keepends=True):
+    for line in data[len(HEADS_MAGIC) :].splitlines(keepends=True):
         if not line.endswith(b"\n"):
             break  # being written
         base, number, line_end, line_start, line_crc, heads = plain(line)
