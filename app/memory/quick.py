@@ -16,6 +16,7 @@ answers with the full search's over hand-written logs and the real corpus.
 """
 
 import os
+import time
 
 from ..log import journal
 from ..log.plain import RECORDS, NotPlain, decoded_record, plain
@@ -83,8 +84,6 @@ def current_state(root: str, mode: str | None) -> dict:
         raise NotPlain("the index is of another format or setting")
     if not os.path.exists(os.path.join(root, "index", "meta.json")):
         raise NotPlain("no index")
-    import time
-
     if time.time_ns() - state["checked_ns"] > FULL_EVERY_NS:
         raise NotPlain("a full check of the logs is due")
     if not journal.quiet(root, state["journal"], state["journal_at"]):
@@ -130,8 +129,8 @@ def grouped(root: str, state: dict, found: list[tuple], wanted: set[str]) -> lis
                     continue
                 if heads is None:
                     heads = finished_heads(handle, log_path(root, task))
-                found = heads.get(turn) or turn_head(handle, members[0][6], turn)
-                first, last, at, asked, outcome, ms = found
+                card = heads.get(turn) or turn_head(handle, members[0][6], turn)
+                first, last, at, asked, outcome, ms = card
                 asked = redact(asked)
                 line = head(first, last, outcome, ms, asked)
                 turns.append(_turn(task, seen, (first, last, at, asked), best, line, events))
