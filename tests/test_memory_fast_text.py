@@ -1,6 +1,7 @@
 """Text work that runs per event, made fast, gives exactly what its plain definition gives:
-the compound finder (words.compounds: words.COMPOUND's matches cut by words.PART) and the
-one-line cut of cards (cards.one_line: white space collapsed, then cut)."""
+the compound finder (words.compounds: words.COMPOUND's matches cut by words.PART; and
+words.compounds_of, the same for many texts at once, by numpy past words.MANY characters) and
+the one-line cut of cards (cards.one_line: white space collapsed, then cut)."""
 
 import random
 import re
@@ -42,6 +43,25 @@ def test_compounds_agree_with_the_definition_on_code_and_prose():
         assert words.parts(text) == [
             t for t in (p.lower() for p in by_definition(text).split()) if words._keep(t)
         ]
+
+
+def test_compounds_of_many_texts_at_once_are_each_texts_own():
+    pieces = [
+        "parseConfig", "XMLHttpRequest2", "utf8", "HTTPServer", "12345", "v2", "café", "ÉtéX",
+        "CamelCase42x", "A1b2C3", "x" * 70, "0xFF", "aB", "Ab", "AB", "a1", "Ǆx9", "\x00",
+        "\ud800", "日本X2", "",
+    ]  # fmt: skip
+    rng = random.Random(7)
+    long = " ".join(pieces) * (words.MANY // len(" ".join(pieces)) + 1)  # numpy's way for all
+    for _ in range(40):
+        sizes = [rng.choice([0, 1, 5, 40, 900]) for _ in range(rng.randint(1, 200))]
+        texts = ["".join(rng.choice(pieces) + rng.choice(" ._/-\n(") for _ in range(size))
+                 for size in sizes]  # fmt: skip
+        texts.insert(rng.randint(0, len(texts)), long)
+        assert words.compounds_of(texts) == [by_definition(text) for text in texts]
+    assert words.compounds_of([]) == []
+    assert words.compounds_of(["plain words only " * 5000, "NOTHING HERE 42"]) == ["", ""]
+    assert words.compounds_of(["a" * words.MANY, "getX"]) == ["", "get X"]
 
 
 def one_line_by_definition(text: str, limit: int) -> str:
