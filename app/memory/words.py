@@ -106,12 +106,14 @@ def compounds_of(texts: list[str]) -> list[str]:
         _tables[:] = [classes, joins]
     classes, joins = _tables
     joined = "\x00".join(texts)
-    data = b"\x00\x00" + joined.encode("utf-8", "surrogatepass") + b"\x00"  # zeros around
-    if len(data) == len(joined) + 3:  # all ASCII: a text's bytes are its characters
+    if joined.isascii():  # a text's bytes are its characters
+        data = joined.encode()
         sizes = np.fromiter(map(len, texts), np.int64, len(texts))
     else:
-        sizes = np.fromiter((len(text.encode("utf-8", "surrogatepass")) for text in texts),
-                            np.int64, len(texts))  # fmt: skip
+        each = [text.encode("utf-8", "surrogatepass") for text in texts]
+        data = b"\x00".join(each)
+        sizes = np.fromiter(map(len, each), np.int64, len(texts))
+    data = b"\x00\x00" + data + b"\x00"  # zeros around: every run has a zero on each side
     raw = np.frombuffer(data, np.uint8)
     kinds = np.take(classes, raw)
     pairs = kinds[:-1] << 2
