@@ -1,6 +1,7 @@
 """A build with the fold helper process gives the same memory as a build in one process:
 the same `.mem` bytes, the same documents in the index and the same ranking; a helper that
-cannot fold leaves its logs to this process, and nothing is lost."""
+cannot fold leaves its logs to this process, and nothing is lost. So does a build that finds
+the compounds of many events at once (words.compounds_of) against one event by one."""
 
 import os
 import shutil
@@ -11,7 +12,8 @@ import pytest
 import tantivy
 from memory_logs import at, turn, write
 from nodwyn.log import records as r
-from nodwyn.memory import index, mem, sidecar
+from nodwyn.memory import documents as folding
+from nodwyn.memory import index, mem, sidecar, words
 from nodwyn.memory.search import search as word_search
 from nodwyn.store import Store
 
@@ -115,6 +117,18 @@ def test_a_build_with_the_fold_helper_equals_a_build_in_one_process(source, tmp_
     assert index.last_build["logs"] == LOGS  # how many the helper took depends on timing
     assert len(documents(helped)) > LOGS * 10
     assert_same(alone, helped)
+
+
+def test_a_build_that_finds_compounds_many_events_at_once_equals_one_event_by_one(
+    source, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(index, "HELP_FROM", 1 << 62)
+    monkeypatch.setattr(words, "MANY", 1 << 62)  # each event's compounds by the regex
+    one_by_one = built(tmp_path, "one-by-one", source)
+    monkeypatch.setattr(words, "MANY", 0)  # every batch by numpy's whole-array steps
+    monkeypatch.setattr(folding, "WAITING", 300)  # several batches in each log
+    at_once = built(tmp_path, "at-once", source)
+    assert_same(at_once, one_by_one)  # the ranking too, which the parts field weighs in
 
 
 def test_logs_that_grow_after_a_helped_build_fold_on_as_after_any_build(
