@@ -126,6 +126,7 @@ def test_a_build_that_finds_compounds_many_events_at_once_equals_one_event_by_on
     monkeypatch.setattr(words, "MANY", 1 << 62)  # each event's compounds by the regex
     one_by_one = built(tmp_path, "one-by-one", source)
     monkeypatch.setattr(words, "MANY", 0)  # every batch by numpy's whole-array steps
+    monkeypatch.setattr(index, "AT_ONCE_FROM", 0)
     monkeypatch.setattr(folding, "WAITING", 300)  # several batches in each log
     at_once = built(tmp_path, "at-once", source)
     assert_same(at_once, one_by_one)  # the ranking too, which the parts field weighs in

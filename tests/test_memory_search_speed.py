@@ -12,7 +12,7 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.log import records as r
-from nodwyn.memory import compact, encoder, fusion, heads, index, mem, vectors
+from nodwyn.memory import compact, encoder, fusion, heads, index, mem, vectors, words
 from nodwyn.memory.heads import finished_card, turn_card
 from nodwyn.store import Store
 
@@ -177,6 +177,21 @@ def test_what_a_new_process_imports_to_search(tmp_path, mode):
     assert (turns, used) == ("1", mode)
     assert numpy == ("True" if mode == "both" else "False")
     assert threads == "1"  # numpy's product on one thread (see nodwyn.memory)
+
+
+def test_a_search_that_first_folds_a_long_prompt_loads_no_numpy_for_it(tmp_path):
+    store = Store(tmp_path / "data")
+    prompt = "configure the pager: " + "parseConfig TestPagerOrder v2 " * 3_000  # 90,000 chars
+    assert len(prompt) > words.MANY  # what words.compounds_of would cut with numpy
+    write(store, "t1", turn(prompt, t0=0))
+    script = (
+        "import sys; from nodwyn import memory; from nodwyn.store import Store; "
+        "found = memory.search(Store(sys.argv[1]), 'pager', mode='words'); "
+        "print(len(found.turns), 'numpy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(store.root)],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    assert done.stdout.split() == ["1", "False"]  # less to read than numpy's import pays for
 
 
 def as_a_new_process(monkeypatch) -> None:

@@ -141,6 +141,7 @@ class Job(Struct, frozen=True, array_like=True):
     known: bool  # the state has seen this task before
     problems: int  # lines before its mark that could not be read
     unread: int  # about how many bytes of the log are to be read (see `unread`)
+    at_once: bool = False  # compounds of many events at once (words.compounds_of: numpy)
 
 
 class Taken(Struct, kw_only=True):
@@ -164,11 +165,11 @@ def unread(state, task: str, size: int) -> int:
     return size - seen.size if seen is not None and size >= seen.size else size
 
 
-def job_of(state, task: str, log: Path, size: int) -> Job:
+def job_of(state, task: str, log: Path, size: int, at_once: bool = False) -> Job:
     """The job of folding `task`'s log, now `size` bytes, for the index of `state`."""
     seen = state.tasks.get(task)
     return Job(task, str(log), state.id, state.tool_output, seen is not None,
-               seen.problems if seen else 0, unread(state, task, size))  # fmt: skip
+               seen.problems if seen else 0, unread(state, task, size), at_once)  # fmt: skip
 
 
 def start(job: Job) -> Taken:
@@ -203,10 +204,10 @@ def rows(job: Job, taken: Taken) -> Iterator[Row]:
                             heading(record, mark.calls)))  # fmt: skip
             size += len(text)
             if size >= WAITING:
-                yield from _with_compounds(waiting)
+                yield from _with_compounds(waiting, job.at_once)
                 waiting, size = [], 0
         mark.line_start, mark.end, mark.seq = begin, end, record.seq
-    yield from _with_compounds(waiting)
+    yield from _with_compounds(waiting, job.at_once)
     if mark.end != mark_from:
         with open(log, "rb") as handle:
             mark.line_crc = memfile.crc_of(handle, mark.line_start, mark.end) or 0
@@ -217,10 +218,12 @@ def rows(job: Job, taken: Taken) -> Iterator[Row]:
     taken.gained = memfile.Mem(fold=memfile.settle(log, fold), mark=mark, restarted=mem.restarted)
 
 
-def _with_compounds(waiting: list[Row]) -> list[Row]:
-    """The rows with their compounds' parts, found for all of them at once (words.compounds_of:
-    per text, the regex and its loop cost a first build a third of its CPU)."""
-    found = words.compounds_of([row[0] for row in waiting])
+def _with_compounds(waiting: list[Row], at_once: bool) -> list[Row]:
+    """The rows with their compounds' parts: for all of them at once in a large refresh
+    (words.compounds_of: the regex and its loop per text cost a first build a third of its
+    CPU), else text by text."""
+    texts = [row[0] for row in waiting]
+    found = words.compounds_of(texts) if at_once else [words.compounds(text) for text in texts]
     return [(row[0], parts, *row[2:]) for row, parts in zip(waiting, found, strict=True)]
 
 

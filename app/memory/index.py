@@ -70,6 +70,9 @@ WRITER = (200_000_000, 1)
 BATCH = 200_000  # documents per commit during a long build
 FEW = 64  # changed logs up to which a commit reads their titles alone, not the whole list
 HELP_FROM = 4 << 20  # bytes of logs to read from which a helper process folds beside this one
+# bytes of logs to read from which compounds are found many events at once (words.compounds_of),
+# when numpy is not loaded yet: its import (85 ms of CPU) is what the regex costs over ~8 MB
+AT_ONCE_FROM = 16 << 20
 last_build = {"logs": 0, "helped": 0}  # logs the last refresh here folded; the helper's share
 
 
@@ -300,7 +303,8 @@ def _write(store, state, adding: Adding, found: changes.Found, progress, helped:
     for task in found.gone:
         writer.delete_documents_by_term("task", task)
         del state.tasks[task]
-    jobs = [job_of(state, task, store.sessions / f"{task}.jsonl", stat.st_size)
+    at_once = _at_once(state, changed)
+    jobs = [job_of(state, task, store.sessions / f"{task}.jsonl", stat.st_size, at_once)
             for task, stat in sorted(changed.items())]  # fmt: skip
     pending: list[tuple[Job, Taken, os.stat_result]] = []
     counts = {"docs": 0, "done": 0}
@@ -352,6 +356,14 @@ def _fold_all(adding: Adding, jobs: list[Job], finish: Callable, helped: Path | 
     finally:
         if helper:
             helper.stop()
+
+
+def _at_once(state: State, changed: dict[str, os.stat_result]) -> bool:
+    """Whether this refresh finds compounds many events at once: when numpy is loaded
+    already, or there are AT_ONCE_FROM bytes to read, which pay for loading it."""
+    if "numpy" in sys.modules:
+        return True
+    return sum(documents.unread(state, t, s.st_size) for t, s in changed.items()) >= AT_ONCE_FROM
 
 
 def _worth_helping(state: State, changed: dict[str, os.stat_result]) -> bool:
