@@ -2,8 +2,16 @@
 
     .venv/bin/python tools/eval_search.py [--weight 0.3] [--curve] [--static] [--json]
 
-Imports every session of ../shared/corpus/{claude,codex} and extra/{claude,codex} (other/ is
-for agents nodwyn does not import yet) into a temporary data directory, finds each question's
+Imports every session of ../shared/corpus into a temporary data directory: {claude,codex} and
+extra/{claude,codex} each with its agent's importer, and other/ (the six other agents, their
+companion files and look-alikes) as a person would name its files to `nodwyn import`: a file of
+other/<folder>/ to the agent whose logs name that folder as their tool (gemini-cli, copilot-cli,
+...), a file at the top of other/ to each agent in the registry's order until one reads it.
+Each file of other/ is first linked into a temporary folder under its own name (the part after
+the corpus's `<owner>__<repo>__` prefix), grouped by that prefix, so that the importers see it
+as the agent leaves it, beside its companions (Copilot's workspace.yaml, aider's input history,
+Antigravity's transcript_full.jsonl, which makes transcript.jsonl a twin passed over). Files the
+importers refuse are skipped and counted in the header line. Then it finds each question's
 answer turn (the one card of that source file whose prompt holds the question's prompt
 substring, so the set survives re-imports), then ranks turns for every question as each mode
 does (nodwyn.memory.fusion: words by best event, meaning by cosine of the best text, both by
@@ -47,19 +55,61 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def imported(store) -> dict[str, list[str]]:
-    """Corpus file (claude/x.jsonl, extra/codex/y.jsonl) -> the tasks its import made."""
+def imported(store, shelf: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """(corpus file (claude/x.jsonl, other/aider/y.md) -> the tasks its import made, corpus
+    file -> why the importers refused it), `shelf` an empty folder for other/'s links."""
     from nodwyn.importers.sync import import_paths
 
-    made = {}
+    made, refused = {}, {}
+
+    def kept(path: Path, tasks: list[str], why: str) -> None:
+        if tasks:
+            made[str(path.relative_to(CORPUS))] = tasks
+        else:
+            refused[str(path.relative_to(CORPUS))] = why
+
     for folder in FOLDERS:
         tool = folder.rsplit("/", 1)[-1]
         for path in sorted((CORPUS / folder).rglob("*.jsonl")):
             report = import_paths(store, tool, [path])
-            made[str(path.relative_to(CORPUS))] = (
-                report.created + report.extended + report.unchanged
-            )
-    return made
+            tasks = report.created + report.extended + report.unchanged
+            why = report.skipped[0].reason if report.skipped else "no session in it"
+            kept(path, tasks, why)
+    for path, link in linked(CORPUS / "other", shelf):
+        kept(path, *import_other(store, path.relative_to(CORPUS / "other"), link))
+    return made, refused
+
+
+def linked(folder: Path, shelf: Path) -> list[tuple[Path, Path]]:
+    """(file of `folder`, its link under `shelf`): other/copilot-cli/A__B__id__events.jsonl is
+    linked as shelf/copilot-cli/A__B__id/events.jsonl, beside A__B__id__workspace.yaml's link."""
+    pairs = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        group, _, name = path.name.rpartition("__")
+        link = shelf / path.parent.relative_to(folder) / group / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(path)
+        pairs.append((path, link))
+    return pairs
+
+
+def import_other(store, relative: Path, link: Path) -> tuple[list[str], str]:
+    """The tasks a file of other/ became, or why it was refused (`relative` to other/)."""
+    from nodwyn.importers import registry
+    from nodwyn.importers.sync import import_paths
+
+    named = registry.by_tool(relative.parts[0]) if len(relative.parts) > 1 else None
+    reasons = []
+    for agent in [named] if named else registry.all_agents().values():
+        report = import_paths(store, agent.name, [link])
+        tasks = report.created + report.extended + report.unchanged
+        if tasks:
+            return tasks, ""
+        reasons.append(f"{agent.name}: {report.skipped[0].reason}" if report.skipped else "")
+    if named:
+        return [], reasons[0]
+    telling = [why for why in reasons if ": not " not in why]  # past "not a Codex session log"
+    return [], "no agent reads it" + (f" ({telling[0]})" if telling else "")
 
 
 def answers(store, made, asked: list[dict]) -> list[tuple[str, int]]:
@@ -67,6 +117,8 @@ def answers(store, made, asked: list[dict]) -> list[tuple[str, int]]:
 
     out = []
     for question in asked:
+        if question["source"] not in made:
+            raise SystemExit(f"{question['source']!r} made no task (a corpus file? refused?)")
         found = [
             (task, card.first_seq)
             for task in made[question["source"]]
@@ -169,8 +221,8 @@ def main() -> None:
     asked = questions()
     kinds = [q["kind"] for q in asked]
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder))
-        made = imported(store)
+        store = Store(Path(folder) / "data")
+        made, refused = imported(store, Path(folder) / "other")
         targets = answers(store, made, asked)
         vectors.refresh(store)  # every card encoded first, as the worker does, not within BUDGET
         db = fts5_table(store)
@@ -196,15 +248,20 @@ def main() -> None:
                      for wd, mt, t in kept]  # fmt: skip
             curve[w] = {str(kind or "all"): score(found, kinds, kind) for kind in (None, *KINDS)}
     if args.json:
-        print(json.dumps({"table": table, "ranks": ranks, "curve": curve}, indent=1))
+        print(json.dumps({"table": table, "ranks": ranks, "curve": curve, "refused": refused},
+                         indent=1))  # fmt: skip
         return
     counts = ", ".join(f"{kinds.count(kind)} {kind}" for kind in KINDS)
-    print(f"{len(asked)} questions ({counts}) over {len(made)} corpus files, {turns} turns; "
-          f"model {model.id}, weight {weight}")  # fmt: skip
+    print(f"{len(asked)} questions ({counts}) over {len(made)} corpus files, {turns} turns "
+          f"({len(refused)} more files refused by the importers: companions, look-alikes, no "
+          f"conversation); model {model.id}, weight {weight}")  # fmt: skip
     print_table("mode", table)
     if curve:
         print("\nboth, by the weight w of words")
         print_table("w", {f"{w:.1f}": row for w, row in curve.items()})
+    print("\nrefused by the importers (as `nodwyn import` refuses them):")
+    for path, why in refused.items():
+        print(f"  {path}: {why}")
 
 
 def print_table(first: str, table: dict) -> None:
