@@ -288,7 +288,11 @@ def test_tools_are_importable_without_the_build_venv():
     try:
         import eval_search
 
-        assert len(eval_search.questions()) >= 50
+        asked = eval_search.questions()
+        assert len(asked) >= 171
+        assert {q["kind"] for q in asked} == set(eval_search.KINDS)
+        agents = {q["source"].split("/")[1] for q in asked if q["source"].count("/") == 2}
+        assert {"gemini-cli", "copilot-cli", "opencode", "aider", "antigravity", "cursor"} <= agents
     finally:
         sys.path.remove(str(root / "tools"))
 
