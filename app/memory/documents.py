@@ -23,24 +23,13 @@ from . import mem as memfile
 from . import words
 from .cards import call_input, command_of, one_line
 from .cards import feed as feed_card
+from .matching import EVENT_TEXT, capped, strings  # noqa: F401 (EVENT_TEXT: read as documents.X)
 
 CALL_TEXT = 80
-EVENT_TEXT = 100_000  # characters of one event that the index holds and snippets come from
 WAITING = 256 << 10  # characters of rows that wait for their compounds to be found at once
 
 # text, its compounds' parts (words.compounds), seq, turn, turn_at, offset, heading
 Row = tuple[str, str, int, int, int, int, str]
-
-
-def strings(value) -> list[str]:
-    """The string leaves of a JSON-like value."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in strings(item)]
-    if isinstance(value, list | tuple):
-        return [s for item in value for s in strings(item)]
-    return []
 
 
 def text_of(record: records.Event, tool_output: bool = True, clean: bool = True) -> str:
@@ -72,19 +61,8 @@ def text_of(record: records.Event, tool_output: bool = True, clean: bool = True)
             parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
         case _:
             return ""
-    text = _capped(parts)
+    text = capped(parts)
     return redact(text) if clean else text
-
-
-def _capped(parts: list[str]) -> str:
-    """The parts joined, at most EVENT_TEXT characters: a 50 MB line costs the index and its
-    snippets what 100 KB does (the log keeps every byte; the transcript says it cut)."""
-    kept, room = [], EVENT_TEXT
-    for part in parts:
-        if part and room > 0:
-            kept.append(part[:room])
-            room -= len(kept[-1]) + 1
-    return "\n".join(kept)
 
 
 def describe(call: records.Call) -> str:

@@ -4,9 +4,32 @@ alike (terms.py builds the query both ask)."""
 
 from ..log.redact import redact
 
+EVENT_TEXT = 100_000  # characters of one event that the index holds and snippets come from
 SNIPPET_LINES = 3
 SNIPPET_WIDTH = 240  # characters of a snippet line
 AROUND = 50  # characters kept either side of a matched word in a long line
+
+
+def strings(value) -> list[str]:
+    """The string leaves of a JSON-like value (a call's input, an unknown record)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in strings(item)]
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in strings(item)]
+    return []
+
+
+def capped(parts: list[str]) -> str:
+    """An event's parts joined, at most EVENT_TEXT characters: a 50 MB line costs the index
+    and its snippets what 100 KB does (the log keeps every byte; the transcript says it cut)."""
+    kept, room = [], EVENT_TEXT
+    for part in parts:
+        if part and room > 0:
+            kept.append(part[:room])
+            room -= len(kept[-1]) + 1
+    return "\n".join(kept)
 
 
 def ranked(searcher, query, known, tasks: set[str] | None, limit: int) -> list[tuple]:

@@ -28,7 +28,6 @@ from .heading import ending, head
 FORMAT = 4  # index.FORMAT, read here without index.py (a test keeps them equal)
 FULL_EVERY_NS = 10 * 60 * 1_000_000_000  # changes.FULL_EVERY_NS (a test keeps them equal)
 SCAN = 400_000  # search.SCAN
-EVENT_TEXT = 100_000  # documents.EVENT_TEXT
 HEADS = 8 << 20  # bytes of a .heads read; a larger one is left to heads.py
 HEADS_MAGIC = b"nodwyn-heads 1\n"  # mem.HEADS_MAGIC (a test keeps them equal)
 MAX_LIMIT = 200
@@ -169,7 +168,7 @@ def text_of(kind: str | None, record: dict, tool_output: bool) -> str:
     elif kind == "reply":
         parts = [get("text", "")]
         for call in get("calls", ()):
-            parts += [call["tool"], *strings(call_input(call.get("input")))]
+            parts += [call["tool"], *matching.strings(call_input(call.get("input")))]
     elif kind == "result":
         parts = [get("output", "")] if tool_output else []
     elif kind == "plan":
@@ -179,30 +178,14 @@ def text_of(kind: str | None, record: dict, tool_output: bool) -> str:
     elif kind == "error":
         parts = [get("text", "")]
     elif kind == "approval.ask":
-        parts = [get("tool", ""), *strings(call_input(get("input")))]
+        parts = [get("tool", ""), *matching.strings(call_input(get("input")))]
     elif kind == "bookmark":
         parts = [get("note", "")] if get("starred", True) else []
     elif kind is None:
-        parts = strings({k: v for k, v in record.items() if k not in ("kind", "at")})
+        parts = matching.strings({k: v for k, v in record.items() if k not in ("kind", "at")})
     else:
         return ""
-    kept, room = [], EVENT_TEXT  # documents._capped
-    for part in parts:
-        if part and room > 0:
-            kept.append(part[:room])
-            room -= len(kept[-1]) + 1
-    return "\n".join(kept)
-
-
-def strings(value) -> list[str]:
-    """documents.strings: the string leaves of a JSON-like value."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in strings(item)]
-    if isinstance(value, list | tuple):
-        return [s for item in value for s in strings(item)]
-    return []
+    return matching.capped(parts)
 
 
 def call_input(value) -> dict:
