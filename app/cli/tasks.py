@@ -126,8 +126,10 @@ def cmd_serve(args) -> int:
     import signal
 
     from .. import api, demo  # bottle is loaded only by the commands that serve
+    from ..memory import encoder
     from ..store import Store
 
+    encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
     data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo:
         demo.make_demo(data.root)

@@ -159,19 +159,42 @@ _why: list[str] = []  # why the sentence model could not be loaded, if it could 
 _lock = threading.Lock()
 
 
+_in_a_child: list[bool] = [False]
+
+
+def keep_in_a_child() -> None:
+    """Run the sentence model in a child process from now on (model_process.py): what the
+    app and `nodwyn serve` choose, so that their process never holds onnxruntime."""
+    _in_a_child[0] = True
+
+
 def builtin() -> "Sentence | Builtin | None":
-    """The shipped model, loaded once per process: the sentence model, else the static table
-    (fallback() says why); None when both are missing or damaged."""
+    """The shipped model, loaded once per process: the sentence model (in this process, or in
+    a child after keep_in_a_child()), else the static table (fallback() says why); None when
+    both are missing or damaged. Raises Unavailable when the child cannot be started (the
+    next call tries again)."""
     global _builtin
     with _lock:
         if _builtin is None:
             _why.clear()
             try:
-                _builtin = Sentence()
+                _builtin = _sentence()
+            except Unavailable:
+                raise
             except Exception as exc:  # noqa: BLE001  onnxruntime's errors have no common base
                 _why[:] = [f"{type(exc).__name__}: {exc}".splitlines()[0][:200]]
                 _builtin = _load_static()
         return _builtin
+
+
+def _sentence():
+    """The sentence model here, or its child (which raises NotLoadable as Sentence would
+    raise, or Gone, an Unavailable, when it cannot be started)."""
+    if not _in_a_child[0]:
+        return Sentence(MODEL)
+    from .model_process import Child
+
+    return Child(MODEL)
 
 
 def static() -> Builtin | None:
@@ -195,7 +218,7 @@ def _load_static() -> Builtin | None:
 def fallback() -> str | None:
     """Why search by meaning uses the static table instead of the sentence model (once the
     built-in model was asked for), or None."""
-    if not _why or isinstance(_builtin, Sentence):
+    if not _why or not isinstance(_builtin, Builtin):
         return None
     return (f"the sentence model could not be loaded ({_why[0]}): search by meaning uses the "
             "static table, which finds less")  # fmt: skip

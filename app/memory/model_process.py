@@ -1,0 +1,214 @@
+"""The sentence model in a process of its own, for the app and `nodwyn serve` (issue 16).
+
+Loaded in the app's process, onnxruntime and all-MiniLM-L6-v2 added about 61 MB to it for as
+long as it ran; dropping the session gave back only 26 MB (the library stays mapped). So a
+long-running process keeps the model in a child, started on the first text to encode, which
+ends once no text came for `keep_alive` seconds (NODWYN_MODEL_KEEP_ALIVE, default 300, as
+Ollama's keep_alive; 0 ends it after each request, a negative value keeps it while the app
+runs) and is started again on the next. A one-shot CLI process keeps encoding in itself.
+
+The two talk over the child's stdin and stdout, in frames of a 4-byte big-endian length and
+its bytes: the parent sends the texts as a JSON list; the child first says {"id", "dims"} (or
+{"error"} when the model cannot be loaded here), then answers each list with b"V" and the
+rows' float32 bytes, or b"E" and a message. The child ends at the end of its stdin, so it
+never outlives the app, and the app ends it on exit. A child that cannot start or dies
+mid-request raises Unavailable (search falls back to words and says so); the next text starts
+another.
+"""
+
+import atexit
+import contextlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import NodwynError
+from .encoder import Unavailable
+
+KEEP_ALIVE = 300.0  # seconds, unless NODWYN_MODEL_KEEP_ALIVE says otherwise
+STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
+LENGTH = struct.Struct(">I")
+
+
+class NotLoadable(NodwynError):
+    """The child started but cannot load the sentence model (onnxruntime or the graph)."""
+
+
+class Gone(Unavailable):
+    """The child could not be started, or ended before it answered (search falls back to
+    words, as for any Unavailable)."""
+
+
+def keep_alive() -> float:
+    """Seconds the child stays after its last request (NODWYN_MODEL_KEEP_ALIVE, else 300)."""
+    said = os.environ.get("NODWYN_MODEL_KEEP_ALIVE", "").strip()
+    try:
+        return float(said) if said else KEEP_ALIVE
+    except ValueError:
+        return KEEP_ALIVE
+
+
+def send(stream, payload: bytes) -> None:
+    stream.write(LENGTH.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def receive(stream) -> bytes | None:
+    """The next frame, or None at the end of the stream (or in the middle of a frame)."""
+    head = stream.read(LENGTH.size)
+    if len(head) < LENGTH.size:
+        return None
+    (size,) = LENGTH.unpack(head)
+    payload = stream.read(size)
+    return payload if len(payload) == size else None
+
+
+class Child:
+    """An encoder like Sentence whose model runs in a child process: `id`, `dims`, and
+    `encode(texts)`; safe to call from several threads at once (one request at a time)."""
+
+    def __init__(self, folder: Path, wait: float | None = None):
+        self.folder, self.wait = folder, keep_alive() if wait is None else wait
+        self.process: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+        self.used = 0.0  # time.monotonic() of the last request
+        self.timer: threading.Timer | None = None
+        self.id, self.dims = "", 0
+        self.start()  # raises NotLoadable or Gone
+        atexit.register(self.stop)
+
+    def start(self) -> None:
+        """Start the child and read its greeting (the lock held, or before any thread)."""
+        command = [sys.executable, "-m", "nodwyn.memory.model_process", str(self.folder)]
+        try:
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except OSError as exc:
+            self.process = None
+            raise Gone(f"the sentence model's process could not be started: {exc}") from exc
+        said = receive(self.process.stdout)
+        if said is None:
+            self.end()
+            raise Gone("the sentence model's process ended as it started")
+        hello = json.loads(said)
+        if "error" in hello:
+            self.end()
+            raise NotLoadable(hello["error"])
+        self.id, self.dims = hello["id"], hello["dims"]
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dims) float32 rows of length 1 (0 for an empty text), made in the
+        child (started again if it had ended); raises Gone if it cannot answer."""
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        with self.lock:
+            try:
+                return self._ask(texts)
+            finally:
+                self.used = time.monotonic()
+                self._arm()
+
+    def _ask(self, texts: list[str]) -> np.ndarray:
+        if self.process is None or self.process.poll() is not None:
+            self.end()
+            self._start_the_same()
+        try:
+            send(self.process.stdin, json.dumps(texts).encode("utf-8"))
+            said = receive(self.process.stdout)
+        except (OSError, ValueError):  # a broken pipe: it died
+            said = None
+        if said is None:
+            self.end()
+            raise Gone("the sentence model's process ended in the middle of a request")
+        if said[:1] == b"E":
+            raise Gone(said[1:].decode("utf-8", "replace"))
+        return np.frombuffer(said[1:], dtype=np.float32).reshape(len(texts), self.dims).copy()
+
+    def _start_the_same(self) -> None:
+        known = self.id
+        try:
+            self.start()
+        except NotLoadable as exc:
+            raise Gone(str(exc)) from exc
+        if self.id != known:  # the model changed on disk: vectors of one id are not another's
+            self.id = known
+            self.end()
+            raise Gone("the sentence model changed on disk: restart the app to use it")
+
+    def _arm(self) -> None:
+        """End the child once `wait` seconds pass with no request (never if wait < 0)."""
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.wait < 0:
+            return
+        self.timer = threading.Timer(self.wait, self._expire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _expire(self) -> None:
+        with self.lock:
+            if time.monotonic() - self.used >= self.wait - 0.01:
+                self.end()
+
+    def stop(self) -> None:
+        """End the child now (the app's exit); the next request starts another."""
+        if self.timer is not None:
+            self.timer.cancel()
+        with self.lock:
+            self.end()
+
+    def end(self) -> None:
+        """Close the child's stdin (it ends there), and kill it if it does not (lock held)."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        for stream in (process.stdin, process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+        try:
+            process.wait(STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's process id, or None while none runs."""
+        process = self.process
+        return process.pid if process is not None and process.poll() is None else None
+
+
+def serve(folder: Path) -> None:
+    """The child: load the model, say so, then encode each list of texts until stdin ends."""
+    from .encoder import Sentence
+
+    given, answer = sys.stdin.buffer, sys.stdout.buffer
+    try:
+        model = Sentence(folder)
+    except Exception as exc:  # noqa: BLE001  onnxruntime's errors have no common base
+        why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        send(answer, json.dumps({"error": why}).encode("utf-8"))
+        return
+    send(answer, json.dumps({"id": model.id, "dims": model.dims}).encode())
+    while (asked := receive(given)) is not None:
+        try:
+            rows = model.encode(json.loads(asked))
+        except Exception as exc:  # noqa: BLE001  one bad request does not end the model
+            send(answer, b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8"))
+            continue
+        send(answer, b"V" + np.ascontiguousarray(rows, dtype=np.float32).tobytes())
+
+
+if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C ends the app, which ends this
+    serve(Path(sys.argv[1]))
