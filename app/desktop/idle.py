@@ -41,6 +41,8 @@ def kind(pid: int) -> str:
         return "gone"
     if "nodwyn.desktop.window" in words or "--nodwyn-window" in words:
         return "window"
+    if "nodwyn.memory.model_process" in words:
+        return "model"
     found = [word[len("--type=") :] for word in words if word.startswith("--type=")]
     if not found:
         return "app" if pid == os.getpid() else Path(words[0]).name or "?"
@@ -106,6 +108,7 @@ def measure(app, seconds: float) -> dict:
     window = app.window
     window.events.loaded.wait(30)
     time.sleep(2)  # the page's first requests and paints over
+    model = model_at_rest()
     opened = state(seconds)
     window.close()
     deadline = time.monotonic() + 10
@@ -119,4 +122,20 @@ def measure(app, seconds: float) -> dict:
     reopened = time.monotonic() - began
     window.events.loaded.wait(30)
     return {"open": opened, "closed": closed, "reopen_seconds": round(reopened, 3),
-            "reshown": shown, "window_alive": window.alive}  # fmt: skip
+            "reshown": shown, "window_alive": window.alive, "model": model}  # fmt: skip
+
+
+def model_at_rest(deadline: float = 300.0) -> dict:
+    """Wait (up to `deadline` s) until the sentence model's child has ended after its keep-alive
+    (model_process.py): {"seen": whether it ran when the wait began, the largest RSS seen in
+    MB, "waited_s", "ended"}, so the figures after are those of the app at rest."""
+    began, seen, largest = time.monotonic(), None, 0.0
+    while time.monotonic() - began < deadline:
+        running = [pid for pid in family(os.getpid()) if kind(pid) == "model"]
+        seen = bool(running) if seen is None else seen
+        if not running:
+            break
+        largest = max([largest, *(rss for rss, _ in memory(running).values())])
+        time.sleep(0.2)
+    return {"seen": seen, "rss_mb": round(largest, 1), "ended": not running,
+            "waited_s": round(time.monotonic() - began, 1)}  # fmt: skip
