@@ -94,6 +94,7 @@ def test_the_memory_benchmark_prints_every_figure_at_a_tiny_size():
         "first build:", "events/s", "peak RSS", "warm process, search()", "p95",
         "new process, words mode, first search()", "new process, both mode, search() + imports",
         "bare Python start-up", "serving process peak RSS", "SQLite FTS5", "equal work",
+        "the sentence model in its child", "after the model's child ended",
         "FTS5 / nodwyn median ratio", "append one turn to a",
     ):  # fmt: skip
         assert label in out, label
@@ -178,7 +179,8 @@ def test_the_idle_benchmark_prints_both_states_of_the_window_and_the_worker():
     for label in ("idle, window open (", "idle, window closed to the tray (", "PSS",
                    "  window: RSS", "  renderer: RSS", "  app: RSS",
                    "Open after closing to the tray: window shown in",
-                   "worker alone, idle, following 2 folders"):  # fmt: skip
+                   "worker alone, idle, following 2 folders",
+                   "the sentence model's child (keep-alive 5 s"):  # fmt: skip
         assert label in out, label
     said = verdicts(out)
     assert len(said) == 6, out

@@ -101,17 +101,36 @@ def phase_serve(data: Path, words: list[str]) -> dict:
     return {"full": full, "bare": bare, "equal": equal, "peak_mb": peak_mb()}
 
 
-def phase_meaning(data: Path, words: list[str]) -> dict:
-    """Warm process, the default mode ("both"): 10 warm-up searches, then every query."""
+def phase_meaning(data: Path, words: list[str], in_a_child: bool = False) -> dict:
+    """Warm process, the default mode ("both"): 10 warm-up searches, then every query. With
+    `in_a_child`, the sentence model runs in its child as in the app and `nodwyn serve`, and
+    the first search after that child ended (its keep-alive over) is timed too, 5 times."""
     from nodwyn import memory
+    from nodwyn.memory import encoder
     from nodwyn.store import Store
 
+    if in_a_child:
+        encoder.keep_in_a_child()
     store = Store(data)
     for query in words[:10]:
         memory.search(store, query, mode="both")
     found = memory.search(store, words[0], mode="both")
     times = timed(lambda q: memory.search(store, q, mode="both"), words)
-    return {"times": times, "mode": found.mode, "peak_mb": peak_mb()}
+    result = {"times": times, "mode": found.mode, "peak_mb": peak_mb()}
+    if in_a_child:
+        result["restart"] = timed(lambda q: restarted(store, q), words[:5])
+    return result
+
+
+def restarted(store, query: str):
+    """A search by meaning after the model's child ended, as at the end of its keep-alive."""
+    from nodwyn import memory
+    from nodwyn.memory import encoder
+
+    encoder.builtin().stop()
+    found = memory.search(store, query, mode="both")
+    assert found.mode == "both", found.mode
+    return found
 
 
 def phase_vectors(data: Path) -> dict:
@@ -313,11 +332,22 @@ def main() -> None:
             "serve": lambda: phase_serve(data, words),
             "vectors": lambda: phase_vectors(data),
             "meaning": lambda: phase_meaning(data, words),
+            "meaning-child": lambda: phase_meaning(data, words, in_a_child=True),
             "fts5": lambda: phase_fts5(data, words),
         }[args.phase]()
         print(json.dumps(result))
         return
     run(args)
+
+
+def meaning_in_a_child(data: Path, words: list[str], events: int) -> None:
+    """The default mode as the app and `nodwyn serve` search: the model in its own process."""
+    both = child("--phase", "meaning-child", "--data", str(data), "--words", json.dumps(words))
+    label = "warm process, default mode search(), the sentence model in its child (as the app)"
+    print(figures(label, both["times"]) + f", peak RSS {both['peak_mb']:.0f} MB without the "
+          "child" + aim(events, "both", both["times"]["wall"]))  # fmt: skip
+    print(figures("first search by meaning after the model's child ended (started again)",
+                  both["restart"]))  # fmt: skip
 
 
 def first_build(data: Path, events: int) -> None:
@@ -357,6 +387,7 @@ def run(args) -> None:
         label = f"warm process, default mode search() (words fused with meaning, {both['mode']!r})"
         print(figures(label, both["times"]) + f", peak RSS {both['peak_mb']:.0f} MB"
               + aim(events, "both", both["times"]["wall"]))  # fmt: skip
+        meaning_in_a_child(data, words, events)
         new_processes(data, words[: args.new_processes or len(words)])
         against_fts5(data, words, serve)
     if not args.skip_append:
