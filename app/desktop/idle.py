@@ -5,6 +5,7 @@ how long Open takes to make the window again. Run by the self-check when asked
 """
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -128,7 +129,8 @@ def measure(app, seconds: float) -> dict:
 def model_at_rest(deadline: float = 300.0) -> dict:
     """Wait (up to `deadline` s) until the sentence model's child has ended after its keep-alive
     (model_process.py): {"seen": whether it ran when the wait began, the largest RSS seen in
-    MB, "waited_s", "ended"}, so the figures after are those of the app at rest."""
+    MB, "waited_s", "ended", how many children were "started", and whether this process
+    imported onnxruntime itself}, so the figures after are those of the app at rest."""
     began, seen, largest = time.monotonic(), None, 0.0
     while time.monotonic() - began < deadline:
         running = [pid for pid in family(os.getpid()) if kind(pid) == "model"]
@@ -137,5 +139,9 @@ def model_at_rest(deadline: float = 300.0) -> dict:
             break
         largest = max([largest, *(rss for rss, _ in memory(running).values())])
         time.sleep(0.2)
+    from ..memory import encoder
+
     return {"seen": seen, "rss_mb": round(largest, 1), "ended": not running,
-            "waited_s": round(time.monotonic() - began, 1)}  # fmt: skip
+            "waited_s": round(time.monotonic() - began, 1),
+            "started": getattr(encoder._builtin, "starts", 0),
+            "onnxruntime": "onnxruntime" in sys.modules}  # fmt: skip

@@ -81,12 +81,14 @@ class Child:
         self.used = 0.0  # time.monotonic() of the last request
         self.timer: threading.Timer | None = None
         self.id, self.dims = "", 0
+        self.starts = 0  # children started so far
         self.start()  # raises NotLoadable or Gone
         atexit.register(self.stop)
 
     def start(self) -> None:
         """Start the child and read its greeting (the lock held, or before any thread)."""
         command = [sys.executable, "-m", "nodwyn.memory.model_process", str(self.folder)]
+        self.starts += 1
         try:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL

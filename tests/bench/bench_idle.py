@@ -197,10 +197,14 @@ def model_line(runs: list[dict], keep_alive: float) -> str:
     ended = sum(1 for model in models if model.get("ended"))
     waited = statistics.median(model.get("waited_s", 0.0) for model in models)
     largest = max((model.get("rss_mb", 0.0) for model in models), default=0.0)
+    started = statistics.median(model.get("started", 0) for model in models)
+    loaded = sum(1 for model in models if model.get("onnxruntime"))
     return (
         f"the sentence model's child (keep-alive {keep_alive:g} s, NODWYN_MODEL_KEEP_ALIVE): "
-        f"running when the wait began in {seen} of {len(runs)} runs (RSS up to {largest:.0f} MB), "
-        f"ended before measuring in {ended} of {len(runs)} (median wait {waited:.1f} s)"
+        f"started {started:g} times a run (median), running when the wait began in {seen} of "
+        f"{len(runs)} runs (RSS up to {largest:.0f} MB), ended before measuring in {ended} of "
+        f"{len(runs)} (median wait {waited:.1f} s); onnxruntime imported by the app's own "
+        f"process in {loaded} of {len(runs)}"
     )
 
 
