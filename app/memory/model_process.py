@@ -161,11 +161,17 @@ class Child:
                 self.end()
 
     def stop(self) -> None:
-        """End the child now (the app's exit); the next request starts another."""
+        """End the child now (the app's exit); the next request starts another. A request
+        still running after STOP_WAIT (a thread left at exit) has its child killed."""
         if self.timer is not None:
             self.timer.cancel()
-        with self.lock:
-            self.end()
+        if self.lock.acquire(timeout=STOP_WAIT):
+            try:
+                self.end()
+            finally:
+                self.lock.release()
+        elif (process := self.process) is not None:
+            process.kill()  # the waiting request sees its end and raises Gone
 
     def end(self) -> None:
         """Close the child's stdin (it ends there), and kill it if it does not (lock held)."""
