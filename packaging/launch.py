@@ -2,7 +2,8 @@
 
 The same as the `nodwyn-app` gui-script: `nodwyn app` with the launcher's arguments
 (`--demo`, `--search`), so the package and a pip install behave alike; `--nodwyn-window`
-runs the window's own process, which the app starts (nodwyn/desktop/viewer.py).
+runs the window's own process, which the app starts (nodwyn/desktop/viewer.py), and
+`--nodwyn-model` the sentence model's (nodwyn/memory/model_process.py).
 """
 
 import sys
@@ -13,6 +14,11 @@ if __name__ == "__main__":
         from nodwyn.desktop.window import main as window
 
         window()
+    elif sys.argv[1:2] == ["--nodwyn-model"]:  # the sentence model's own process
+        del sys.argv[1]
+        from nodwyn.memory.model_process import main as model
+
+        model()
     else:
         from nodwyn.desktop import main
 

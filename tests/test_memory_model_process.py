@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from memory_logs import turn, write
 from nodwyn import memory
-from nodwyn.memory import encoder, vectors
+from nodwyn.memory import encoder, model_process, vectors
 from nodwyn.memory.model_process import Child, Gone
 from nodwyn.store import Store
 
@@ -194,3 +194,10 @@ def test_nodwyn_serve_searches_by_meaning_without_importing_onnxruntime(data_dir
     assert said["onnxruntime"] is False and said["child"] == "Child" and said["pid"]
     with pytest.raises(ProcessLookupError):
         os.kill(said["pid"], 0)  # the child ended with the process that started it
+
+
+def test_a_bundle_starts_the_child_through_its_own_launcher(monkeypatch):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert model_process.child_command() == [sys.executable, "--nodwyn-model"]
+    monkeypatch.delattr(sys, "frozen")
+    assert model_process.child_command()[1:] == ["-m", "nodwyn.memory.model_process"]

@@ -175,3 +175,4 @@ def test_closing_to_the_tray_ends_the_window_process_and_it_is_made_again_when_a
     assert found["second_launch"]["windows_made"] == 2  # made again for the second launch
     assert found["second_launch"]["window_back"] is True  # and its page answers
     assert found["search_focuses"] is True  # the window made again is the whole window
+    assert found["meaning"] == "Child"  # the sentence model answers from its own process

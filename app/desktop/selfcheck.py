@@ -79,12 +79,24 @@ def check(app, report: Path) -> None:
     step("pause", lambda: tray(app, "Pause following agent logs") or app.worker.paused)
     step("resume", lambda: tray(app, "Resume following agent logs") or not app.worker.paused)
     step("moved", lambda: move(window))
+    step("meaning", by_meaning)
     if float(os.environ.get("NODWYN_SELFCHECK_IDLE") or 0) > 0:
         from .idle import measure
 
         step("idle", lambda: measure(app, float(os.environ["NODWYN_SELFCHECK_IDLE"])))
     report.write_text(json.dumps(seen, indent=1), encoding="utf-8")
     tray(app, "Quit")
+
+
+def by_meaning() -> str:
+    """The sentence model answers through its own process (a bundle starts it with its
+    launcher): the kind of encoder that made a vector of a query."""
+    from ..memory import encoder
+
+    model = encoder.builtin()
+    if model is None or not model.encode(["a flaky pager test"]).any():
+        raise RuntimeError(f"no vector of a query: {encoder.fallback()}")
+    return type(model).__name__
 
 
 def listed(app) -> list:

@@ -87,7 +87,7 @@ class Child:
 
     def start(self) -> None:
         """Start the child and read its greeting (the lock held, or before any thread)."""
-        command = [sys.executable, "-m", "nodwyn.memory.model_process", str(self.folder)]
+        command = [*child_command(), str(self.folder)]
         self.starts += 1
         try:
             self.process = subprocess.Popen(
@@ -215,8 +215,21 @@ def serve(folder: Path) -> None:
         send(answer, b"V" + np.ascontiguousarray(rows, dtype=np.float32).tobytes())
 
 
-if __name__ == "__main__":
+def child_command() -> list[str]:
+    """How the app starts the child: the bundle's launcher with `--nodwyn-model` (a frozen
+    app has no `python -m`), else this module."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--nodwyn-model"]
+    return [sys.executable, "-m", "nodwyn.memory.model_process"]
+
+
+def main() -> None:
+    """The child: `python -m nodwyn.memory.model_process FOLDER`, or the bundle's launcher."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C ends the app, which ends this
     serve(Path(sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()
