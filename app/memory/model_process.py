@@ -7,9 +7,9 @@ ends once no text came for `keep_alive` seconds (NODWYN_MODEL_KEEP_ALIVE, defaul
 Ollama's keep_alive; 0 ends it after each request, a negative value keeps it while the app
 runs) and is started again on the next. A one-shot CLI process keeps encoding in itself.
 
-The two talk over the child's stdin and stdout, in frames of a 4-byte big-endian length and
-its bytes: the parent sends the texts as a JSON list; the child first says {"id", "dims"} (or
-{"error"} when the model cannot be loaded here), then answers each list with b"V" and the
+The two talk over the child's stdin and stdout, in frames (pipes.py): the parent sends the
+texts as a JSON list; the child first says {"id", "dims"} (or {"error"} when the model cannot
+be loaded here), then answers each list with b"V" and the
 rows' float32 bytes, or b"E" and a message. The child ends at the end of its stdin, so it
 never outlives the app, and the app ends it on exit. A child that cannot start or dies
 mid-request raises Unavailable (search falls back to words and says so); the next text starts
@@ -20,7 +20,6 @@ import atexit
 import contextlib
 import json
 import os
-import struct
 import subprocess
 import sys
 import threading
@@ -31,10 +30,10 @@ import numpy as np
 
 from ..errors import NodwynError
 from .encoder import Unavailable
+from .pipes import receive, send
 
 KEEP_ALIVE = 300.0  # seconds, unless NODWYN_MODEL_KEEP_ALIVE says otherwise
 STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
-LENGTH = struct.Struct(">I")
 
 
 class NotLoadable(NodwynError):
@@ -53,21 +52,6 @@ def keep_alive() -> float:
         return float(said) if said else KEEP_ALIVE
     except ValueError:
         return KEEP_ALIVE
-
-
-def send(stream, payload: bytes) -> None:
-    stream.write(LENGTH.pack(len(payload)) + payload)
-    stream.flush()
-
-
-def receive(stream) -> bytes | None:
-    """The next frame, or None at the end of the stream (or in the middle of a frame)."""
-    head = stream.read(LENGTH.size)
-    if len(head) < LENGTH.size:
-        return None
-    (size,) = LENGTH.unpack(head)
-    payload = stream.read(size)
-    return payload if len(payload) == size else None
 
 
 class Child:

@@ -17,7 +17,7 @@ the helper only ever saves time. Logs with more than HELPER_LOG bytes to read st
 their documents stream into the index instead of crossing the pipe whole; results waiting to be
 added are bounded (WAITING), so memory is.
 
-Protocol: frames `[u32 length][msgpack]`, jobs on the helper's stdin and results on its stdout;
+Protocol: frames of msgpack (pipes.py), jobs on the helper's stdin and results on its stdout;
 the end of its stdin ends it.
 """
 
@@ -25,7 +25,6 @@ import collections
 import contextlib
 import os
 import queue
-import struct
 import subprocess
 import sys
 import threading
@@ -34,12 +33,12 @@ from pathlib import Path
 import msgspec
 
 from . import documents
+from .pipes import receive, send
 
 HELPER_LOG = 16 << 20  # bytes to read; logs with more are folded by this process only
 IN_FLIGHT = 2  # jobs sent ahead, so the helper never waits for the next one
 WAITING = 2  # folded logs waiting for this process to add them
 CHILD = "from nodwyn.memory import sidecar; sidecar.main()"
-_length = struct.Struct("<I")
 
 
 class Shared:
@@ -140,11 +139,11 @@ class Helper:
             pipe_in, pipe_out = self._process.stdin, self._process.stdout
             while not self._stopping:
                 while len(sent) < IN_FLIGHT and (job := self._shared.back()) is not None:
-                    _send(pipe_in, msgspec.msgpack.encode(job))
+                    send(pipe_in, msgspec.msgpack.encode(job))
                     sent.append(job)
                 if not sent:
                     break
-                data = _receive(pipe_out)
+                data = receive(pipe_out)
                 if data is None:
                     break  # the helper died: its jobs are given back below
                 self._results.put((sent.popleft(), self._decoder.decode(data)))
@@ -166,20 +165,6 @@ def _cores() -> int | None:
         return os.cpu_count()
 
 
-def _send(pipe, data: bytes) -> None:
-    pipe.write(_length.pack(len(data)) + data)
-    pipe.flush()
-
-
-def _receive(pipe) -> bytes | None:
-    head = pipe.read(_length.size)
-    if len(head) < _length.size:
-        return None
-    length = _length.unpack(head)[0]
-    data = pipe.read(length)
-    return data if len(data) == length else None
-
-
 def main() -> None:
     """The helper's loop: fold each job read from stdin, write what it gave to stdout. Given a
     data directory, it first brings that directory's task list (the catalogue) up to date,
@@ -194,5 +179,5 @@ def main() -> None:
     decoder = msgspec.msgpack.Decoder(documents.Job)
     encoder = msgspec.msgpack.Encoder()
     pipe_in, pipe_out = sys.stdin.buffer, sys.stdout.buffer
-    while (data := _receive(pipe_in)) is not None:
-        _send(pipe_out, encoder.encode(documents.fold(decoder.decode(data))))
+    while (data := receive(pipe_in)) is not None:
+        send(pipe_out, encoder.encode(documents.fold(decoder.decode(data))))
