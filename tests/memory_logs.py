@@ -42,3 +42,17 @@ class Counting:
     def encode(self, texts):
         self.texts.extend(texts)
         return self.model.encode(texts)
+
+
+def without_the_sentence_model(folder, monkeypatch) -> None:
+    """The shipped model's folder as it would be without minilm.onnx (the static table only),
+    at `folder`, with no model loaded yet."""
+    import shutil
+
+    from nodwyn.memory import encoder
+
+    folder.mkdir()
+    for name in ("table.npy", "vocab.txt", "meta.json"):
+        shutil.copyfile(encoder.MODEL / name, folder / name)
+    monkeypatch.setattr(encoder, "MODEL", folder)
+    monkeypatch.setattr(encoder, "_builtin", None)

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 import pytest
-from memory_logs import turn, write
+from memory_logs import turn, without_the_sentence_model, write
 from nodwyn import memory
 from nodwyn.memory import encoder, model_process, vectors
 from nodwyn.memory.model_process import Child, Gone
@@ -149,14 +149,7 @@ def test_a_search_whose_child_dies_falls_back_to_words_then_means_again(
 
 
 def test_where_the_child_cannot_load_the_model_the_static_table_serves(tmp_path, monkeypatch):
-    import shutil
-
-    folder = tmp_path / "model"
-    folder.mkdir()
-    for name in ("table.npy", "vocab.txt", "meta.json"):  # no minilm.onnx
-        shutil.copyfile(encoder.MODEL / name, folder / name)
-    monkeypatch.setattr(encoder, "MODEL", folder)
-    monkeypatch.setattr(encoder, "_builtin", None)
+    without_the_sentence_model(tmp_path / "model", monkeypatch)
     monkeypatch.setattr(encoder, "_in_a_child", [True])
     assert isinstance(encoder.builtin(), encoder.Builtin)
     assert "static table" in encoder.fallback()

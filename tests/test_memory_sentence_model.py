@@ -2,7 +2,6 @@
 work: int8 against fp32, WordPiece against `tokenizers`, newest tasks first, deletes mid-way."""
 
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memory_logs import without_the_sentence_model
 from nodwyn import cli, memory
 from nodwyn.log import records as r
 from nodwyn.memory import encoder, fusion, vectors
@@ -83,12 +83,7 @@ def test_like_texts_are_nearer_than_unlike_ones():
 def test_without_onnxruntime_s_model_the_static_table_serves_and_the_cli_says_so(
     store, tmp_path, monkeypatch, capsys
 ):
-    folder = tmp_path / "model"
-    folder.mkdir()
-    for name in ("table.npy", "vocab.txt", "meta.json"):  # no minilm.onnx
-        shutil.copyfile(encoder.MODEL / name, folder / name)
-    monkeypatch.setattr(encoder, "MODEL", folder)
-    monkeypatch.setattr(encoder, "_builtin", None)
+    without_the_sentence_model(tmp_path / "model", monkeypatch)
     write(store, "gpu", "install the cuda toolkit on the laptop", "installed nvcc")
     assert isinstance(encoder.builtin(), encoder.Builtin)
     assert "static table" in encoder.fallback()
