@@ -131,12 +131,12 @@ def cmd_memory_search(args) -> int:
     given = {"q": " ".join(args.words), "scope": scope, "task": args.task,
              "project": project, "limit": args.n, "mode": args.mode}  # fmt: skip
     answer = from_the_app(args, "search", given)
-    found = quick_here(args, given) if answer is None else None
-    if found is not None and args.json:
-        answer = found.pop("json")
-    elif found is None:
+    found = None if answer is not None else quick_here(args, given)
+    if found is None:  # the app's answer, or a search in full here
         answer = answer if answer is not None else search_here(args, given)
         found = running.decoded(answer)
+    elif args.json:
+        answer = found.pop("json")
     said = []
     if args.mode in ("meaning", "both") and found["mode"] == "words":
         said.append("(search by meaning is unavailable now: words alone)")
