@@ -66,7 +66,10 @@ def run_app(scratch: Path, seconds: float, demo: bool, mode: str, keep_alive: fl
     done = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "bash", "-c", script],
                           env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
     if not report.exists():
-        sys.exit(f"the app wrote no report:\n{done.stderr[-3000:]}")
+        steps = report.with_suffix(".steps")  # the self-check's steps done, as it left them
+        done_steps = steps.read_text() if steps.exists() else "none\n"
+        sys.exit(f"the app wrote no report (exit {done.returncode}); steps done:\n{done_steps}"
+                 f"it said:\n{done.stderr[-3000:]}")  # fmt: skip
     found = json.loads(report.read_text())
     if "idle" not in found:
         sys.exit(f"no idle figures: {found['errors']}")
