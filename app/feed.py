@@ -9,6 +9,11 @@ the last look, no writer has changed a log, so the look is skipped (one stat ins
 log) for up to FULL_EVERY seconds; a log changed behind nodwyn's back is noted in the journal
 by the desktop app's watcher, and found by the next full look otherwise.
 
+Where that watcher also watches the data directory (`watched()`), the journal's notes arrive
+as notifications (`stir()`): a waiting page then does no look at all until one comes, a
+change is told by the API or the progress moves (`poke()`), or its wait ends; the full look
+runs every WATCHED_FULL_EVERY seconds instead, as a backstop (a lost notification).
+
 Invariants: versions only grow; a task id is reported for any change of its log, including
 its deletion; a progress change moves the version too, so a waiting page hears about it.
 """
@@ -23,6 +28,7 @@ from . import listing
 from .log import journal
 
 FULL_EVERY = 30.0  # seconds between looks at every log while the journal says nothing changed
+WATCHED_FULL_EVERY = 300.0  # the same while the journal's changes arrive as notifications
 
 
 class Progress(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,6 +92,8 @@ class Feed:
         self._full = time.monotonic()
         self._changed_at: dict[str, int] = {}
         self._scanned = time.monotonic()
+        self._watched = False  # the journal's changes arrive as stir() (watched())
+        self._stirred = False  # a notification came since the last look
         self._closed = False
         self._cond = threading.Condition()
         status.subscribe(self.poke)
@@ -100,8 +108,10 @@ class Feed:
     def _scan(self) -> None:
         """Compare the logs with the last look; number what changed (lock held)."""
         began = time.monotonic()
+        self._stirred = False
         stamp = journal.stamp(self.sessions.parent)
-        if stamp is not None and stamp == self._journal and began - self._full < FULL_EVERY:
+        full_every = WATCHED_FULL_EVERY if self._watched else FULL_EVERY
+        if stamp is not None and stamp == self._journal and began - self._full < full_every:
             self._scanned = began  # no note since the last look: no writer changed a log
             return
         self._journal, self._full = stamp, began
@@ -116,6 +126,19 @@ class Feed:
             self.version += 1
             for task in changed:
                 self._changed_at[task] = self.version
+
+    def watched(self) -> None:
+        """The data directory is watched from now on (watch.py): each change of the journal
+        calls stir(), so a waiting page stops looking at the journal every `interval`."""
+        with self._cond:
+            self._watched = True
+
+    def stir(self) -> None:
+        """A notification that the journal changed (from watchdog's thread). Only wakes the
+        waiting pages, which look at most once an `_every` however many notes come."""
+        with self._cond:
+            self._stirred = True
+            self._cond.notify_all()
 
     def poke(self) -> None:
         """Look again now and wake waiting pages (after a change made through the API)."""
@@ -137,15 +160,27 @@ class Feed:
         deadline = time.monotonic() + timeout
         with self._cond:
             while not self._closed:
-                if time.monotonic() - self._scanned >= self._every:
+                if self._due():
                     self._scan()
                 if self.version > version or version > self.version:
                     break  # a version from before a restart counts as "changed"
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                left = deadline - now
                 if left <= 0:
                     break
-                self._cond.wait(min(left, self._every))
+                if self._watched and not self._stirred:
+                    self._cond.wait(left)  # until stir(), poke(), close() or the end
+                else:
+                    self._cond.wait(min(left, max(0.0, self._every - (now - self._scanned))))
             return self._answer(version)
+
+    def _due(self) -> bool:
+        """Whether to look now (lock held): at most once an `_every`; while watched, only
+        after a notification or when the full look is due."""
+        now = time.monotonic()
+        if now - self._scanned < self._every:
+            return False
+        return not self._watched or self._stirred or now - self._full >= WATCHED_FULL_EVERY
 
     def close(self) -> None:
         with self._cond:

@@ -7,7 +7,9 @@ What is watched:
 - the data directory's `settings.json`: a change calls `stirred(None)` (the worker then reads
   the settings again and looks at every folder, one newly followed among them);
 - the data directory's `sessions/`: a log changed by anyone (a person's editor, a restore,
-  nodwyn itself) is noted in the change journal (log/journal.py), so the next search folds it.
+  nodwyn itself) is noted in the change journal (log/journal.py), so the next search folds it;
+- the data directory's `journal`: a note added by any process calls `noted()` (the app's
+  change feed then tells its waiting pages, feed.py, instead of looking at the journal).
 
 A folder where notifications are not to be had is left to polling and said so by `watch`
 returning False: a folder that does not exist yet (watched once it does, see `retry`), or one on
@@ -56,8 +58,15 @@ def remote(folder: Path) -> bool:
 class Watch:
     """One watchdog observer for the agents' folders and the data directory's logs."""
 
-    def __init__(self, root: Path, sessions: Path, stirred: Callable[[Path | None], None]):
-        self.root, self.sessions, self.stirred = root, sessions, stirred
+    def __init__(
+        self,
+        root: Path,
+        sessions: Path,
+        stirred: Callable[[Path | None], None],
+        noted: Callable[[], None] | None = None,
+    ):
+        self.root, self.sessions, self.stirred, self.noted = root, sessions, stirred, noted
+        self.watching_the_data = False  # whether the data directory itself is watched
         self._observer = Observer()
         self._watched: dict[Path, object] = {}
         self._lock = threading.Lock()
@@ -65,7 +74,9 @@ class Watch:
     def start(self) -> None:
         self._observer.start()
         self._schedule(self.sessions, _Logs(self.root), recursive=False)
-        self._schedule(self.root, _Settings(self.stirred), recursive=False)
+        self.watching_the_data = self._schedule(
+            self.root, _Root(self.stirred, self.noted), recursive=False
+        )
 
     def stop(self) -> None:
         if self._observer.is_alive():
@@ -128,15 +139,19 @@ class _Stir(FileSystemEventHandler):
         self.stirred(self.folder)
 
 
-class _Settings(FileSystemEventHandler):
-    """Tells the worker that the settings changed (written by the page, or by hand)."""
+class _Root(FileSystemEventHandler):
+    """Tells the worker that the settings changed (written by the page, or by hand), and the
+    change feed that the journal did (a note from any process)."""
 
-    def __init__(self, stirred: Callable[[Path | None], None]):
-        self.stirred = stirred
+    def __init__(self, stirred: Callable[[Path | None], None], noted: Callable[[], None] | None):
+        self.stirred, self.noted = stirred, noted
 
     def on_any_event(self, event) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return
-        names = (event.src_path, getattr(event, "dest_path", ""))
-        if any(os.path.basename(os.fsdecode(name)) == "settings.json" for name in names):
+        names = {os.path.basename(os.fsdecode(name))
+                 for name in (event.src_path, getattr(event, "dest_path", ""))}  # fmt: skip
+        if "settings.json" in names:
             self.stirred(None)
+        if journal.NAME in names and self.noted is not None:
+            self.noted()

@@ -13,6 +13,8 @@ wakes the worker, which looks at that folder alone, at most once a GAP; folders 
 notifications (missing yet, network shares) are looked at every `interval`; every folder is
 looked at again every RESCAN whatever the notifications said. The first pass looks at every
 folder and checks every log of the data directory (a change made while the app was closed).
+The same watch calls `noted()` (the app's change feed) whenever the data directory's change
+journal changes, by whichever process wrote it.
 
 Invariants:
 - the stop and pause flags are checked between files, never inside one: an import in flight
@@ -54,7 +56,12 @@ class Worker:
     """Follows the agents' folders in a daemon thread until stop()."""
 
     def __init__(
-        self, store: Store, status: Progress | None = None, interval: float = 3.0, watch=True
+        self,
+        store: Store,
+        status: Progress | None = None,
+        interval: float = 3.0,
+        watch=True,
+        noted: Callable[[], None] | None = None,
     ):
         self.store = store
         self.status = status
@@ -69,12 +76,18 @@ class Worker:
         if watch:
             from .watch import Watch  # watchdog: only the app's worker needs it
 
-            self._watch = Watch(store.root, store.sessions, self._stir)
+            self._watch = Watch(store.root, store.sessions, self._stir, noted)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._paused = threading.Event()
         self._idle = threading.Condition()
         self._thread: threading.Thread | None = None
+
+    @property
+    def watching_the_data(self) -> bool:
+        """Whether the data directory is watched (after start): then `noted()` is called
+        at each change of its change journal, by any process."""
+        return self._watch is not None and self._watch.watching_the_data
 
     @property
     def paused(self) -> bool:

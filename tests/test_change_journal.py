@@ -4,6 +4,7 @@ log when the journal cannot be trusted, when asked, or when the periodic full ch
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from memory_logs import turn, write
@@ -209,3 +210,17 @@ def test_the_change_feed_finds_a_change_behind_nodwyns_back_at_its_next_full_loo
     assert changes_feed.wait(version, 0).tasks == []  # no note: trusted for FULL_EVERY
     monkeypatch.setattr(feed, "FULL_EVERY", 0.0)
     assert changes_feed.wait(version, 0).tasks == ["t05"]
+
+
+def test_a_watched_change_feed_looks_only_after_a_notification(store):
+    from nodwyn import feed
+
+    changes_feed = feed.Feed(store.sessions, feed.Status(), interval=0.05)
+    version = changes_feed.wait(0, 0).version
+    changes_feed.watched()
+    write(store, "t06", turn("rename the quoll handler"))  # noted in the journal, no stir()
+    began = time.monotonic()
+    assert changes_feed.wait(version, 0.6).tasks == []  # a polling feed would have looked
+    assert time.monotonic() - began >= 0.6
+    changes_feed.stir()
+    assert changes_feed.wait(version, 5).tasks == ["t06"]

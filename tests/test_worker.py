@@ -6,6 +6,7 @@ worker runs, as Claude Code does.
 """
 
 import json
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from nodwyn import memory, settings
 from nodwyn.agents import places
-from nodwyn.feed import Status
+from nodwyn.feed import Feed, Status
 from nodwyn.importers.sync import default_paths
 from nodwyn.log import locks, logfile
 from nodwyn.store import Store
@@ -295,3 +296,27 @@ def test_a_log_changed_behind_the_apps_back_is_noted_so_the_next_search_finds_it
         handle.write(f'{{"kind":"message","seq":{seq},"at":"2026-11-29T10:09:00.000Z",'
                      '"text":"the wombat came back"}\n')  # fmt: skip
     assert eventually(lambda: found(worker.store, "wombat"), timeout=10) == {task.id}
+
+
+
+def test_a_log_changed_behind_the_apps_back_wakes_the_watched_change_feed_at_once(data_dir):
+    store = Store(data_dir)
+    changes_feed = Feed(store.sessions, Status(), interval=0.05)
+    worker = Worker(store, Status(), interval=0.2, noted=changes_feed.stir)
+    worker.start()
+    try:
+        assert worker.wait_for_pass(0, timeout=30)
+        assert worker.watching_the_data
+        changes_feed.watched()  # from now on the feed looks only when notified
+        version = changes_feed.wait(0, 0).version
+        answers: list = []
+        waiting = threading.Thread(target=lambda: answers.append(changes_feed.wait(version, 20)))
+        began = time.monotonic()
+        waiting.start()
+        # an editor, a restore: the watch notes the log in the journal, which stirs the feed
+        (store.sessions / "t07.jsonl").write_text('{"kind":"message","seq":0}\n')
+        waiting.join(25)
+        assert answers and answers[0].tasks == ["t07"]
+        assert time.monotonic() - began < 10  # woken by the notification, not the wait's end
+    finally:
+        worker.stop(timeout=30)

@@ -177,11 +177,13 @@ def run(
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
     status = Status()
     server = Server(store, status=status).start()
-    app = App(store, server, Worker(store, status))
+    app = App(store, server, Worker(store, status, noted=server.app.feed.stir))
     kept = msgspec.structs.asdict(load_geometry(store.root))
     app.window = Viewer(server.url, tray.TITLE, kept, app.closed)
     claim.serve(app.handle)
     app.worker.start()
+    if app.worker.watching_the_data:  # the journal's notes arrive as notifications
+        server.app.feed.watched()
     app.window.show()
     # The icon docks once the window is up: docking while Qt maps its window deadlocked
     # both against the tray manager's server grab (seen under Xvfb with trayer).
