@@ -211,6 +211,22 @@ def model_line(runs: list[dict], keep_alive: float) -> str:
     )
 
 
+def other_web_engines() -> list[int]:
+    """Processes of another app or web engine already running (not started by this run): PSS
+    shares each library page among all that map it, so they would make the app look smaller."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if any(b"QtWebEngineProcess" in word or word == b"nodwyn.desktop.window"
+                   for word in words):  # fmt: skip
+                found.append(int(entry.name))
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=30.0, help="CPU measured over this")
@@ -229,6 +245,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             print(json.dumps(worker_cpu(Path(scratch), args.folders, args.seconds, args.watch)))
         return
+    if others := other_web_engines():
+        print(f"note: {len(others)} web engine processes of another app were already running "
+              f"(pids {' '.join(map(str, others[:8]))}): they share library pages with this "
+              "run's, so its PSS reads lower than the app's alone")  # fmt: skip
     runs = []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as scratch:
