@@ -34,7 +34,9 @@ from .bodies import (
     Title,
 )
 
-LONG_POLL = 25.0  # seconds a change-feed request waits before answering "nothing new"
+LONG_POLL = 55.0  # seconds a change-feed request waits before answering "nothing new" (under
+# the 60 s after which common proxies drop an idle request; each answer wakes the app, the window
+# and the renderer, ADR 0028)
 EXPORT_TYPES = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8"}
 TYPES = {
     ".html": "text/html",

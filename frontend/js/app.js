@@ -326,7 +326,7 @@ function showProgress(snapshot) {
 async function follow(since) {
   for (;;) {
     try {
-      const changes = await api.changes(since, 25);
+      const changes = await api.changes(since, 55);
       since = changes.version;
       showProgress(changes.progress);
       if (!changes.tasks.length) continue;

@@ -2,7 +2,7 @@
 
 Once the list is shown and nothing changes, no timer or animation frame of the page's code
 is waiting to run, no animation is playing, and the one request open is the change feed's long
-poll (app.js's follow(): the server answers it when something changes, or after 25 s). A
+poll (app.js's follow(): the server answers it when something changes, or after 55 s). A
 spinner, a polling timer or a requestAnimationFrame loop would keep the window's web engine
 drawing or waking while nobody looks. The page's timers are counted by wrapping them before its
 scripts run (an init script), so a timer of any period is seen at once, without waiting it out.
@@ -42,7 +42,7 @@ PLAYING = (
 )
 
 
-LONG_POLL = ("/api/changes", "wait=25")
+LONG_POLL = ("/api/changes", "wait=55")
 
 
 class Requests:
