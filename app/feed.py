@@ -110,8 +110,7 @@ class Feed:
         began = time.monotonic()
         self._stirred = False
         stamp = journal.stamp(self.sessions.parent)
-        full_every = WATCHED_FULL_EVERY if self._watched else FULL_EVERY
-        if stamp is not None and stamp == self._journal and began - self._full < full_every:
+        if stamp is not None and stamp == self._journal and began - self._full < self._full_every():
             self._scanned = began  # no note since the last look: no writer changed a log
             return
         self._journal, self._full = stamp, began
@@ -180,7 +179,11 @@ class Feed:
         now = time.monotonic()
         if now - self._scanned < self._every:
             return False
-        return not self._watched or self._stirred or now - self._full >= WATCHED_FULL_EVERY
+        return not self._watched or self._stirred or now - self._full >= self._full_every()
+
+    def _full_every(self) -> float:
+        """Seconds between looks at every log while the journal says nothing changed."""
+        return WATCHED_FULL_EVERY if self._watched else FULL_EVERY
 
     def close(self) -> None:
         with self._cond:

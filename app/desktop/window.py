@@ -38,15 +38,15 @@ def _environment() -> None:
     """What Qt reads as it loads (as the app's process did when the window lived there)."""
     if sys.platform.startswith("linux"):
         os.environ.setdefault("PYWEBVIEW_GUI", "qt")  # the `qt` extra; GTK is not installed
+    wanted = []
     if os.environ.get("PYWEBVIEW_GUI") == "qt":
         for name, value in QT_ENVIRONMENT.items():
             os.environ.setdefault(name, value)
-    wanted = []
-    if os.environ.get("PYWEBVIEW_GUI") == "qt" and sys.platform.startswith("linux"):
-        # Chromium's second zygote, kept to fork unsandboxed helpers (a GPU or utility process)
-        # that Qt WebEngine does not start here (its GPU and network run in the window's
-        # process): without it such a helper is started from its file instead, -8 MB.
-        wanted.append("--no-unsandboxed-zygote")
+        if sys.platform.startswith("linux"):
+            # Chromium's second zygote, kept to fork unsandboxed helpers (a GPU or utility
+            # process) that Qt WebEngine does not start here (its GPU and network run in the
+            # window's process): without it such a helper is started from its file, -8 MB.
+            wanted.append("--no-unsandboxed-zygote")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         wanted.append("--no-sandbox")  # Chromium's sandbox refuses to run as root
     if wanted:
