@@ -2,6 +2,7 @@
 not reset; a body too large is refused from its announced length; a client that stalls frees
 its thread. Every wait here has a deadline."""
 
+import os
 import socket
 import threading
 import time
@@ -143,3 +144,29 @@ def _serving_threads() -> int:
         if not alive or time.monotonic() > deadline:
             return len(alive)
         time.sleep(0.02)
+
+
+def wake_ups(thread: threading.Thread) -> int:
+    with open(f"/proc/self/task/{thread.native_id}/status") as file:
+        status = file.read()
+    return int(status.split("voluntary_ctxt_switches:")[1].split()[0])
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="counts a thread's wake-ups")
+def test_the_server_sleeps_until_a_request_comes_and_still_stops_at_once(data_dir):
+    server = Server(Store(data_dir)).start()
+    try:
+        before = wake_ups(server._thread)
+        time.sleep(2)  # a server that looked twice a second would wake 4 times in this
+        assert wake_ups(server._thread) - before <= 1
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{server.port}/api/status", headers={"X-Nodwyn-Token": server.token}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:  # a request still wakes it
+            assert response.status == 200
+        started = time.monotonic()
+        server.stop()
+        assert time.monotonic() - started < 1
+        assert not server._thread.is_alive()
+    finally:
+        server.stop()

@@ -13,8 +13,10 @@ Invariants (docs/decisions/0005-api-token.md):
   it never holds a thread; BACKLOG connections wait to be accepted, not the default 5.
 """
 
+import contextlib
 import hmac
 import secrets
+import socket
 import socketserver
 import threading
 from urllib.parse import urlencode
@@ -26,6 +28,7 @@ import msgspec
 from .. import running
 from ..errors import BadInput, NodwynError
 from ..feed import Feed, Status
+from ..memory import index as wordindex
 from ..store import Store
 from .routes import routes
 
@@ -34,6 +37,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost")
 MAX_BODY = 1 << 20  # bytes: the largest body a route takes (settings, a path, a title)
 READ_TIMEOUT = 15.0  # seconds a request may pause while sending its line, headers or body
 BACKLOG = 128  # connections waiting to be accepted (socketserver's default 5 reset some)
+INDEX_KEEP_OPEN = 60.0  # seconds the word index stays open after a search (ADR 0028)
 bottle.BaseRequest.MEMFILE_MAX = MAX_BODY  # a body under the cap is read into memory, no temp file
 HEADERS = {
     "Cache-Control": "no-store",
@@ -129,6 +133,27 @@ class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
     request_queue_size = BACKLOG
     read_timeout = READ_TIMEOUT
 
+    def serve_forever(self, poll_interval: float | None = None) -> None:
+        """Waits on the socket with no timeout, so that at rest the thread sleeps (the base
+        class looks twice a second); `shutdown` wakes it with connections of its own."""
+        super().serve_forever(poll_interval)
+
+    def shutdown(self) -> None:
+        done = threading.Event()
+
+        def wake() -> None:  # again and again: one that comes before the request is served
+            while True:
+                with contextlib.suppress(OSError):
+                    socket.create_connection(("127.0.0.1", self.server_port), timeout=1).close()
+                if done.wait(0.05):
+                    return
+
+        threading.Thread(target=wake, name="nodwyn-api-wake", daemon=True).start()
+        try:
+            super().shutdown()
+        finally:
+            done.set()
+
 
 class _Quiet(WSGIRequestHandler):
     def setup(self) -> None:
@@ -157,6 +182,7 @@ class Server:
         self.token = token or secrets.token_urlsafe(24)
         self.status = status or Status()
         self.app = make_app(store, self.token, self.status)
+        wordindex.close_when_unused(INDEX_KEEP_OPEN)
         try:
             self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
         except OSError as exc:
