@@ -305,3 +305,37 @@ def test_a_stack_replaced_while_it_is_read_gives_the_rows_its_head_names(tmp_pat
     assert np.array_equal(found.exact, ours)
     assert np.array_equal(found.codes, compact.quantised(ours)[0])
     assert np.array_equal(found.sums, compact.quantised(ours)[2])
+
+
+CLOSING = """
+import os, sys, time
+from nodwyn import memory
+from nodwyn.memory import index
+from nodwyn.store import Store
+
+def watchers():  # tantivy's thread that looks at an open index's meta.json twice a second
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/comm") as file:
+            names.append(file.read().strip())
+    return sum(name.startswith("thread-tantivy") for name in names)
+
+store = Store(sys.argv[1])
+index.close_when_unused(0.3)
+found = [hit.task for hit in memory.search(store, "pager", mode="words").turns]
+print(found, watchers() > 0)  # (the first build's writer threads may still be ending)
+deadline = time.monotonic() + 10
+while watchers() and time.monotonic() < deadline:
+    time.sleep(0.05)
+print(watchers())
+print([hit.task for hit in memory.search(store, "pager", mode="words").turns], watchers() > 0)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads a process's threads")
+def test_a_long_running_process_closes_the_index_when_unused_and_opens_it_again(tmp_path):
+    store = Store(tmp_path / "data")
+    write(store, "t1", turn("configure the pager", t0=0))
+    done = subprocess.run([sys.executable, "-c", CLOSING, str(store.root)],
+                          capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+    assert done.stdout.splitlines() == ["['t1'] True", "0", "['t1'] True"]

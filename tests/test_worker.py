@@ -298,7 +298,6 @@ def test_a_log_changed_behind_the_apps_back_is_noted_so_the_next_search_finds_it
     assert eventually(lambda: found(worker.store, "wombat"), timeout=10) == {task.id}
 
 
-
 def test_a_log_changed_behind_the_apps_back_wakes_the_watched_change_feed_at_once(data_dir):
     store = Store(data_dir)
     changes_feed = Feed(store.sessions, Status(), interval=0.05)

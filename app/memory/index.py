@@ -166,10 +166,15 @@ def save_state(root: Path, state: State) -> None:
 
 
 _open: dict[tuple[Path, str], tantivy.Index] = {}
+_used = 0.0  # time.monotonic() of the last open_index
+_closer: "_Closer | None" = None
 
 
 def open_index(root: Path, state: State) -> tantivy.Index:
-    """The index of `state` (opened once per process and kept)."""
+    """The index of `state` (opened once per process and kept, or until unused for a while
+    where `close_when_unused` was called)."""
+    global _used
+    _used = time.monotonic()
     key = (root, state.id)
     index = _open.get(key)
     if index is None:
@@ -177,7 +182,44 @@ def open_index(root: Path, state: State) -> tantivy.Index:
         for name, analyzer in words.analyzers():
             index.register_tokenizer(name, analyzer)
         _open[key] = index
+        if _closer is not None:
+            _closer.wake()
     return index
+
+
+def close_when_unused(seconds: float) -> None:
+    """In a process that lives on (the app, `nodwyn serve`), close the indexes once none was
+    opened for `seconds`: an open tantivy index keeps a thread that looks at its `meta.json`
+    twice a second, the last thing that woke the app at rest. The next search opens it again
+    (under a millisecond once the process has opened it before; ADR 0028)."""
+    global _closer
+    if _closer is None:
+        _closer = _Closer(seconds)
+
+
+class _Closer:
+    def __init__(self, seconds: float):
+        import threading  # here: a search's start-up needs none of it
+
+        self.seconds = seconds
+        self.woken = threading.Condition()
+        threading.Thread(target=self._run, name="nodwyn-index-closer", daemon=True).start()
+
+    def wake(self) -> None:
+        with self.woken:
+            self.woken.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self.woken:
+                if not _open:
+                    self.woken.wait()  # until an index is opened
+                    continue
+                left = _used + self.seconds - time.monotonic()
+                if left > 0:
+                    self.woken.wait(left)
+                    continue
+                _open.clear()  # a search holding one goes on with it; the next opens anew
 
 
 def _fresh(root: Path, tool_output: bool) -> State:
