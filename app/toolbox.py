@@ -146,6 +146,9 @@ class Toolbox:
         answer = _from_the_app(self.store, "search", given)
         if answer is not None:
             return msgspec.json.decode(answer, type=memory.FusedResults)
+        from .memory import index
+
+        index.close_when_unused()  # the server lives as long as the agent's session
         return memory.search(self.store, query, scope=scope, task=task, limit=RESULTS)
 
     def _other_task_refusal(self, own: str, task: str) -> str | None:

@@ -238,6 +238,8 @@ from nodwyn.toolbox import Toolbox
 box = Toolbox(Store(Path(sys.argv[1])), "claude", Path("/work/p"))
 for name, arguments in (("index-search", {"query": "pager"}), ("recall", {"seq": 2})):
     print(box.run(name, arguments).text)
+from nodwyn.memory import index
+print("closes its index when unused:", index._closer is not None)
 print("model loaded here:", "nodwyn.memory.encoder" in sys.modules)
 """
 
@@ -248,7 +250,8 @@ def test_the_agents_tools_ask_the_running_app_and_answer_the_same(store, data_di
         done = subprocess.run([sys.executable, "-c", AGENT, str(data_dir)],
                               capture_output=True, text=True, timeout=60, env=env)  # fmt: skip
         assert done.returncode == 0, done.stderr
-        return done.stdout.rsplit("model loaded here: ", 1)
+        text, said = done.stdout.split("closes its index when unused: ")
+        return [text, *said.split("model loaded here: ")]
 
     alone = agent()
     server = api.Server(store).start()
@@ -257,4 +260,6 @@ def test_the_agents_tools_ask_the_running_app_and_answer_the_same(store, data_di
     finally:
         server.stop()
     assert asked[0] == alone[0] and "TestPagerOrder" in alone[0]
+    # the agent's server that searched itself closes its index when unused
     assert (alone[1], asked[1]) == ("True\n", "False\n")
+    assert (alone[2], asked[2]) == ("True\n", "False\n")

@@ -37,7 +37,6 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost")
 MAX_BODY = 1 << 20  # bytes: the largest body a route takes (settings, a path, a title)
 READ_TIMEOUT = 15.0  # seconds a request may pause while sending its line, headers or body
 BACKLOG = 128  # connections waiting to be accepted (socketserver's default 5 reset some)
-INDEX_KEEP_OPEN = 60.0  # seconds the word index stays open after a search (ADR 0028)
 bottle.BaseRequest.MEMFILE_MAX = MAX_BODY  # a body under the cap is read into memory, no temp file
 HEADERS = {
     "Cache-Control": "no-store",
@@ -182,7 +181,7 @@ class Server:
         self.token = token or secrets.token_urlsafe(24)
         self.status = status or Status()
         self.app = make_app(store, self.token, self.status)
-        wordindex.close_when_unused(INDEX_KEEP_OPEN)
+        wordindex.close_when_unused()  # at rest, nothing of it wakes (ADR 0028)
         try:
             self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
         except OSError as exc:

@@ -165,6 +165,7 @@ def save_state(root: Path, state: State) -> None:
     (folder(root) / _OLD_STATE).unlink(missing_ok=True)
 
 
+KEEP_OPEN = 60.0  # seconds an index stays open after its last use, where close_when_unused
 _open: dict[tuple[Path, str], tantivy.Index] = {}
 _used = 0.0  # time.monotonic() of the last open_index
 _closer: "_Closer | None" = None
@@ -187,11 +188,11 @@ def open_index(root: Path, state: State) -> tantivy.Index:
     return index
 
 
-def close_when_unused(seconds: float) -> None:
-    """In a process that lives on (the app, `nodwyn serve`), close the indexes once none was
-    opened for `seconds`: an open tantivy index keeps a thread that looks at its `meta.json`
-    twice a second, the last thing that woke the app at rest. The next search opens it again
-    (under a millisecond once the process has opened it before; ADR 0028)."""
+def close_when_unused(seconds: float = KEEP_OPEN) -> None:
+    """In a process that lives on (the app, `nodwyn serve`, `nodwyn mcp`), close the indexes
+    once none was opened for `seconds`: an open tantivy index keeps a thread that looks at its
+    `meta.json` twice a second, the last thing that woke the app at rest. The next search
+    opens it again (under a millisecond once the process has opened it before; ADR 0028)."""
     global _closer
     if _closer is None:
         _closer = _Closer(seconds)
