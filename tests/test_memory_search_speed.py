@@ -320,15 +320,18 @@ def watchers():  # tantivy's thread that looks at an open index's meta.json twic
             names.append(file.read().strip())
     return sum(name.startswith("thread-tantivy") for name in names)
 
+def until(wanted):  # a new thread names itself once it runs: looked at for 10 s at most
+    deadline = time.monotonic() + 10
+    while not wanted(watchers()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return watchers()
+
 store = Store(sys.argv[1])
-index.close_when_unused(0.3)
+index.close_when_unused(1.0)  # long enough to see the thread named
 found = [hit.task for hit in memory.search(store, "pager", mode="words").turns]
-print(found, watchers() > 0)  # (the first build's writer threads may still be ending)
-deadline = time.monotonic() + 10
-while watchers() and time.monotonic() < deadline:
-    time.sleep(0.05)
-print(watchers())
-print([hit.task for hit in memory.search(store, "pager", mode="words").turns], watchers() > 0)
+print(found, until(lambda n: n > 0) > 0)  # (the first build's writer threads may be ending)
+print(until(lambda n: n == 0))
+print([hit.task for hit in memory.search(store, "pager", mode="words").turns], until(bool) > 0)
 """
 
 
