@@ -177,7 +177,7 @@ def test_the_idle_benchmark_prints_both_states_of_the_window_and_the_worker():
         pytest.skip("the app's idle figures are read under Xvfb, from /proc")
     out = run("bench_idle.py", "--seconds", "1", "--folders", "2")
     for label in ("idle, window open (", "idle, window closed to the tray (", "PSS",
-                   "  window: RSS", "  renderer: RSS", "  app: RSS",
+                   "  window: RSS", "  renderer: RSS", "  app: RSS", "wake-ups a minute",
                    "Open after closing to the tray: window shown in",
                    "worker alone, idle, following 2 folders",
                    "the sentence model's child (keep-alive 5 s"):  # fmt: skip

@@ -80,18 +80,42 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
     return used
 
 
+def sleeps(pids: list[int]) -> dict[tuple[int, int], int]:
+    """{(pid, thread id): times the thread went to sleep so far} (voluntary context switches:
+    each is a wake-up to come, when the thread runs again)."""
+    found = {}
+    for pid in pids:
+        try:
+            threads = list((PROC / str(pid) / "task").iterdir())
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                for line in (thread / "status").read_text().splitlines():
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        found[pid, int(thread.name)] = int(line.split()[1])
+            except (OSError, ValueError):
+                continue
+    return found
+
+
 def state(seconds: float) -> dict:
-    """Memory now and CPU over the next `seconds`, of this process and its descendants, in all
-    and process by process (`each`: kind, RSS and PSS in MB, CPU in % of a core)."""
+    """Memory now, and CPU and wake-ups over the next `seconds`, of this process and its
+    descendants, in all and process by process (`each`: kind, RSS and PSS in MB, CPU in % of
+    a core, its threads' wake-ups a minute)."""
     pids = family(os.getpid())
-    before, began = cpu_seconds(pids), time.monotonic()
+    slept, before, began = sleeps(pids), cpu_seconds(pids), time.monotonic()
     time.sleep(seconds)
-    after, spent = cpu_seconds(pids), time.monotonic() - began
+    after, spent, woke = cpu_seconds(pids), time.monotonic() - began, sleeps(pids)
     used = {pid: after[pid] - before[pid] for pid in after if pid in before}
+    wakes = dict.fromkeys(pids, 0)  # of the threads there at the end (one that came and went
+    for key, count in woke.items():  # in between is not counted; its CPU is)
+        wakes[key[0]] += count - slept.get(key, 0)
     sizes = memory(pids)
     each = [
         {"kind": kind(pid), "rss_mb": round(sizes[pid][0], 1), "pss_mb": round(sizes[pid][1], 1),
-         "cpu_percent": round(100 * used.get(pid, 0) / spent, 3)}
+         "cpu_percent": round(100 * used.get(pid, 0) / spent, 3),
+         "wakeups_per_min": round(60 * wakes[pid] / spent, 1)}
         for pid in pids if pid in sizes
     ]  # fmt: skip
     return {
@@ -99,6 +123,7 @@ def state(seconds: float) -> dict:
         "rss_mb": round(sum(row["rss_mb"] for row in each), 1),
         "pss_mb": round(sum(row["pss_mb"] for row in each), 1),
         "cpu_percent": round(100 * sum(used.values()) / spent, 3),
+        "wakeups_per_min": round(sum(row["wakeups_per_min"] for row in each), 1),
         "each": each,
     }
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from goals import goal as said_goal
 
 TRAY = "trayer --edge top --align right --widthtype pixel --width 64 --heighttype pixel --height 32"
-FIGURES = ("rss_mb", "pss_mb", "cpu_percent")
+FIGURES = ("rss_mb", "pss_mb", "cpu_percent", "wakeups_per_min")
 GOALS = {"open_pss": 300.0, "closed_rss": 120.0, "cpu": 0.2, "reopen": 1.0}
 
 
@@ -147,7 +147,8 @@ def goal(value: float, target: float, unit: str) -> str:
 def line(label: str, figures: dict) -> str:
     return (
         f"{label}: {figures['processes']} processes, RSS {figures['rss_mb']:.0f} MB, "
-        f"PSS {figures['pss_mb']:.0f} MB, CPU {figures['cpu_percent']:.2f}% of a core"
+        f"PSS {figures['pss_mb']:.0f} MB, CPU {figures['cpu_percent']:.2f}% of a core, "
+        f"{figures['wakeups_per_min']:.0f} wake-ups a minute"
     )
 
 
@@ -159,7 +160,7 @@ def each(figures: dict) -> str:
         count = f" ({row['count']:.0f})" if row.get("count", 1) > 1 else ""
         said += (
             f"\n  {row['kind']}{count}: RSS {row['rss_mb']:.0f} MB, PSS {row['pss_mb']:.0f} MB, "
-            f"CPU {row['cpu_percent']:.2f}%"
+            f"CPU {row['cpu_percent']:.2f}%, {row['wakeups_per_min']:.0f} wake-ups a minute"
         )
     return said
 
