@@ -316,8 +316,11 @@ from nodwyn.store import Store
 def watchers():  # tantivy's thread that looks at an open index's meta.json twice a second
     names = []
     for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/comm") as file:
-            names.append(file.read().strip())
+        try:
+            with open(f"/proc/self/task/{task}/comm") as file:
+                names.append(file.read().strip())
+        except OSError:  # a thread that ended since the listing
+            pass
     return sum(name.startswith("thread-tantivy") for name in names)
 
 def until(wanted):  # a new thread names itself once it runs: looked at for 10 s at most
