@@ -9,7 +9,7 @@ import pytest
 from importing import OLD, log_of
 from nodwyn.errors import BadInput
 from nodwyn.importers import registry, sync
-from nodwyn.importers.registry import Agent, Found, Session
+from nodwyn.importers.agent import Agent, Found, Session
 from nodwyn.log import records as r
 from nodwyn.store import Store
 

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from ..errors import BadInput
-from .registry import Found
+from .agent import Found
 
 TOOLS = ("claude", "codex")
 PROBE = 256 * 1024  # bytes read to recognise a file

@@ -7,9 +7,10 @@ database's write-ahead log), so that a change to any of them imports the session
 """
 
 import logging
+import time
 from pathlib import Path
 
-from .registry import Agent
+from .agent import LIVE_FOR, Agent
 
 log = logging.getLogger("nodwyn.importers")
 
@@ -58,3 +59,8 @@ def files(agent: Agent, folders: list[Path]) -> dict[Path, Signature]:
         except OSError as exc:  # unreadable, unmounted or removed while walked: others count
             log.warning("cannot read %s: %s", folder, exc)
     return found
+
+
+def is_live(path: Path) -> bool:
+    """Whether the agent changed the source in the last minutes (it may still be writing)."""
+    return path.stat().st_mtime > time.time() - LIVE_FOR

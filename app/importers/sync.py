@@ -3,7 +3,7 @@
 Each source session becomes one task whose id is derived from the source (`cc-<session>`,
 `cx-<session>`, `gm-<session>`, ...: the agent's prefix), so importing again finds it. Which
 agent reads a file is chosen from `registry`; this module does the rest for every agent. The
-import state of a task lives beside its log in `sessions/<id>.imp` (msgspec JSON): for an
+import state of a task lives beside its log in `sessions/<id>.imp` (`state`, msgspec JSON): for an
 append-only source the bytes consumed (whole lines only), hashes of the start of the file and
 of the last consumed line, and the parser's carry; for a source rewritten whole (`whole`), a
 hash of what was read last.
@@ -29,24 +29,20 @@ Invariants:
 
 import hashlib
 import os
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
 
-from ..catalogue import RANK, fold_log
-from ..errors import TaskBusy
-from ..log import faults, logfile
+from ..log import logfile
 from ..log import records as r
 from ..store import Store
 from . import formats, problems, registry, sources
+from .agent import Agent, Found
 from .problems import Problem
-from .registry import Agent, Found
+from .state import Key, State, guarded, key_of, key_text, last_imported, load, save, title_of, write
 
-FORMAT = 1
 HEAD = 4096  # bytes of the source's start whose hash is kept
-LIVE_FOR = 300  # seconds: a source changed this recently may still be mid-response
 
 
 class Skipped(msgspec.Struct, frozen=True):
@@ -60,26 +56,6 @@ class Report(msgspec.Struct, kw_only=True):
     unchanged: list[str] = []
     skipped: list[Skipped] = []
     problems: list[Problem] = []  # lines skipped inside the files imported
-
-
-class State(msgspec.Struct, kw_only=True):
-    """The import state of one task (`<id>.imp`): derived, safe to delete."""
-
-    format: int = FORMAT
-    tool: str
-    source: str
-    consumed: int = 0
-    lines: int = 0
-    head: str = ""
-    tail_start: int = 0
-    tail: str = ""
-    compact_from: int = 1
-    carry: msgspec.Raw = msgspec.Raw(b"null")
-    last: str = ""  # the src of the log's last imported record when this was saved
-    whole: str = ""  # a source rewritten whole: the hash of what was read last
-
-
-_state_decoder = msgspec.json.Decoder(State)
 
 
 def default_paths(tool: str) -> list[Path]:
@@ -148,28 +124,11 @@ def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
     return import_source(store, registry.get(tool), path)[0]
 
 
-def guarded(store: Store, task: str, run: Callable[[], tuple[str, str]]) -> tuple[str, str]:
-    """Run one task's import unless the person deleted the task; busy or vanished: skipped."""
-    if store.was_deleted(task):
-        return "skipped", f"task {task} was deleted in nodwyn: not imported again"
-    try:
-        return run()
-    except TaskBusy:
-        return "skipped", f"task {task} is open in another process; try again later"
-    except FileNotFoundError:  # the agent removed its file while we read it: the task stays
-        return "skipped", "the file went away while it was read"
-
-
 def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines):
     if store.log_path(found.task).exists():
         with store.writer(found.task) as writer:
             return _extend(agent, path, found, writer, lines)
     return _create(store, agent, path, found, lines)
-
-
-def is_live(path: Path) -> bool:
-    """Whether the agent changed the source in the last minutes (it may still be writing)."""
-    return path.stat().st_mtime > time.time() - LIVE_FOR
 
 
 def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tuple[str, str]:
@@ -197,7 +156,7 @@ def _extend(agent: Agent, path: Path, found: Found, writer: logfile.Writer, line
         emitted = _parse(path, state, parser, lines)
         if not emitted and before == (state.consumed, msgspec.json.encode(parser.carry)):
             return "unchanged", found.task
-        if emitted and state.last != _key_text(_last_imported(log)):
+        if emitted and state.last != key_text(last_imported(log)):
             state = None  # the log went past `.imp` (stopped before saving it): read it all
     if state is None:
         lines.clear()
@@ -224,7 +183,7 @@ def _parse(path: Path, state: State, parser, lines: problems.Lines) -> list[r.Kn
         state.tail_start = start
         state.consumed = start + len(line) + 1
     state.lines = n
-    parser.finish(is_live(path), out)
+    parser.finish(sources.is_live(path), out)
     if state.consumed:
         with open(path, "rb") as handle:
             state.head = _hash(handle.read(min(HEAD, state.consumed - 1)))
@@ -261,27 +220,6 @@ def _same_prefix(path: Path, state: State) -> bool:
         return False
 
 
-Key = tuple[str | None, int | None, str | None, str]
-
-
-def key_of(record) -> Key | None:
-    src = getattr(record, "src", None)
-    return None if src is None else (src.file, src.line, src.id, r.kind_of(record))
-
-
-def _key_text(key: Key | None) -> str:
-    return "" if key is None else msgspec.json.encode(key).decode()
-
-
-def _last_imported(log: Path) -> Key | None:
-    """The src of the log's last imported record (records a person added carry none)."""
-    for _offset, record in logfile.read_back(log):
-        key = key_of(record)
-        if key is not None:
-            return key
-    return None
-
-
 def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known] | None:
     """Read from the start: the emitted records after the last one the log holds (matched by
     src); None when the log holds lines past the source's end (a shorter copy of it)."""
@@ -304,54 +242,3 @@ def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known
         if key is not None and (key in keys or (key[0], key[1], None, key[3]) in keys):
             last = index
     return emitted[last + 1 :]
-
-
-def title_of(log: Path) -> tuple[str, str]:
-    summary = fold_log(log)
-    return summary.title, summary.title_by
-
-
-def write(writer: logfile.Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
-    """Append the records; a title only where no higher actor named the task and it is new."""
-    batch: list[r.Known] = []
-    for record in emitted:
-        if isinstance(record, r.SessionTitle):
-            current, by = title or ("", "")
-            if record.title == current or RANK.get(record.actor, 1) < RANK.get(by, 0):
-                continue
-            title = (record.title, record.actor)
-        elif isinstance(record, r.ContextCompact):
-            seq = writer.last_seq + len(batch) + 1
-            record = msgspec.structs.replace(
-                record, first_seq=min(state.compact_from, seq - 1), last_seq=seq - 1
-            )
-            state.compact_from = seq + 1
-        batch.append(record)
-    writer.append(batch)
-    return len(batch)
-
-
-def load(log: Path) -> State | None:
-    try:
-        state = _state_decoder.decode(log.with_suffix(".imp").read_bytes())
-    except (OSError, msgspec.MsgspecError):
-        return None
-    return state if state.format == FORMAT else None
-
-
-def save(log: Path, state: State, carry=None) -> None:
-    """Write `.imp` atomically, naming the log's last imported record as it stands now."""
-    state.carry = msgspec.Raw(msgspec.json.encode(carry))
-    state.last = _key_text(_last_imported(log))
-    path = log.with_suffix(".imp")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    faults.point()  # test hook: stopped after the append, before `.imp`
-    tmp.write_bytes(msgspec.json.encode(state))
-    faults.point()  # ... after writing `.imp`'s new copy, before it replaces the old
-    os.replace(tmp, path)
-    faults.point()  # ... after `.imp` (the import's last write)
-
-
-def task_id(prefix: str, session: str) -> str:
-    """A task id from a source session id (kept for callers of the first importers)."""
-    return registry.task_id(prefix, session)

@@ -19,8 +19,9 @@ from pathlib import Path
 from ..log import logfile
 from ..log import records as r
 from ..store import Store
-from . import sources, sync
-from .registry import Agent, Session
+from . import sources
+from .agent import Agent, Session
+from .state import State, guarded, key_of, load, save, title_of, write
 
 
 def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str]]:
@@ -30,7 +31,7 @@ def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str
         known = agent.peek(path)
         if known and all(_unchanged(store, found.task, path, stamp) for found in known):
             return [("unchanged", found.task) for found in known]
-        sessions = agent.read(path, sync.is_live(path))
+        sessions = agent.read(path, sources.is_live(path))
     except OSError as exc:
         return [("skipped", f"cannot read it: {exc.strerror or exc}")]
     if isinstance(sessions, str):
@@ -41,12 +42,12 @@ def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str
     for session in sessions:
         task = session.found.task
         run = lambda session=session: _import(store, agent, path, session, stamp)  # noqa: E731
-        outcomes.append(sync.guarded(store, task, run))
+        outcomes.append(guarded(store, task, run))
     return outcomes
 
 
 def _unchanged(store: Store, task: str, path: Path, stamp: str) -> bool:
-    state = sync.load(store.log_path(task))
+    state = load(store.log_path(task))
     return state is not None and state.whole == stamp and state.source == str(path)
 
 
@@ -67,29 +68,27 @@ def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str
     log = store.log_path(session.found.task)
     if not log.exists():
         log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
-        state = sync.State(tool=agent.name, source=str(path), whole=stamp)
+        state = State(tool=agent.name, source=str(path), whole=stamp)
         with store.create(records[0], task=session.found.task) as writer:
-            sync.write(writer, records[1:], state, ("", ""))
-            sync.save(log, state)
+            write(writer, records[1:], state, ("", ""))
+            save(log, state)
         return "created", session.found.task
     with store.writer(session.found.task) as writer:
         if _unchanged(store, session.found.task, path, stamp):
             return "unchanged", session.found.task
-        state = sync.load(log) or sync.State(tool=agent.name, source=str(path))
+        state = load(log) or State(tool=agent.name, source=str(path))
         held, state.compact_from = _held(log)
-        lost = held - {sync.key_of(x) for x in records}
+        lost = held - {key_of(x) for x in records}
         if lost:
             return "skipped", (
                 f"the source no longer holds {len(lost)} records imported from it "
                 "(rewritten by something else?): the task is kept as it was"
             )
-        new = [
-            x for x in records[1:] if isinstance(x, r.SessionTitle) or sync.key_of(x) not in held
-        ]
-        title = sync.title_of(log) if any(isinstance(x, r.SessionTitle) for x in new) else None
-        written = sync.write(writer, new, state, title)
+        new = [x for x in records[1:] if isinstance(x, r.SessionTitle) or key_of(x) not in held]
+        title = title_of(log) if any(isinstance(x, r.SessionTitle) for x in new) else None
+        written = write(writer, new, state, title)
         state.whole, state.source = stamp, str(path)
-        sync.save(log, state)
+        save(log, state)
     return ("extended" if written else "unchanged"), session.found.task
 
 
@@ -101,5 +100,5 @@ def _held(log: Path) -> tuple[set[tuple], int]:
         if isinstance(record, r.ContextCompact):
             compact_from = record.seq + 1
         if getattr(record, "src", None) and not isinstance(record, r.SessionTitle | r.SessionStart):
-            keys.add(sync.key_of(record))
+            keys.add(key_of(record))
     return keys, compact_from

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...log import records as r
-from ..registry import Agent, Found, Session
+from ..agent import Agent, Found, Session
 from ..times import at_local
 from . import blocks as b
 from . import mapping as m

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..registry import Agent, Found, carry_of, home_of
+from ..agent import Agent, Found, carry_of, home_of
 from . import steps
 
 PROBE = 64 * 1024

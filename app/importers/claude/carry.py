@@ -3,7 +3,7 @@ its `.imp` state so the next import goes on where this one stopped.
 
 Saved state, so it evolves as the log does (STYLE 5): a new field gets a default and goes
 last, and a field's type never changes, so the state an older version saved still decodes
-(registry.carry_of).
+(agent.carry_of).
 """
 
 from msgspec import Struct

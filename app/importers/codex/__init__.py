@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 
 from .. import formats
-from ..registry import Agent, Found, carry_of, home_of
+from ..agent import Agent, Found, carry_of, home_of
 from . import parse as codex
 
 

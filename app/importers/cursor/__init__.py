@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from ..registry import Agent, Found, Session
+from ..agent import Agent, Found, Session
 from . import keys, mapping
 
 NAME = "state.vscdb"

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from ...log import records as r
-from ..registry import Agent, Found, Session, home_of
+from ..agent import Agent, Found, Session, home_of
 from ..times import at_of
 from . import fold as folding
 from .mapping import Mapper, is_prompt, parts_of

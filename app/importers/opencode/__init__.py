@@ -12,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from ..registry import Agent, Found, Session, home_of
+from ..agent import Agent, Found, Session, home_of
 from . import mapping, stores
 
 SQLITE = b"SQLite format 3\0"

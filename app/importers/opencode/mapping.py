@@ -23,7 +23,7 @@ import json
 
 from ...log import records as r
 from .. import prices
-from ..sync import LIVE_FOR
+from ..agent import LIVE_FOR
 from ..times import at_ms, one_line
 from .stores import Conv
 

@@ -1,0 +1,119 @@
+"""The one small interface every agent's importer meets, and the types it hands the core.
+
+An agent is an `Agent`: its names (the word in commands and settings, the tool its logs
+name, the label people read, the prefix of its task ids), where it keeps its sessions on this
+computer, which files below a folder may be sessions, and how a file becomes nodwyn's
+records. The shared core (`sources` finds files, `sync` keeps the `.imp` state and the log,
+`prices` prices tokens) does everything else (docs/decisions/0018-importer-registry.md).
+
+Two shapes of source:
+- append-only lines (`whole = False`): the core feeds each new whole line to the agent's
+  `Parser` (`feed(n, line, out)`, `finish(live, out)`, its memory in `parser.carry`, a msgspec
+  Struct saved in `.imp`), so a file imported in two halves gives the records of the file
+  imported at once;
+- sources rewritten whole (`whole = True`: a JSON document, a database): the agent's `read`
+  parses the whole source into sessions of records, every record with a stable `src`; the
+  core appends the records the log does not hold yet (matched by `src`) and refuses a source
+  that no longer holds what was imported from it, keeping the log.
+
+Invariants: an agent only turns its format into records; it never writes a log. A file it
+does not know is refused with a one-line reason (`recognise` / `read` return a str), never
+half-read. Reading a source never changes it (databases are opened read-only). This module
+imports no agent and no part of the core, so every agent and the registry import it and
+nothing imports in a circle (docs/decisions/0036-importer-types.md).
+"""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+import msgspec
+
+from ..log import records as r
+
+LIVE_FOR = 300  # seconds: a source changed this recently may still be mid-response
+
+
+class Found(msgspec.Struct, frozen=True):
+    """The task a source session becomes, and the session's own id."""
+
+    task: str
+    session: str
+
+
+class Session(msgspec.Struct, frozen=True):
+    """One session read whole from a source: its task and all its records, in order."""
+
+    found: Found
+    records: list[r.Known]
+
+
+class Parser(Protocol):
+    """The fold of an append-only source (see the module docstring)."""
+
+    carry: Any
+
+    def feed(self, n: int, raw: bytes, out: list) -> None: ...
+
+    def finish(self, live: bool, out: list) -> None: ...
+
+
+class Agent:
+    """One agent's importer. Subclasses set the names and override what their format needs."""
+
+    name = ""  # the word in `nodwyn import NAME`, settings and the page: "gemini"
+    tool = ""  # `origin.tool` in the logs it makes: "gemini-cli"
+    label = ""  # what people read: "Gemini CLI"
+    prefix = ""  # task ids: prefix + the source's session id ("gm-")
+    whole = False  # True: the source is rewritten whole and read by `read`
+    resume = ""  # the agent's own command that resumes a session, {id} its id (reading/resume.py)
+    no_resume = ""  # or why there is none
+
+    def roots(self) -> list[Path]:
+        """The folders where the agent keeps its sessions on this computer (existing or not)."""
+        return []
+
+    def sources(self, folder: Path) -> Iterator[Path]:
+        """The files below `folder` that may be sessions, by name only (cheap)."""
+        return folder.rglob("*.jsonl")
+
+    def companions(self, path: Path) -> list[Path]:
+        """Other files whose change changes the session (a title file, sub-agents, a WAL)."""
+        return []
+
+    def recognise(self, path: Path) -> Found | str:
+        """The session an append-only file holds, or why it is not one of this agent's."""
+        return f"not a {self.label} session"
+
+    def parser(self, path: Path, found: Found, carry: msgspec.Raw | None) -> Parser:
+        raise NotImplementedError(f"{self.label} sources are read whole")
+
+    def read(self, path: Path, live: bool) -> list[Session] | str:
+        """Every session a source rewritten whole holds, or why it is refused."""
+        return f"{self.label} sources are append-only lines"
+
+    def peek(self, path: Path) -> list[Found] | None:
+        """Whole sources: the sessions a source holds, known cheaply (without parsing it), so an
+        unchanged source is passed over unread; None when only `read` can tell."""
+        return None
+
+    def task_id(self, session: str) -> str:
+        return task_id(self.prefix, session)
+
+
+def task_id(prefix: str, session: str) -> str:
+    """A task id from a source session id: only [A-Za-z0-9_-], at most 120 characters."""
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "_-") else "-" for ch in session)
+    return prefix + safe[:120]
+
+
+def home_of(variable: str, *default: str) -> Path:
+    """A root an environment variable may move, else `~/<default...>`."""
+    value = os.environ.get(variable)
+    return Path(value) if value else Path.home().joinpath(*default)
+
+
+def carry_of(raw: msgspec.Raw | None, kind: type):
+    """A parser's saved memory, or None to start from the top."""
+    return None if raw is None else msgspec.json.decode(raw, type=kind)

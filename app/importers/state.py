@@ -1,0 +1,122 @@
+"""A task's import state (`sessions/<id>.imp`) and the writes that go with it, shared by the
+two ways a source is imported: lines appended (`sync`) and sources rewritten whole (`whole`).
+
+`.imp` is derived and safe to delete (msgspec JSON, `FORMAT`): a state of another format is
+read as none, so the source is read again and matched against the log by `src` (`key_of`).
+It is written atomically after the log's append and names the log's last imported record as
+it then stood, so an import stopped between the two is told on the next one
+(docs/decisions/0015-import-that-cannot-double.md).
+"""
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+from ..catalogue import RANK, fold_log
+from ..errors import TaskBusy
+from ..log import faults, logfile
+from ..log import records as r
+from ..store import Store
+
+FORMAT = 1
+
+
+class State(msgspec.Struct, kw_only=True):
+    """The import state of one task (`<id>.imp`): derived, safe to delete."""
+
+    format: int = FORMAT
+    tool: str
+    source: str
+    consumed: int = 0
+    lines: int = 0
+    head: str = ""
+    tail_start: int = 0
+    tail: str = ""
+    compact_from: int = 1
+    carry: msgspec.Raw = msgspec.Raw(b"null")
+    last: str = ""  # the src of the log's last imported record when this was saved
+    whole: str = ""  # a source rewritten whole: the hash of what was read last
+
+
+_state_decoder = msgspec.json.Decoder(State)
+
+
+def load(log: Path) -> State | None:
+    try:
+        state = _state_decoder.decode(log.with_suffix(".imp").read_bytes())
+    except (OSError, msgspec.MsgspecError):
+        return None
+    return state if state.format == FORMAT else None
+
+
+def save(log: Path, state: State, carry=None) -> None:
+    """Write `.imp` atomically, naming the log's last imported record as it stands now."""
+    state.carry = msgspec.Raw(msgspec.json.encode(carry))
+    state.last = key_text(last_imported(log))
+    path = log.with_suffix(".imp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    faults.point()  # test hook: stopped after the append, before `.imp`
+    tmp.write_bytes(msgspec.json.encode(state))
+    faults.point()  # ... after writing `.imp`'s new copy, before it replaces the old
+    os.replace(tmp, path)
+    faults.point()  # ... after `.imp` (the import's last write)
+
+
+Key = tuple[str | None, int | None, str | None, str]
+
+
+def key_of(record) -> Key | None:
+    src = getattr(record, "src", None)
+    return None if src is None else (src.file, src.line, src.id, r.kind_of(record))
+
+
+def key_text(key: Key | None) -> str:
+    return "" if key is None else msgspec.json.encode(key).decode()
+
+
+def last_imported(log: Path) -> Key | None:
+    """The src of the log's last imported record (records a person added carry none)."""
+    for _offset, record in logfile.read_back(log):
+        key = key_of(record)
+        if key is not None:
+            return key
+    return None
+
+
+def title_of(log: Path) -> tuple[str, str]:
+    summary = fold_log(log)
+    return summary.title, summary.title_by
+
+
+def write(writer: logfile.Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
+    """Append the records; a title only where no higher actor named the task and it is new."""
+    batch: list[r.Known] = []
+    for record in emitted:
+        if isinstance(record, r.SessionTitle):
+            current, by = title or ("", "")
+            if record.title == current or RANK.get(record.actor, 1) < RANK.get(by, 0):
+                continue
+            title = (record.title, record.actor)
+        elif isinstance(record, r.ContextCompact):
+            seq = writer.last_seq + len(batch) + 1
+            record = msgspec.structs.replace(
+                record, first_seq=min(state.compact_from, seq - 1), last_seq=seq - 1
+            )
+            state.compact_from = seq + 1
+        batch.append(record)
+    writer.append(batch)
+    return len(batch)
+
+
+def guarded(store: Store, task: str, run: Callable[[], tuple[str, str]]) -> tuple[str, str]:
+    """Run one task's import unless the person deleted the task; busy or vanished: skipped."""
+    if store.was_deleted(task):
+        return "skipped", f"task {task} was deleted in nodwyn: not imported again"
+    try:
+        return run()
+    except TaskBusy:
+        return "skipped", f"task {task} is open in another process; try again later"
+    except FileNotFoundError:  # the agent removed its file while we read it: the task stays
+        return "skipped", "the file went away while it was read"
