@@ -41,24 +41,6 @@ export function clear(node) {
   return node;
 }
 
-/**
- * Text with the given words marked: matches become <mark> elements, the rest text nodes.
- * @param {string} text
- * @param {string[]} terms
- */
-export function marked(text, terms) {
-  const words = terms.filter((term) => term && term.length > 1).map(escapeRegExp);
-  if (!words.length) return [text];
-  // words that touch ("Pager" and "Order" in "TestPagerOrder") make one mark, not two with a seam
-  const pattern = new RegExp(`((?:${words.join("|")})+)`, "gi");
-  return text.split(pattern).map((part, i) => (i % 2 ? el("mark", {}, part) : part));
-}
-
-/** @param {string} text */
-function escapeRegExp(text) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 /** A time as lists show it: "now", "5m", "2h", "yesterday", "3d" or the date. @param {string} at */
 export function relative(at) {
   if (!at) return "";

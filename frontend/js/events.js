@@ -203,6 +203,7 @@ export function renderEvents(events, cards, opened, tools) {
       turn.append(box(ev, "message", ev.command ? el("code", {}, ev.command) : null, prose(ev.text || "", ev.md)));
       continue;
     }
+    if (nothingToShow(ev)) continue; // not drawn; its seq still counts in "events #a-#b"
     const target = targetFor(ev);
     switch (ev.kind) {
       case "reply": {
@@ -255,6 +256,25 @@ export function renderEvents(events, cards, opened, tools) {
     }
   }
   return out;
+}
+
+const blank = (/** @type {any} */ text) => !String(text || "").trim();
+
+/** An event that would be drawn as a bare time stamp: a reply with no text, thought or call
+ * (Codex's between calls), a sub-agent's empty prompt, an empty plan or error. @param {any} ev */
+export function nothingToShow(ev) {
+  switch (ev.kind) {
+    case "reply":
+      return blank(ev.text) && blank(ev.thinking) && !(ev.calls || []).length;
+    case "message":
+      return blank(ev.text) && blank(ev.command) && !(ev.attachments || []).length;
+    case "plan":
+      return !(ev.items || []).length;
+    case "error":
+      return blank(ev.text);
+    default:
+      return false;
+  }
 }
 
 /** @param {any} ev */

@@ -5,7 +5,8 @@
 // arrives after the person moved on is dropped.
 
 import { api } from "./api.js";
-import { clear, el, exact, marked, relative } from "./dom.js";
+import { clear, el, exact, relative } from "./dom.js";
+import { marked } from "./marks.js";
 
 export const SCOPES = { task: "this task", project: "earlier tasks in this project", all: "all tasks" };
 

@@ -4,14 +4,15 @@
 // folder with "Show N more", machine runs and the archive folded at the end. A folder's fold
 // is remembered in localStorage; the filter shows matches in every folder and the archive.
 
-import { agentTag } from "./agents.js";
-import { clear, el, folderLabels, timeEl } from "./dom.js";
+import { agentLabel } from "./agents.js";
+import { clear, cost, el, folderLabels, timeEl } from "./dom.js";
 
 const PER_FOLDER = 5;
 const FOLDS_KEY = "nodwyn.folds";
 
 /** @typedef {{id: string, title: string, project: string, archived: boolean, state: string,
- *   last_activity: string, machine: boolean, origin: string}} Task */
+ *   last_activity: string, machine: boolean, origin: string, turns: number,
+ *   cost_usd: number|null}} Task */
 
 /** @returns {Record<string, boolean>} */
 function loadFolds() {
@@ -47,9 +48,13 @@ export function createSidebar({ list, filter, href, onOpen }) {
     return key === ":archived" || key === ":machine";
   }
 
-  /** @param {Task} task */
-  function item(task) {
+  /** A row read by its title: the title on its own line (two at most, then cut), and under it,
+   * small and grey, "Codex · 5 turns · $0.23 · 2h", led by the folder's name for a folder of one.
+   * @param {Task} task @param {string} [folder] */
+  function item(task, folder = "") {
     const marks = task.state === "needs an answer" || task.state === "running" ? task.state : "";
+    const agent = agentLabel(task.origin);
+    const facts = [`${task.turns} turn${task.turns === 1 ? "" : "s"}`, cost(task.cost_usd)].filter(Boolean);
     return el(
       "a",
       {
@@ -66,9 +71,19 @@ export function createSidebar({ list, filter, href, onOpen }) {
       },
       marks ? el("span", { class: "dot", title: marks, "aria-label": marks }) : null,
       el("span", { class: "task-title", title: task.title }, task.title), // cut short: whole on hover
-      agentTag(el, task.origin),
-      timeEl(task.last_activity),
+      el("span", { class: "task-facts", "data-task-facts": "" },
+        folder ? el("span", { class: "task-folder", title: task.project, "data-folder": task.project }, folder) : null,
+        agent ? el("span", { class: "agent-label", "data-agent": task.origin }, agent) : null,
+        facts.map((fact) => el("span", {}, fact)),
+        timeEl(task.last_activity)),
     );
+  }
+
+  /** A folder of one task: no heading of its own, its name leads the row's grey line.
+   * @param {string} key @param {string} label @param {Task} task */
+  function lone(key, label, task) {
+    return el("section", { class: "group lone", "data-group-key": key },
+      el("div", { class: "group-items" }, item(task, label)));
   }
 
   /**
@@ -93,7 +108,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
     );
     const body = folded
       ? null
-      : el("div", { class: "group-items" }, group.slice(0, limit).map(item));
+      : el("div", { class: "group-items" }, group.slice(0, limit).map((t) => item(t)));
     const more =
       !folded && group.length > limit
         ? el(
@@ -182,11 +197,11 @@ export function createSidebar({ list, filter, href, onOpen }) {
       list.append(
         el("section", { class: "group asking", "data-group-key": ":asking" },
           el("h2", { class: "group-title" }, "Needs an answer"),
-          el("div", { class: "group-items" }, asking.map(item))),
+          el("div", { class: "group-items" }, asking.map((t) => item(t)))),
       );
     }
     for (const [project, group] of folders) {
-      list.append(section(project, labels[project], group, project, filtering));
+      list.append(group.length === 1 ? lone(project, labels[project], group[0]) : section(project, labels[project], group, project, filtering));
     }
     if (machine.length) list.append(section(":machine", `Machine runs (${machine.length})`, machine, "", filtering));
     if (archived.length) list.append(section(":archived", `Archived (${archived.length})`, archived, "", filtering));

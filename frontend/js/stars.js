@@ -5,7 +5,7 @@
 // (the server's store.star), so they are kept with the archive and found by search.
 
 import { api } from "./api.js";
-import { clear, el, timeEl } from "./dom.js";
+import { append, clear, el, timeEl } from "./dom.js";
 import { openExport } from "./exporting.js";
 
 /**
@@ -23,7 +23,7 @@ export function turnTools(task, turn, stars, onError) {
       onclick: () => save(!starred, stars.get(turn) || "", true) }, starred ? "★" : "☆");
     const exportTurn = el("button", { type: "button", class: "link", "data-export-turn": turn,
       onclick: () => openExport(/** @type {HTMLDialogElement} */ (document.querySelector("[data-export-dialog]")), task, turn) }, "Export turn");
-    clear(box).append(star, starred ? noteField() : null, exportTurn);
+    append(clear(box), [star, starred ? noteField() : null, exportTurn]); // the DOM's own append writes a null as "null"
   };
   const noteField = () => {
     const field = /** @type {HTMLInputElement} */ (el("input", { class: "star-note", "data-star-note": turn, placeholder: "Add a note…",

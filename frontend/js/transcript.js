@@ -5,8 +5,9 @@
 // here writes: historical views never change a task.
 
 import { api } from "./api.js";
-import { clear, el, timeEl } from "./dom.js";
+import { clear, el } from "./dom.js";
 import { renderEvents } from "./events.js";
+import { markWords } from "./marks.js";
 import { turnTools } from "./stars.js";
 
 const PAGE = 500;
@@ -28,7 +29,6 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
   /** @type {string[]} */
   let words = []; // the search's words, marked inside the highlighted event
   /** @type {number|null} */
-  let openedTurn = null; // the history's turn last opened: coming back, the keyboard finds it
 
   /** @param {string} task @param {number|null} hit @param {string} backLabel */
   async function load(task, hit, backLabel) {
@@ -204,30 +204,6 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     if (first) first.scrollIntoView({ block: "center" });
   }
 
-  /** The history panel: all of a task's cards, each opening its turn. @param {string} task */
-  async function history(task) {
-    const mine = ++loading;
-    view = null;
-    clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
-    try {
-      const { cards } = await api.cards(task);
-      if (mine !== loading) return;
-      clear(pane);
-      pane.append(el("h2", { class: "pane-title" }, `History · ${cards.length} turn${cards.length === 1 ? "" : "s"}`));
-      if (!cards.length) pane.append(el("p", { class: "empty muted" }, "No turns yet."));
-      pane.append(el("ol", { class: "history", "data-history": "" }, cards.map((/** @type {any} */ card) =>
-        el("li", {}, el("button", { type: "button", class: `history-item outcome-${String(card.outcome).replace(/ /g, "-")}`,
-          "data-turn-seq": card.first_seq, onclick: () => {
-            openedTurn = card.first_seq;
-            onOpenTurn(card.first_seq);
-          } },
-        el("span", { class: "history-head" }, card.head), timeEl(card.at))))));
-      if (openedTurn !== null) takeFocus(pane.querySelector(`[data-turn-seq="${openedTurn}"]`));
-    } catch (err) {
-      if (mine === loading) clear(pane).append(failure(`Could not read the history: ${err.message}`, () => history(task)));
-    }
-  }
-
   return {
     /** @param {string} task */
     live: (task) => load(task, null, ""),
@@ -236,7 +212,6 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
       words = marks;
       return load(task, seq, backLabel);
     },
-    history,
     /** Read the live view again after a change, keeping the reader's place. @param {string} task */
     async refresh(task) {
       if (!view || view.task !== task || view.hit !== null || view.hasLater) return;
@@ -267,28 +242,4 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
       view = null;
     },
   };
-}
-
-/**
- * Wrap the given words inside a node's text in <mark> elements (text nodes split, never HTML).
- * @param {Element} node @param {string[]} terms
- */
-function markWords(node, terms) {
-  const wanted = terms.filter((term) => term.length > 1);
-  if (!wanted.length) return;
-  // touching words make one mark (as in dom.js)
-  const pattern = new RegExp(`((?:${wanted.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})+)`, "gi");
-  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
-  const found = [];
-  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
-    // already marked: a render marks the hit, then revealing it marks it again
-    if (text.parentElement?.closest("summary, .event-meta, .label, mark")) continue;
-    pattern.lastIndex = 0;
-    if (pattern.test(text.nodeValue || "")) found.push(text);
-  }
-  for (const text of found) {
-    const parts = (text.nodeValue || "").split(pattern);
-    const pieces = parts.map((part, i) => (i % 2 ? el("mark", {}, part) : document.createTextNode(part)));
-    text.replaceWith(...pieces);
-  }
 }
