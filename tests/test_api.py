@@ -110,6 +110,8 @@ BROKEN = {
     ("GET", "/api/tasks/<task>/starred"): ("/api/tasks/demo-pager-limit/starred", None, 405),
     ("POST", "/api/tasks/<task>/turns/<seq>/star"): ("/api/tasks/demo-a/turns/x/star", b"", 400),
     ("GET", "/api/starred"): ("/api/starred", None, 405),
+    ("GET", "/api/usage"): ("/api/usage?by=fortnight", None, 400),
+    ("GET", "/api/board"): ("/api/board", None, 400),
     ("GET", "/api/search"): ("/api/search?q=pager&scope=nowhere", None, 400),
     ("GET", "/api/status"): ("/api/status", None, 405),
     ("GET", "/api/recall"): ("/api/recall?seq=2", None, 400),

@@ -13,7 +13,7 @@ from pathlib import Path
 import bottle
 import msgspec
 
-from .. import agents, memory, paths, settings, starred
+from .. import agents, board, memory, paths, settings, starred, usage
 from ..errors import BadInput, TaskNotFound
 from ..feed import Feed
 from ..memory.recall import cut
@@ -160,6 +160,29 @@ class Handlers:
         given = _body(Star)
         return self.changed(self.store.star(task, int(seq), given.note, given.starred))
 
+    def usage(self):
+        """The overview's figures: usage.report, as `nodwyn usage --json` prints them."""
+        query = bottle.request.query
+        with self.memory_lock:
+            return usage.report(
+                self.store,
+                by=query.get("by", "day"),
+                split=query.get("split", ""),
+                since=query.get("since", ""),
+                until=query.get("until", ""),
+            )
+
+    def board(self):
+        """The History board: a task's cards, or a project folder's since a day."""
+        query = bottle.request.query
+        with self.memory_lock:
+            return board.board(
+                self.store,
+                task=query.get("task", ""),
+                project=query.get("project", ""),
+                since=query.get("since", ""),
+            )
+
     def change_settings(self):
         given = _body(settings_form.SettingsChange)
         return self.changed(settings_form.change(self.store.root, given))
@@ -183,6 +206,8 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/tasks/<task>/starred", lambda task: TaskStars(starred.of_task(store, task))),
         ("POST", "/api/tasks/<task>/turns/<seq>/star", do.star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
+        ("GET", "/api/usage", do.usage),
+        ("GET", "/api/board", do.board),
         ("GET", "/api/search", do.search),
         ("GET", "/api/recall", do.recall),
         ("GET", "/api/status", feed.status.snapshot),

@@ -2,7 +2,8 @@
 
 A thin edge: each command parses its arguments, calls one core function and prints. Expected
 errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
-defined in this package's modules by group: tasks.py, memory.py, agents.py, reading.py.
+defined in this package's modules by group: tasks.py, memory.py, agents.py, reading.py,
+usage.py.
 """
 
 import os
@@ -26,6 +27,7 @@ GROUPS = {
     "import": "import",
     "scrub": "scrub",
     **dict.fromkeys(("export", "resume-command", "star", "starred"), "reading"),
+    "usage": "usage",
 }
 
 
@@ -178,6 +180,8 @@ def _adder(group: str):
         from . import agents as module
     elif group == "reading":
         from . import reading as module
+    elif group == "usage":
+        from . import usage as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")

@@ -18,7 +18,7 @@ import msgspec
 from msgspec import Struct
 
 from ..log import records
-from ..log.records import PlanItem
+from ..log.records import PlanItem, Usage
 from ..log.redact import redact
 from .heading import ASKED_HEAD, duration, ending, head, one_line  # noqa: F401 (cards.X)
 
@@ -50,6 +50,11 @@ class Card(Struct, frozen=True, kw_only=True):
     commands: list[Command] = []
     errors: list[str] = []
     answer: str = ""
+    tokens: Usage = (
+        Usage()
+    )  # the replies' usage summed (sub-agents' too), as the catalogue counts cost
+    model: str = ""  # the main agent's last model
+    unpriced: bool = False  # no price in the log for (part of) the turn: its cost is unknown
 
 
 class Episode(Struct, frozen=True, kw_only=True):
@@ -78,6 +83,9 @@ class Turn(Struct, kw_only=True):
     pending: dict[str, int] = {}  # call id -> index in commands
     errors: list[str] = []
     answer: str = ""
+    tokens: Usage = Usage()
+    model: str = ""
+    unpriced: bool = False
 
 
 class Fold(Struct, kw_only=True):
@@ -112,6 +120,9 @@ def card(turn: Turn, outcome: str | None = None) -> Card:
         commands=turn.commands,
         errors=turn.errors,
         answer=one_line(turn.answer, ANSWER),
+        tokens=turn.tokens,
+        model=turn.model,
+        unpriced=turn.unpriced or turn.cost_usd is None,  # no price in the log: cost unknown
     )
 
 
@@ -182,9 +193,16 @@ def _turn(turn: Turn, record: records.Event, main: bool) -> None:
             turn.duration_ms = record.duration_ms
             if record.cost_usd is not None:
                 turn.cost_usd = record.cost_usd
+                turn.unpriced = False
         case records.Reply():
             if record.cost_usd is not None and turn.status == "":
                 turn.cost_usd = (turn.cost_usd or 0.0) + record.cost_usd
+            elif record.usage is not None and turn.status == "":
+                turn.unpriced = True
+            if record.usage is not None:
+                turn.tokens = _sum(turn.tokens, record.usage)
+            if main and record.model:
+                turn.model = record.model
             if main and record.text.strip():
                 turn.answer = record.text[: 2 * ANSWER]  # cut and redacted on the card
             for call in record.calls:
@@ -195,6 +213,15 @@ def _turn(turn: Turn, record: records.Event, main: bool) -> None:
             turn.plan = list(record.items)
         case records.Error():
             turn.errors.append(one_line(record.text, LINE))
+
+
+def _sum(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input=a.input + b.input,
+        output=a.output + b.output,
+        cache_read=a.cache_read + b.cache_read,
+        cache_write=a.cache_write + b.cache_write,
+    )
 
 
 def call_input(value) -> dict:

@@ -111,6 +111,10 @@ export const api = {
   star: (id, turn, starred, note) =>
     call("POST", `/api/tasks/${encodeURIComponent(id)}/turns/${turn}/star`, {}, { starred, note }),
   starred: () => call("GET", "/api/starred"),
+  /** @param {{by: string, split?: string, since?: string, until?: string}} query */
+  usage: (query, signal) => call("GET", "/api/usage", query, undefined, signal),
+  /** @param {{task?: string, project?: string, since?: string}} query */
+  board: (query, signal) => call("GET", "/api/board", query, undefined, signal),
   /** @param {Record<string, boolean>} changes */
   saveSettings: (changes) => call("POST", "/api/settings", {}, changes),
 };

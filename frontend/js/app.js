@@ -7,6 +7,9 @@ import { agentTag, loadAgents } from "./agents.js";
 import { api, pageUrl } from "./api.js";
 import { clear, el, folderLabels } from "./dom.js";
 import { createHeader } from "./header.js";
+import { createBoard } from "./board.js";
+import { createOverview } from "./overview.js";
+import { queryTerms } from "./marks.js";
 import { createResults, SCOPES } from "./search.js";
 import { createSidebar, moveFocus } from "./sidebar.js";
 import { createStarred } from "./stars.js";
@@ -139,6 +142,23 @@ $("[data-starred-link]").addEventListener("click", (event) => {
   navigate({ view: "starred" });
 });
 
+const overview = createOverview({
+  pane,
+  href: (task) => pageUrl({ task }),
+  onOpen: (task) => navigate({ task }),
+  titleOf: (task) => sidebar.find(task)?.title || task,
+  folderOf: (project) => folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project],
+  failure,
+});
+
+const board = createBoard({
+  pane,
+  href: (task, seq) => pageUrl({ task, seq }),
+  onOpen: (task, seq) => navigate({ task, seq }),
+  folderOf: (project) => folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project],
+  failure,
+});
+
 /** @type {Record<string, any>} */
 const agentsNamed = loadAgents(); // the agents' names: asked at once, awaited before a list is drawn
 // Asked at once, not awaited here: a click on Settings or a search typed while the answer is on
@@ -171,16 +191,7 @@ function emptyPane() {
     firstRun(pane); // where nodwyn looked for the agents' sessions, and "Import a folder…"
     return;
   }
-  pane.append(el("div", { class: "empty", "data-empty": "pick" },
-    el("h2", {}, "Pick a task on the left"),
-    el("p", { class: "muted" }, "Or search every task: press Ctrl+K (⌘K on a Mac), type some words, choose All tasks.")));
-}
-
-/** A query's words and their identifier parts ("TestPagerOrder" also marks "pager"). @param {string} q */
-function queryWords(q) {
-  const words = q.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  const parts = words.flatMap((word) => word.match(/\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu) || []);
-  return [...new Set([...words, ...parts])].sort((a, b) => b.length - a.length);
+  overview.show(); // cost, tokens and turns over time; the tasks that cost most
 }
 
 function syncSearchForm() {
@@ -199,13 +210,15 @@ async function apply() {
     results.cancel();
     const from = new URLSearchParams(location.search).get("from");
     const label = state.q ? "Back to results" : from === "starred" ? "Back to Starred" : "Back to the history";
-    transcript.around(state.task, state.seq, label, queryWords(state.q));
+    transcript.around(state.task, state.seq, label, queryTerms(state.q));
   } else if (state.q) {
     transcript.cancel();
     results.run({ q: state.q, scope: state.task ? state.scope : "all", task: state.task });
   } else {
     results.cancel();
     starredView.cancel();
+    overview.cancel();
+    board.cancel();
     if (!state.task && state.view === "starred") {
       transcript.cancel();
       starredView.show();
@@ -215,7 +228,10 @@ async function apply() {
     } else if (!info) {
       transcript.cancel();
       clear(pane).append(el("p", { class: "empty muted" }, "This task no longer exists."));
-    } else if (state.view === "history") transcript.history(state.task);
+    } else if (state.view === "history") {
+      transcript.cancel();
+      board.show(info);
+    }
     else transcript.live(state.task);
   }
 }

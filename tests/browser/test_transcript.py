@@ -14,9 +14,9 @@ def test_the_history_panel_lists_every_card_and_opens_a_turn(page, served):
     page.goto(served.at(task="demo-site-form"))
     page.get_by_role("button", name="History").click()
     items = page.locator("[data-history] [data-turn-seq]")
-    expect(items).to_have_count(2)
-    expect(items.first).to_contain_text("failed")
-    items.nth(1).click()
+    expect(items).to_have_count(2)  # newest first: the second try, then the failed first one
+    expect(items.nth(1)).to_contain_text("failed")
+    items.first.click()
     expect(page.locator("[data-historical]")).to_be_visible()
     expect(page.locator("[data-events] [data-hit]")).to_contain_text("Try again")
 

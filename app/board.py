@@ -1,0 +1,48 @@
+"""The History board (ADR 51's History panel): every turn's card of one task, or of every task
+of a project folder since a day, newest first, each with its task's title and agent.
+
+The cards are memory's, redacted as shown (memory.cards); the project is matched on the folder
+each task's log names, as the sidebar groups them. Read only: nothing here is kept.
+"""
+
+from msgspec import Struct
+
+from . import memory
+from .errors import BadInput, TaskNotFound
+from .memory.cards import Card
+from .usage import day_of, local_day
+
+
+class BoardCard(Struct, frozen=True, kw_only=True):
+    task: str
+    title: str
+    agent: str
+    card: Card
+
+
+class Board(Struct, frozen=True, kw_only=True):
+    task: str
+    project: str
+    since: str
+    cards: list[BoardCard]
+
+
+def board(store, task: str = "", project: str = "", since: str = "") -> Board:
+    """The cards of `task`, or of `project`'s tasks whose turn began on or after `since`."""
+    if bool(task) == bool(project):
+        raise BadInput("the board shows one task or one project folder: give task or project")
+    first = day_of(since, "since")
+    if task:
+        if not store.exists(task):
+            raise TaskNotFound(f"no task {task}")
+        infos = [store.get(task)]
+    else:
+        infos = [info for info in store.list(archived=None) if info.project == project]
+    found = [
+        BoardCard(task=info.id, title=info.title, agent=info.origin, card=card)
+        for info in infos
+        for card in memory.cards(store, info.id)
+        if first is None or local_day(card.at) >= first
+    ]
+    found.sort(key=lambda c: (c.card.at, c.card.first_seq), reverse=True)
+    return Board(task=task, project=project, since=since, cards=found)

@@ -1,0 +1,201 @@
+"""What the agents' turns cost and used, by day, week, month, project, model or agent.
+
+One function, `report`, makes the figures both the page's overview (GET /api/usage) and
+`nodwyn usage` show, so the two never disagree. Every figure comes from the turn cards
+(memory/cards.py): a turn's cost is its card's `cost_usd` (the turn end's cost where the log
+gives one, else its replies' summed), its tokens the card's `tokens`; a card marked `unpriced`
+had tokens with no price, and is counted as "cost unknown" rather than as free. So the totals
+are the sum of the cards' costs, row by row and overall.
+
+Times: a turn belongs to the day (week from Monday, month) of its start in this machine's
+time zone, as ccusage's reports do by default; `since` and `until` are such days, inclusive.
+"""
+
+import datetime as dt
+
+from msgspec import Struct
+
+from .errors import BadInput
+from .memory import mem as memfile
+
+BY = ("day", "week", "month", "project", "model", "agent")
+SPLITS = ("agent", "model", "project")
+TOP = 10  # tasks listed as costing most
+
+
+class Share(Struct, frozen=True, kw_only=True):
+    """One part of a row: a task's, or an agent's, model's or project's."""
+
+    key: str
+    turns: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced: int = 0
+
+
+class Row(Struct, kw_only=True):
+    """One day, week, month, project, model or agent."""
+
+    key: str  # 2026-12-02 (a week: its Monday), 2026-12, a project folder, a model, an agent
+    turns: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    tokens: int = 0  # the four summed, as ccusage's Total Tokens
+    cost_usd: float = 0.0
+    unpriced: int = 0  # turns that used tokens with no price in their log: cost unknown
+    models: list[str] = []
+    split: list[Share] = []  # by the `split` asked for, largest cost first
+    tasks: list[Share] = []  # the tasks behind the row, largest cost first
+
+
+class TopTask(Struct, frozen=True, kw_only=True):
+    task: str
+    title: str
+    project: str
+    agent: str
+    turns: int
+    tokens: int
+    cost_usd: float
+    unpriced: int
+
+
+class Report(Struct, kw_only=True):
+    by: str
+    split: str
+    since: str
+    until: str
+    rows: list[Row]
+    total: Row
+    top: list[TopTask]
+
+
+class _Turn(Struct, frozen=True, kw_only=True):
+    task: str
+    day: dt.date
+    project: str
+    model: str
+    agent: str
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    cost_usd: float
+    unpriced: bool
+
+
+def day_of(text: str, name: str) -> dt.date | None:
+    """A day given as YYYY-MM-DD or YYYYMMDD (ccusage's form), or None for ""."""
+    if not text:
+        return None
+    for form in ("%Y-%m-%d", "%Y%m%d"):
+        try:
+            return dt.datetime.strptime(text, form).date()
+        except ValueError:
+            continue
+    raise BadInput(f"{name} is a day as YYYY-MM-DD or YYYYMMDD, not {text!r}")
+
+
+def report(store, by: str = "day", split: str = "", since: str = "", until: str = "") -> Report:
+    """The usage of every task's turns in [since, until], one row per `by`, newest or largest
+    first, each row split by `split` (agent, model, project, or "" for none)."""
+    if by not in BY:
+        raise BadInput(f"by is one of {', '.join(BY)}, not {by!r}")
+    if split and split not in SPLITS:
+        raise BadInput(f"split is one of {', '.join(SPLITS)}, not {split!r}")
+    first, last = day_of(since, "since"), day_of(until, "until")
+    infos = {info.id: info for info in store.list(archived=None)}
+    turns = [
+        t
+        for t in _turns(store, infos)
+        if (first is None or t.day >= first) and (last is None or t.day <= last)
+    ]
+    rows: dict[str, list[_Turn]] = {}
+    for turn in turns:
+        rows.setdefault(_key(turn, by), []).append(turn)
+    made = [_row(key, group, split) for key, group in rows.items()]
+    if by in ("day", "week", "month"):
+        made.sort(key=lambda row: row.key)
+    else:
+        made.sort(key=lambda row: (-row.cost_usd, -row.tokens, row.key))
+    total = _row("total", turns, split)
+    total.tasks = []
+    top = [_top(share, infos[share.key]) for share in _shares(turns, "task")[:TOP]]
+    return Report(by=by, split=split, since=since, until=until, rows=made, total=total, top=top)
+
+
+def _turns(store, infos) -> list[_Turn]:
+    found = []
+    for task, info in infos.items():
+        try:
+            cards, _ = memfile.cards_of(store.log_path(task))
+        except FileNotFoundError:  # deleted since the list was read
+            continue
+        for card in cards:
+            found.append(_Turn(
+                task=task, day=local_day(card.at), project=info.project,
+                model=card.model or info.model or "(no model)", agent=info.origin,
+                input=card.tokens.input, output=card.tokens.output,
+                cache_read=card.tokens.cache_read, cache_write=card.tokens.cache_write,
+                cost_usd=card.cost_usd or 0.0, unpriced=card.unpriced,
+            ))  # fmt: skip
+    return found
+
+
+def local_day(at: str) -> dt.date:
+    try:
+        return dt.datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone().date()
+    except ValueError:
+        return dt.date(1970, 1, 1)  # a card with no time: the oldest day, never lost
+
+
+def _key(turn: _Turn, by: str) -> str:
+    if by == "day":
+        return turn.day.isoformat()
+    if by == "week":
+        return (turn.day - dt.timedelta(days=turn.day.weekday())).isoformat()
+    if by == "month":
+        return turn.day.strftime("%Y-%m")
+    return getattr(turn, by)
+
+
+def _row(key: str, group: list[_Turn], split: str) -> Row:
+    row = Row(key=key, turns=len(group))
+    for t in group:
+        row.input += t.input
+        row.output += t.output
+        row.cache_read += t.cache_read
+        row.cache_write += t.cache_write
+        row.cost_usd += t.cost_usd
+        row.unpriced += t.unpriced
+    row.tokens = row.input + row.output + row.cache_read + row.cache_write
+    row.cost_usd = round(row.cost_usd, 6)
+    row.models = sorted({t.model for t in group})
+    row.split = _shares(group, split) if split else []
+    row.tasks = _shares(group, "task")
+    return row
+
+
+def _shares(group: list[_Turn], by: str) -> list[Share]:
+    parts: dict[str, list[_Turn]] = {}
+    for turn in group:
+        parts.setdefault(getattr(turn, by), []).append(turn)
+    shares = [
+        Share(
+            key=key,
+            turns=len(turns),
+            tokens=sum(t.input + t.output + t.cache_read + t.cache_write for t in turns),
+            cost_usd=round(sum(t.cost_usd for t in turns), 6),
+            unpriced=sum(t.unpriced for t in turns),
+        )
+        for key, turns in parts.items()
+    ]
+    return sorted(shares, key=lambda s: (-s.cost_usd, -s.tokens, s.key))
+
+
+def _top(share: Share, info) -> TopTask:
+    return TopTask(
+        task=share.key, title=info.title, project=info.project, agent=info.origin,
+        turns=share.turns, tokens=share.tokens, cost_usd=share.cost_usd, unpriced=share.unpriced,
+    )  # fmt: skip

@@ -1,0 +1,73 @@
+"""Screenshots of the task list, the overview and the History board with the real corpus of all
+eight agents imported (tools/eval_search.py imports it as `nodwyn import` would), at a desktop
+window's size and at phone width, light and dark, for a person to look at (issue 24). Saved
+under test-artifacts/; each view is checked to have drawn before its picture is taken, with
+nothing wider than the window."""
+
+import sys
+
+import pytest
+from corpora import REAL
+from nodwyn.store import Store
+from playwright.sync_api import expect
+
+from .conftest import ARTIFACTS, serve
+
+SIZES = {"desktop": (1400, 900), "phone": (390, 844)}
+
+
+@pytest.fixture(scope="module")
+def corpus_served(tmp_path_factory):
+    import os
+
+    root = tmp_path_factory.mktemp("corpus") / "data"
+    before = os.environ.get("NODWYN_DATA_DIR")
+    os.environ["NODWYN_DATA_DIR"] = str(root)
+    try:
+        sys.path.insert(0, str(ARTIFACTS.parent / "tools"))
+        import eval_search
+
+        eval_search.CORPUS = REAL
+        made, _ = eval_search.imported(Store(), tmp_path_factory.mktemp("shelf"))
+        assert len({Store().get(t).origin for ts in made.values() for t in ts}) == 8
+        with serve(root=root, log=root.parent / "serve.log") as server:
+            yield server
+    finally:
+        if before is None:
+            os.environ.pop("NODWYN_DATA_DIR", None)
+        else:
+            os.environ["NODWYN_DATA_DIR"] = before
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_list_overview_and_board_of_the_real_corpus(browser, corpus_served, scheme, size):
+    width, height = SIZES[size]
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, color_scheme=scheme, is_mobile=size == "phone"
+    )
+    context.set_default_timeout(60000)
+    page = context.new_page()
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def shot(view):
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(ARTIFACTS / f"corpus-{view}-{size}-{scheme}.png"))
+
+    page.goto(corpus_served.url)
+    expect(page.locator("[data-total-cost]")).to_be_visible()
+    expect(page.locator("[data-bar]").first).to_be_attached()
+    shot("overview")
+    if size == "phone":
+        page.get_by_role("button", name="Tasks").click()
+        page.wait_for_timeout(250)  # the drawer slides in
+    expect(page.locator("[data-task-list] .task-item").first).to_be_visible()
+    shot("list")
+    task = page.locator("[data-task-list] .task-item").first.get_attribute("data-task")
+    page.goto(corpus_served.at(task=task, view="history"))
+    expect(page.locator("[data-board-card]").first).to_be_visible()
+    page.get_by_role("button", name="All of").click()
+    expect(page.locator("[data-board-card]").first).to_be_visible()
+    shot("board")
+    context.close()

@@ -1,0 +1,70 @@
+"""Usage (issue 24): `nodwyn usage` and GET /api/usage give the same figures, made of the turn
+cards; a turn with tokens and no price is "cost unknown", never free."""
+
+import json
+
+from nodwyn import api, demo, memory
+from nodwyn.log import records
+from nodwyn.store import Store
+from test_api import TOKEN, Client
+from test_cli import nodwyn
+
+
+def unpriced_task(store):
+    start = records.SessionStart(
+        project="/home/ana/src/gem", origin=records.Origin(tool="gemini-cli")
+    )
+    usage = records.Usage(input=1000, output=200)
+    with store.create(start, "unpriced") as writer:
+        reply = records.Reply(text="Seven.", model="gemini-2.5-pro", usage=usage)
+        writer.append([records.Message(text="Count the pangolins"), reply])
+
+
+def test_the_cli_prints_the_figures_the_page_reads(data_dir):
+    store = demo.make_demo(data_dir)
+    unpriced_task(store)
+    client = Client(api.make_app(store, TOKEN))
+    for by in ("day", "week", "month", "project", "model", "agent"):
+        page = client.get(f"/api/usage?by={by}").json
+        printed = json.loads(nodwyn("usage", "--by", by, "--json", data_dir=data_dir).stdout)
+        assert printed == page, by
+    assert (
+        json.loads(nodwyn("usage", "--json", data_dir=data_dir).stdout)
+        == client.get("/api/usage").json
+    )
+
+
+def test_the_totals_are_the_sum_of_the_cards_costs_and_tokens(data_dir):
+    store = demo.make_demo(data_dir)
+    unpriced_task(store)
+    cards = [card for info in store.list(archived=None) for card in memory.cards(store, info.id)]
+    report = Client(api.make_app(store, TOKEN)).get("/api/usage?by=project&split=agent").json
+    total = report["total"]
+    assert round(total["cost_usd"], 6) == round(sum(c.cost_usd or 0 for c in cards), 6)
+    assert total["turns"] == len(cards)
+    assert total["input"] == sum(c.tokens.input for c in cards)
+    assert round(sum(row["cost_usd"] for row in report["rows"]), 6) == round(total["cost_usd"], 6)
+    assert sum(row["turns"] for row in report["rows"]) == total["turns"]
+    assert round(sum(s["cost_usd"] for s in total["split"]), 6) == round(total["cost_usd"], 6)
+    gem = next(row for row in report["rows"] if row["key"] == "/home/ana/src/gem")
+    assert gem["unpriced"] == 1 and gem["cost_usd"] == 0 and gem["input"] == 1000
+
+
+def test_the_table_reads_like_ccusages_with_cost_unknown(data_dir):
+    unpriced_task(Store(data_dir))
+    out = nodwyn("usage", "--by", "model", data_dir=data_dir).stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("┌") and lines[-1].startswith("└")
+    assert "│ Model " in lines[1] and "Total Tokens" in lines[1] and "Cost (USD)" in lines[1]
+    row = next(line for line in lines if "gemini-2.5-pro" in line)
+    assert "1,000" in row and "1,200" in row and "unknown" in row
+    assert any(line.startswith("│ Total") for line in lines)
+
+
+def test_a_bad_period_or_day_is_one_line(data_dir):
+    done = nodwyn("usage", "--since", "yesterday", data_dir=data_dir, check=False)
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "nodwyn: since is a day as YYYY-MM-DD or YYYYMMDD, not 'yesterday'"
+    )
+    assert nodwyn("usage", data_dir=data_dir).stdout.strip() == "No turns yet."
