@@ -69,6 +69,7 @@ class Report(Struct, kw_only=True):
     rows: list[Row]
     total: Row
     top: list[TopTask]
+    newest: str = ""  # the day of the newest turn of all, whatever since and until say
 
 
 class _Turn(Struct, frozen=True, kw_only=True):
@@ -106,10 +107,10 @@ def report(store, by: str = "day", split: str = "", since: str = "", until: str 
         raise BadInput(f"split is one of {', '.join(SPLITS)}, not {split!r}")
     first, last = day_of(since, "since"), day_of(until, "until")
     infos = {info.id: info for info in store.list(archived=None)}
+    every = _turns(store, infos)
+    newest = max((t.day for t in every), default=None)
     turns = [
-        t
-        for t in _turns(store, infos)
-        if (first is None or t.day >= first) and (last is None or t.day <= last)
+        t for t in every if (first is None or t.day >= first) and (last is None or t.day <= last)
     ]
     rows: dict[str, list[_Turn]] = {}
     for turn in turns:
@@ -122,7 +123,8 @@ def report(store, by: str = "day", split: str = "", since: str = "", until: str 
     total = _row("total", turns, split)
     total.tasks = []
     top = [_top(share, infos[share.key]) for share in _shares(turns, "task")[:TOP]]
-    return Report(by=by, split=split, since=since, until=until, rows=made, total=total, top=top)
+    return Report(by=by, split=split, since=since, until=until, rows=made, total=total, top=top,
+                  newest=newest.isoformat() if newest else "")  # fmt: skip
 
 
 def _turns(store, infos) -> list[_Turn]:

@@ -76,7 +76,7 @@ export function barChart(rows, measure, split, labelOf, onOpen, by) {
         type: "button", class: "bar", "data-bar": row.key, "aria-label": named, title: partsTitle(named, row, measure, split, labelOf),
         disabled: !row.turns, onclick: () => onOpen(by === "week" ? `week of ${label}` : label, row),
       }, stack),
-      el("span", { class: "bar-label", "aria-hidden": "true" }, i % every === 0 ? label : ""));
+      el("span", { class: `bar-label${(i / every) % 2 ? " minor" : ""}`, "aria-hidden": "true" }, i % every === 0 ? label : ""));
   });
   const legend = el("div", { class: "legend", "aria-hidden": "true" },
     [...shaded, ...(rows.some((row) => (row.split || []).some((/** @type {any} */ p) => shadeOf(p.key) === SHADES)) ? ["other"] : [])]

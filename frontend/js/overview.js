@@ -87,18 +87,24 @@ async function usageSection(context) {
   const draw = async () => {
     localStorage.setItem(CHOICE_KEY, JSON.stringify(choice));
     const days = SINCE_DAYS[/** @type {"day"|"week"|"month"} */ (choice.by)];
-    const since = days ? isoDay(new Date(Date.now() - (days - 1) * 86400000)) : "";
-    const report = await api.usage({ by: choice.by, split: choice.split, since }, context.signal);
+    let since = days ? isoDay(new Date(Date.now() - (days - 1) * 86400000)) : "";
+    let until = "";
+    let report = await api.usage({ by: choice.by, split: choice.split, since }, context.signal);
+    if (since && report.newest && report.newest < since) { // nothing lately: the span that ends at the newest turn
+      until = report.newest;
+      since = isoDay(new Date(new Date(`${until}T12:00:00`).getTime() - (days - 1) * 86400000));
+      report = await api.usage({ by: choice.by, split: choice.split, since, until }, context.signal);
+    }
     const detail = el("div", { class: "usage-detail", "data-usage-detail": "", "aria-live": "polite" });
     const opened = (/** @type {string} */ title, /** @type {any} */ row) => showTasks(detail, title, row, context);
-    const rows = choice.by === "day" && since ? everyDay(report.rows, since) : report.rows;
+    const rows = choice.by === "day" && since ? everyDay(report.rows, since, until || isoDay(new Date())) : report.rows;
     clear(box).append(
       controls(choice, () => draw().catch(() => {})),
-      totals(report.total),
+      totals(report.total, since, until),
       barChart(rows, choice.measure, choice.split, context.labelOf, opened, choice.by),
       detail,
       el("div", { class: "usage-columns" },
-        shareBlock(`By ${choice.split}`, report.total.split, choice, context, since),
+        shareBlock(`By ${choice.split}`, report.total.split, choice, context, since, until),
         topBlock(report.top, choice.measure, context)),
     );
   };
@@ -106,11 +112,11 @@ async function usageSection(context) {
   return box;
 }
 
-/** The day rows of a month, with the days that had no turn as empty rows. @param {any[]} rows @param {string} since */
-function everyDay(rows, since) {
+/** The day rows of a span, the days that had no turn as empty rows. @param {any[]} rows @param {string} since @param {string} until */
+function everyDay(rows, since, until) {
   const byKey = new Map(rows.map((row) => [row.key, row]));
   const out = [];
-  for (let day = new Date(`${since}T12:00:00`); isoDay(day) <= isoDay(new Date()); day = new Date(day.getTime() + 86400000)) {
+  for (let day = new Date(`${since}T12:00:00`); isoDay(day) <= until; day = new Date(day.getTime() + 86400000)) {
     const key = isoDay(day);
     out.push(byKey.get(key) || { key, turns: 0, tokens: 0, cost_usd: 0, unpriced: 0, split: [], tasks: [] });
   }
@@ -131,19 +137,21 @@ function controls(choice, redraw) {
   return el("div", { class: "usage-controls" }, group("Period", PERIODS, "by"), group("Measure", MEASURES, "measure"), group("Split by", SPLITS, "split"));
 }
 
-/** @param {any} total */
-function totals(total) {
+/** @param {any} total @param {string} since @param {string} until */
+function totals(total, since, until) {
   const unknown = total.unpriced ? `${total.unpriced} turn${total.unpriced === 1 ? "" : "s"} cost unknown` : "";
+  const span = since ? `${since} to ${until || "today"}` : "all time";
   return el("p", { class: "usage-totals", "data-usage-totals": "" },
     el("strong", { "data-total-cost": total.cost_usd }, figure(total, "cost")), " · ",
-    `${figure(total, "tokens")} tokens · ${total.turns} turns`, unknown ? ` · ${unknown}` : "");
+    `${figure(total, "tokens")} tokens · ${total.turns} turns`, unknown ? ` · ${unknown}` : "",
+    el("span", { class: "usage-span" }, ` · ${span}`));
 }
 
 /** Each agent's, model's or project's share; a row opens the tasks behind it (the report by that).
- * @param {string} title @param {any[]} shares @param {any} choice @param {Context} context @param {string} since */
-function shareBlock(title, shares, choice, context, since) {
+ * @param {string} title @param {any[]} shares @param {any} choice @param {Context} context @param {string} since @param {string} until */
+function shareBlock(title, shares, choice, context, since, until) {
   const open = async (/** @type {any} */ share) => {
-    const byShare = await api.usage({ by: choice.split, since }, context.signal);
+    const byShare = await api.usage({ by: choice.split, since, until }, context.signal);
     const row = byShare.rows.find((/** @type {any} */ r) => r.key === share.key) || share;
     showTasks(/** @type {HTMLElement} */ (document.querySelector("[data-usage-detail]")), context.labelOf(choice.split, share.key), row, context);
   };

@@ -85,7 +85,7 @@ def test_the_results_list_marks_no_letters_inside_another_word(page, served):
     task_of(served.root, "mac", "/home/ana/src/mac", ASKED)
     page.goto(served.at(q="the+mac+app", scope="all"))
     result = page.locator('[data-result-task="mac"]')
-    expect(result).to_be_visible()
+    expect(result).to_be_visible(timeout=20000)  # the first search builds the index
     marks = result.locator("mark").all_inner_texts()
     assert marks and set(marks) <= {"Mac", "app"}, marks
 

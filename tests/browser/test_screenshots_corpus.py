@@ -56,7 +56,7 @@ def test_the_list_overview_and_board_of_the_real_corpus(browser, corpus_served, 
         page.screenshot(path=str(ARTIFACTS / f"corpus-{view}-{size}-{scheme}.png"))
 
     page.goto(corpus_served.url)
-    expect(page.locator("[data-total-cost]")).to_be_visible()
+    expect(page.locator("[data-total-cost]")).to_be_visible(timeout=60000)
     expect(page.locator("[data-bar]").first).to_be_attached()
     shot("overview")
     if size == "phone":
@@ -64,10 +64,12 @@ def test_the_list_overview_and_board_of_the_real_corpus(browser, corpus_served, 
         page.wait_for_timeout(250)  # the drawer slides in
     expect(page.locator("[data-task-list] .task-item").first).to_be_visible()
     shot("list")
-    task = page.locator("[data-task-list] .task-item").first.get_attribute("data-task")
+    # a task of a folder of several: its board, then the whole folder's
+    task = page.locator(".group:not(.lone) .task-item").first.get_attribute("data-task")
     page.goto(corpus_served.at(task=task, view="history"))
-    expect(page.locator("[data-board-card]").first).to_be_visible()
+    expect(page.locator("[data-board-card]").first).to_be_visible(timeout=60000)
     page.get_by_role("button", name="All of").click()
-    expect(page.locator("[data-board-card]").first).to_be_visible()
+    page.get_by_role("button", name="All time").click()
+    expect(page.locator("[data-board-card]").nth(1)).to_be_visible(timeout=60000)
     shot("board")
     context.close()

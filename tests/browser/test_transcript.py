@@ -112,7 +112,7 @@ def test_phone_width_turns_the_sidebar_into_a_drawer(browser, served):
     expect(sidebar).to_be_hidden()
     page.get_by_role("button", name="Tasks").click()
     expect(sidebar).to_be_visible()
-    page.get_by_text("Add a --limit flag").click()
+    page.locator("[data-task-list]").get_by_text("Add a --limit flag").click()
     expect(sidebar).to_be_hidden()
     expect(page.locator("h1[data-title]")).to_contain_text("--limit")
     box = page.get_by_label("Search", exact=True).bounding_box()
