@@ -32,7 +32,8 @@ def test_the_main_views_render_cleanly(browser, served, artifacts, scheme, size)
     page.get_by_label("Search scope").select_option("all")
     page.get_by_label("Search", exact=True).fill("pager order")
     page.get_by_label("Search", exact=True).press("Enter")
-    expect(page.locator("[data-results] a[data-hit]").first).to_be_visible()
+    # the server's first search builds the index and loads the model: 6-7 s on a loaded machine
+    expect(page.locator("[data-results] a[data-hit]").first).to_be_visible(timeout=20000)
     shot("search")
 
     page.goto(served.at(task="demo-pager-flaky", seq=5, q="pager order", scope="all"))
