@@ -1,32 +1,37 @@
 """Which task is "this conversation": the agent session that is calling nodwyn's MCP tools.
 
-The rule (docs/decisions/0009-this-conversation.md), first match wins:
+The rule (docs/decisions/0009 and 0035), first match wins:
 1. `NODWYN_SESSION` in the server's environment: a nodwyn task id, or the path of the agent's
    own session file. For scripts and for people who pin a server to one session.
 2. A session id the agent sends with the call in `_meta` (Codex sends
-   `x-codex-turn-metadata.session_id`; other clients `sessionId`, `threadId`, ...): the
-   agent's session file with that id.
-3. The agent's most recently written session file for the server's working directory (the
-   agent starts the server there): Claude Code's `projects/<slug of the folder>/*.jsonl`,
-   Codex's rollouts whose `session_meta.cwd` is the folder. The session making the call is
-   being written as it calls, so it is the newest; two sessions of one agent running in one
-   folder at once can be confused, which rule 1 or 2 avoids.
+   `x-codex-turn-metadata.session_id`, OpenCode `sessionID`; other clients `sessionId`,
+   `threadId`, ...): the agent's session with that id.
+3. The agent's session of the server's folder that is being written (`live_sessions`: where
+   each agent keeps it). The session making the call is being written as it calls; two
+   sessions of one agent running in one folder at once can be confused, which 1 or 2 avoids.
 
-A session file found by rule 2 or 3 is imported on demand (`importers.sync.import_paths`),
-so a search sees the turn under way. Nothing here writes anywhere but through the importer.
+When none is found, this conversation is not known yet (`NotKnownYet`): the tools say so,
+and earlier tasks of the folder's project are still searched where the person allows it.
+A session found by rule 2 or 3 is imported on demand (`importers.sync.import_paths`), so a
+search sees the turn under way. Nothing here writes anywhere but through the importer.
 """
 
 import json
 import os
 import re
+import time
+from datetime import datetime
 from pathlib import Path
 
+from . import live_sessions
 from .errors import BadInput, NodwynError
-from .store import Store, project_of
+from .live_sessions import claude_root, claude_slug, codex_root  # noqa: F401 (their names)
+from .store import Store
 
-AGENTS = ("claude", "codex")
-_CODEX_SCAN = 200  # newest rollouts whose first line is read when looking for the folder's session
+AGENTS = tuple(live_sessions.FINDERS)  # the agents that speak MCP, in the registry's order
 _META_KEYS = ("sessionId", "session_id", "sessionID", "threadId", "thread_id")
+_LABELS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI",
+           "copilot": "Copilot CLI", "opencode": "OpenCode", "cursor": "Cursor"}  # fmt: skip
 
 
 class NoConversation(NodwynError):
@@ -35,16 +40,13 @@ class NoConversation(NodwynError):
     status = 404
 
 
-def claude_root() -> Path:
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-
-
-def codex_root() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+class NotKnownYet(NoConversation):
+    """No session of the agent is being written in the server's folder: earlier tasks only."""
 
 
 def agent_from_client(name: str) -> str | None:
-    """The agent a client's `clientInfo.name` belongs to ("claude-code", "codex-mcp-client")."""
+    """The agent a client's `clientInfo.name` belongs to ("claude-code", "codex-mcp-client",
+    "gemini-cli-mcp-client", "opencode", "cursor-vscode", "github-copilot-developer")."""
     name = (name or "").lower()
     return next((agent for agent in AGENTS if agent in name), None)
 
@@ -69,59 +71,11 @@ def session_id_from_meta(meta: dict | None) -> str | None:
 
 
 def find_source(agent: str, cwd: Path, session_id: str | None = None) -> Path | None:
-    """The agent's session file: by id when given, else the newest one of folder `cwd`."""
-    if agent == "claude":
-        projects = claude_root() / "projects"
-        if session_id:
-            return next(iter(sorted(projects.glob(f"*/{session_id}.jsonl"))), None)
-        return _newest(
-            path
-            for path in (projects / claude_slug(cwd)).glob("*.jsonl")
-            if not path.name.startswith("agent-")
-        )
-    if agent == "codex":
-        files = _codex_files()
-        if session_id:
-            return next((path for path in files if path.stem.endswith(session_id)), None)
-        files.sort(key=_mtime, reverse=True)
-        return next((path for path in files[:_CODEX_SCAN] if _codex_cwd(path) == cwd), None)
-    raise BadInput(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
-
-
-def claude_slug(folder: Path) -> str:
-    """Claude Code's name for a project's folder: every non-alphanumeric character is '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(folder))
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def _newest(paths) -> Path | None:
-    return max(paths, key=_mtime, default=None)
-
-
-def _codex_files() -> list[Path]:
-    root = codex_root()
-    found: list[Path] = []
-    for folder in (root / "sessions", root / "archived_sessions"):
-        found.extend(folder.rglob("rollout-*.jsonl"))
-    return found
-
-
-def _codex_cwd(path: Path) -> Path | None:
-    """The cwd in a rollout's first line (`session_meta`), or None."""
-    try:
-        with open(path, "rb") as handle:
-            first = json.loads(handle.readline(1 << 20) or b"{}")
-    except (OSError, ValueError):
-        return None
-    payload = first.get("payload") if isinstance(first, dict) else None
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    return Path(project_of(cwd)) if isinstance(cwd, str) and cwd else None
+    """The agent's session source: by id when given, else the folder's session being written."""
+    finder = live_sessions.FINDERS.get(agent)
+    if finder is None:
+        raise BadInput(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+    return finder(cwd, session_id)
 
 
 def conversation(store: Store, agent: str | None, cwd: Path, meta: dict | None = None) -> str:
@@ -143,29 +97,66 @@ def conversation(store: Store, agent: str | None, cwd: Path, meta: dict | None =
                 agent = each
                 break
     if source is None or not source.is_file():
-        raise NoConversation(
-            f"nodwyn found no session of {agent or 'Claude Code or Codex'} for {cwd}"
-            + (f" with id {session_id}" if session_id else "")
-            + ": start nodwyn's MCP server from the agent (see `nodwyn mcp install`)"
-        )
-    return _import(store, "claude" if agent == "claude" else "codex", source)
+        raise not_known(agent, cwd, session_id)
+    return _import(store, agent, source, cwd, session_id)
+
+
+def not_known(agent: str | None, cwd: Path, session_id: str | None) -> NotKnownYet:
+    whose = f"{agent} ({_LABELS[agent]})" if agent in _LABELS else "any agent"
+    return NotKnownYet(
+        f"this conversation is not known yet: earlier tasks only. nodwyn found no session of "
+        f"{whose} being written for {cwd}" + (f" with id {session_id}" if session_id else "")
+        + f": start nodwyn's MCP server from the agent (see `nodwyn mcp install {agent or ''}`)"
+    )  # fmt: skip
 
 
 def _agent_of_file(path: Path) -> str:
     return "codex" if path.name.startswith("rollout-") else "claude"
 
 
-def _import(store: Store, tool: str, source: Path) -> str:
-    from .importers import formats, sync  # the importer is needed only here
+def _import(store: Store, agent: str, source: Path, cwd: Path, session_id: str | None) -> str:
+    from .importers import registry, sync  # the importer is needed only here
 
-    report = sync.import_paths(store, tool, [source])
+    report = sync.import_paths(store, agent, [source])
     tasks = [*report.created, *report.extended, *report.unchanged]
+    if live_sessions.is_shared(agent, source):
+        return _chosen(store, agent, tasks, cwd, session_id)
     if tasks:
         return tasks[0]
     # Not imported this time (its log busy in another process, say): the task it maps to, as
     # far as it was imported before, is still this conversation.
-    found = formats.recognise(source, tool)
-    if not isinstance(found, str) and store.exists(found.task):
-        return found.task
+    importer = registry.get(agent)
+    found = importer.peek(source) if importer.whole else [importer.recognise(source)]
+    task = next((f.task for f in found or () if not isinstance(f, str)), None)
+    if task and store.exists(task):
+        return task
     reasons = "; ".join(skip.reason for skip in report.skipped) or "no task came of it"
     raise NoConversation(f"nodwyn could not import this session ({source}): {reasons}")
+
+
+def _chosen(store: Store, agent: str, tasks: list[str], cwd: Path, session: str | None) -> str:
+    """The caller's task among a database's: by its id, else the folder's task last written
+    in the last LIVE_FOR seconds."""
+    from .importers import registry
+    from .importers.agent import LIVE_FOR
+
+    if session:
+        task = registry.get(agent).task_id(session)
+        if store.exists(task):
+            return task
+        raise not_known(agent, cwd, session)
+    folder = str(cwd)
+    infos = [store.get(task) for task in tasks if store.exists(task)]
+    mine = [info for info in infos if info.project == folder]
+    newest = max(mine, key=lambda info: info.last_activity, default=None)
+    if newest is None or _age(newest.last_activity) > LIVE_FOR:
+        raise not_known(agent, cwd, None)
+    return newest.id
+
+
+def _age(at: str) -> float:
+    """Seconds since an ISO time ("2026-05-01T10:00:00.000Z"); unreadable: very old."""
+    try:
+        return time.time() - datetime.fromisoformat(at).timestamp()
+    except ValueError:
+        return float("inf")

@@ -20,7 +20,7 @@ from mcp.server.stdio import stdio_server
 
 from . import __version__
 from .conversation import agent_from_client
-from .store import Store
+from .store import Store, project_of
 from .toolbox import Toolbox
 
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True)
@@ -133,6 +133,14 @@ def working_folder() -> Path:
     if logical and os.path.isabs(logical) and os.path.samefile(logical, here):
         return Path(logical)
     return here
+
+
+def folder_given(folder: str | None) -> Path | None:
+    """`--folder`, as an agent fills it in (Cursor: `${workspaceFolder}`); None when it was not
+    given or the agent left its placeholder unfilled, so the working folder counts."""
+    if not folder or "${" in folder or not os.path.isabs(folder):
+        return None
+    return Path(project_of(folder))
 
 
 def print_sizes(out=sys.stdout) -> None:

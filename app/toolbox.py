@@ -18,11 +18,11 @@ import msgspec
 
 from . import settings
 from .catalogue import TITLE_MAX
-from .conversation import conversation
+from .conversation import NotKnownYet, conversation
 from .errors import NodwynError, TaskBusy
 from .log import records
 from .log.redact import redact
-from .store import Store
+from .store import Store, project_of
 
 LIMIT = 12_000  # characters in one answer, frame and cut note included
 RESULTS = 8  # turns one search answers with
@@ -84,6 +84,15 @@ class Toolbox:
     def this_task(self, meta: dict | None) -> str:
         return conversation(self.store, self.agent, self.cwd, meta)
 
+    def here(self, meta: dict | None) -> tuple[str | None, str]:
+        """This conversation's task and its project; while it is not known yet, None and the
+        server's folder, whose earlier tasks the person may still let the agent read."""
+        try:
+            task = self.this_task(meta)
+        except NotKnownYet:
+            return None, project_of(self.cwd)
+        return task, self.store.get(task).project
+
     def run(self, name: str, arguments: dict, meta: dict | None = None) -> Answer:
         """Call a tool by name; expected errors become refusals the model reads."""
         tools = {"index-search": self.search, "recall": self.recall, "name-task": self.name_task}
@@ -103,13 +112,13 @@ class Toolbox:
             return refused("query is empty: give the words to look for")
         if scope not in ("conversation", "earlier"):
             return refused("scope is 'conversation' (the default) or 'earlier'")
-        task = self.this_task(meta)
-        project = self.store.get(task).project
         if scope == "earlier":
+            task, project = self.here(meta)
             if not allowed(self.store, project):
                 return refused(leave_refusal(project))
-            results = self.searched(query, "project", task)
+            results = self.searched(query, "project", task, project)
         else:
+            task = self.this_task(meta)
             results = self.searched(query, "task", task)
         hits = results.turns[:RESULTS]
         if not hits:
@@ -124,10 +133,10 @@ class Toolbox:
             return refused("seq is a record's number (1 or more), as index-search shows it")
         if task is not None and not isinstance(task, str):
             return refused("task is a task id, as index-search shows it")
-        own = self.this_task(meta)
+        own, project = self.here(meta) if task else (self.this_task(meta), "")
         task = task or own
         if task != own:
-            refusal = self._other_task_refusal(own, task)
+            refusal = self._other_task_refusal(project, task)
             if refusal:
                 return refused(refusal)
         answer = _from_the_app(self.store, "recall", {"task": task, "seq": seq})
@@ -137,22 +146,25 @@ class Toolbox:
             found = memory.recall(self.store, task, seq)
         return Answer(text=framed(_recall_text(found)))
 
-    def searched(self, query: str, scope: str, task: str):
+    def searched(self, query: str, scope: str, task: str | None, project: str | None = None):
         """Results from the running app (one model loaded once for every agent's server),
         else from this process (issue 13)."""
         from . import memory
 
         given = {"q": query, "scope": scope, "task": task, "limit": RESULTS}
+        if task is None:  # this conversation not known yet: the folder's project
+            given = {"q": query, "scope": scope, "project": project, "limit": RESULTS}
         answer = _from_the_app(self.store, "search", given)
         if answer is not None:
             return msgspec.json.decode(answer, type=memory.FusedResults)
         from .memory import index
 
         index.close_when_unused()  # the server lives as long as the agent's session
-        return memory.search(self.store, query, scope=scope, task=task, limit=RESULTS)
+        return memory.search(
+            self.store, query, scope=scope, task=task, project=project, limit=RESULTS
+        )
 
-    def _other_task_refusal(self, own: str, task: str) -> str | None:
-        project = self.store.get(own).project
+    def _other_task_refusal(self, project: str, task: str) -> str | None:
         other = self.store.get(task).project
         if not same_project(project, other):
             # the other project's folder is not named: it is not this conversation's to know

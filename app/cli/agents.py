@@ -7,6 +7,10 @@ import sys
 from ..errors import NodwynError
 from . import print_json, store
 
+# The agents that speak MCP (conversation.AGENTS, written out: the parser is built without
+# importing the store; a test checks the two agree).
+MCP_AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor")
+
 
 def add_agents(sub) -> None:
     add_agent_commands(sub)
@@ -16,12 +20,13 @@ def add_agents(sub) -> None:
 def add_agent_commands(sub) -> None:
     """`nodwyn mcp`, `nodwyn mcp install` and `nodwyn settings` (issues 9 and 10)."""
     cmd = sub.add_parser("mcp", help="serve nodwyn's tools to an agent over MCP (stdio)")
-    cmd.add_argument("--agent", choices=("claude", "codex"), help="the agent that starts it")
+    cmd.add_argument("--agent", choices=MCP_AGENTS, help="the agent that starts it")
+    cmd.add_argument("--folder", help="the folder the agent works in (default: where it starts)")
     cmd.add_argument("--schema-size", action="store_true", help="print the tools' schema bytes")
     cmd.set_defaults(run=cmd_mcp)
     install = cmd.add_subparsers(title="mcp commands", metavar="COMMAND")
     each = install.add_parser("install", help="the lines an agent's configuration needs")
-    each.add_argument("agent", choices=("claude", "codex"))
+    each.add_argument("agent", choices=MCP_AGENTS)
     each.add_argument("--write", action="store_true", help="add them to the agent's config")
     each.set_defaults(run=cmd_mcp_install)
 
@@ -80,7 +85,7 @@ def cmd_mcp(args) -> int:
     if args.schema_size:
         mcp_server.print_sizes()
         return 0
-    mcp_server.serve(store(args), agent=args.agent)
+    mcp_server.serve(store(args), agent=args.agent, cwd=mcp_server.folder_given(args.folder))
     return 0
 
 
