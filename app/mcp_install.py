@@ -1,11 +1,13 @@
-"""`nodwyn mcp install claude|codex`: the lines an agent's configuration needs to start
-`nodwyn mcp`, printed, or added with `--write`.
+"""`nodwyn mcp install AGENT`: the lines an agent's configuration needs to start `nodwyn mcp`,
+printed, or added with `--write` (docs/decisions/0035-mcp-for-every-agent.md).
 
 Invariants: `--write` adds nodwyn's entry and changes nothing else a person wrote. Codex's
 `config.toml` gets a table appended at its end (the file's own bytes stay as they were);
 Claude Code's `.claude.json` gets one key under `mcpServers`, every other key kept with its
-value and order. An entry already there is left alone and said so. A file that does not parse
-is refused, never overwritten.
+value and order; the JSON files of Gemini CLI, Copilot CLI, OpenCode and Cursor get nodwyn's
+member inserted as text into their servers' object (`jsonc`), so comments stay too. The file
+as it was is kept beside it (`<name>.before-nodwyn`, the first time). An entry already there
+is left alone and said so. A file that does not parse is refused, never overwritten.
 """
 
 import json
@@ -15,8 +17,9 @@ import sys
 import tomllib
 from pathlib import Path
 
-from .conversation import claude_root, codex_root
+from . import jsonc
 from .errors import BadInput
+from .live_sessions import claude_root, codex_root, copilot_root, gemini_root
 
 NAME = "nodwyn"
 
@@ -66,6 +69,58 @@ def codex_table(agent_command: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gemini_file() -> Path:
+    """Gemini CLI's user settings (`GEMINI_CLI_HOME` moves the home folder it is under)."""
+    return gemini_root() / "settings.json"
+
+
+def copilot_file() -> Path:
+    return copilot_root() / "mcp-config.json"
+
+
+def opencode_file() -> Path:
+    """OpenCode's global config: `opencode.jsonc` when the person keeps that one, else `.json`."""
+    from .importers.agent import home_of
+
+    folder = home_of("XDG_CONFIG_HOME", ".config") / "opencode"
+    jsonc_file = folder / "opencode.jsonc"
+    return jsonc_file if jsonc_file.exists() else folder / "opencode.json"
+
+
+def cursor_file() -> Path:
+    return Path.home() / ".cursor" / "mcp.json"
+
+
+def _env(key: str = "env") -> dict:
+    env = environment()
+    return {key: env} if env else {}
+
+
+def json_target(agent: str) -> tuple[Path, tuple[str, ...], dict]:
+    """The file, the path of its servers' object and nodwyn's entry, for the agents whose
+    configuration is JSON (each schema as its agent documents it, ADR 0035)."""
+    cmd = command(agent)
+    if agent == "claude":
+        return claude_file(), ("mcpServers",), claude_entry(cmd)
+    if agent == "gemini":
+        return gemini_file(), ("mcpServers",), {"command": cmd[0], "args": cmd[1:], **_env()}
+    if agent == "copilot":
+        entry = {"type": "local", "command": cmd[0], "args": cmd[1:], **_env(), "tools": ["*"]}
+        return copilot_file(), ("mcpServers",), entry
+    if agent == "opencode":
+        entry = {"type": "local", "command": cmd, "enabled": True, **_env("environment")}
+        return opencode_file(), ("mcp",), entry
+    if agent == "cursor":
+        # Cursor starts a server of ~/.cursor/mcp.json in the home folder; it fills in
+        # ${workspaceFolder} in args with the folder open in the window
+        args = [*cmd[1:], "--folder", "${workspaceFolder}"]
+        return cursor_file(), ("mcpServers",), {"command": cmd[0], "args": args, **_env()}
+    raise BadInput(f"unknown agent {agent!r}: {', '.join(AGENTS)}")
+
+
+AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor")
+
+
 def lines(agent: str) -> str:
     """What to add, and where, as a person reads it."""
     cmd = command(agent)
@@ -78,7 +133,12 @@ def lines(agent: str) -> str:
         )
     if agent == "codex":
         return f"Add to {codex_file()}:\n\n{codex_table(cmd)}"
-    raise BadInput(f"unknown agent {agent!r}: claude or codex")
+    file, path, entry = json_target(agent)
+    shown: dict = {NAME: entry}
+    for key in reversed(path):
+        shown = {key: shown}
+    where = ".".join(path)
+    return f"Add to {file} (nodwyn's entry under {where!r}):\n{json.dumps(shown, indent=2)}\n"
 
 
 def write(agent: str) -> str:
@@ -87,7 +147,62 @@ def write(agent: str) -> str:
         return _write_codex(codex_file(), codex_table(command(agent)))
     if agent == "claude":
         return _write_claude(claude_file(), claude_entry(command(agent)))
-    raise BadInput(f"unknown agent {agent!r}: claude or codex")
+    return _write_jsonc(*json_target(agent))
+
+
+def has_entry(agent: str) -> bool:
+    """Whether the agent's configuration already starts nodwyn (a file that does not parse:
+    no)."""
+    try:
+        if agent == "codex":
+            file = codex_file()
+            text = file.read_text(encoding="utf-8") if file.exists() else ""
+            return NAME in tomllib.loads(text).get("mcp_servers", {})
+        file, path, _ = json_target(agent)
+        return file.exists() and _servers(jsonc.loads(file.read_text(encoding="utf-8")), path)[1]
+    except (OSError, ValueError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+
+
+def _servers(config, path: tuple[str, ...]) -> tuple[object, bool]:
+    """The servers' object at `path` (None where missing) and whether it names nodwyn."""
+    for key in path:
+        config = config.get(key) if isinstance(config, dict) else None
+    return config, isinstance(config, dict) and NAME in config
+
+
+def _write_jsonc(file: Path, path: tuple[str, ...], entry: dict) -> str:
+    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    try:
+        config = jsonc.loads(text)
+    except jsonc.Damaged as exc:
+        raise BadInput(f"{file} is not valid JSON ({exc}); nothing was changed") from None
+    servers, there = _servers(config, path)
+    where = ".".join(path)
+    if there:
+        return f"{file} already has {where}.{NAME}; left as it is."
+    if not isinstance(config, dict) or (servers is not None and not isinstance(servers, dict)):
+        raise BadInput(f"{file}: {where} is not a JSON object; nothing was changed")
+    _replace(file, jsonc.add_member(text, path, NAME, entry))
+    return f"Added {where}.{NAME} to {file}" + (
+        f" (it was kept as {_backup(file).name})." if text else "."
+    )
+
+
+def _backup(file: Path) -> Path:
+    return file.with_name(file.name + ".before-nodwyn")
+
+
+def _replace(file: Path, text: str) -> None:
+    """Write `file` anew atomically, its first version kept as `<name>.before-nodwyn`."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    if file.exists() and not _backup(file).exists():
+        shutil.copy2(file, _backup(file))
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    if file.exists():
+        shutil.copymode(file, tmp)  # the file may be readable by its owner only; keep it so
+    os.replace(tmp, file)
 
 
 def _write_codex(file: Path, table: str) -> str:
@@ -100,6 +215,8 @@ def _write_codex(file: Path, table: str) -> str:
         return f"{file} already has [mcp_servers.{NAME}]; left as it is."
     gap = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
     file.parent.mkdir(parents=True, exist_ok=True)
+    if text and not _backup(file).exists():
+        shutil.copy2(file, _backup(file))
     with open(file, "a", encoding="utf-8") as handle:
         handle.write(gap + table)
     return f"Added [mcp_servers.{NAME}] to {file}."
@@ -116,10 +233,5 @@ def _write_claude(file: Path, entry: dict) -> str:
     if NAME in servers:
         return f"{file} already has mcpServers.{NAME}; left as it is."
     servers[NAME] = entry
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    if file.exists():
-        shutil.copymode(file, tmp)  # the file may be readable by its owner only; keep it so
-    os.replace(tmp, file)
+    _replace(file, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
     return f"Added mcpServers.{NAME} to {file}."
