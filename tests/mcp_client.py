@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def server(cwd: Path, env: dict[str, str], agent: str | None = "claude") -> StdioServerParameters:
     """`nodwyn mcp` in folder `cwd`; the environment is the test's, as an agent's would be."""
     keep = {"NODWYN_DATA_DIR", "HOME", "PATH", "CLAUDE_CONFIG_DIR", "CODEX_HOME"}
+    keep |= {"GEMINI_CLI_HOME", "COPILOT_HOME", "XDG_DATA_HOME", "CURSOR_USER_DIR"}  # conftest
     base = {key: value for key, value in os.environ.items() if key in keep}
     args = ["-m", "nodwyn.cli", "mcp"] + (["--agent", agent] if agent else [])
     return StdioServerParameters(command=sys.executable, args=args, env=base | env, cwd=cwd)
