@@ -17,6 +17,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import msgspec
+
 from . import jsonc
 from .errors import BadInput
 from .live_sessions import claude_root, codex_root, copilot_root, gemini_root
@@ -119,6 +121,56 @@ def json_target(agent: str) -> tuple[Path, tuple[str, ...], dict]:
 
 
 AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor")
+
+
+class Connection(msgspec.Struct, frozen=True, kw_only=True):
+    """One agent as Settings > Agents' memory shows it (GET /api/mcp)."""
+
+    agent: str
+    label: str
+    detected: bool  # its own folder is on this computer
+    connected: bool  # its configuration already starts nodwyn's server
+    file: str  # the configuration file `--write` adds the entry to
+    lines: str  # what `nodwyn mcp install AGENT` prints
+    said: str = ""  # after Connect: what was done
+
+
+class Connections(msgspec.Struct, frozen=True):
+    agents: list[Connection]
+
+
+def config_file(agent: str) -> Path:
+    return codex_file() if agent == "codex" else json_target(agent)[0]
+
+
+def detected(agent: str) -> bool:
+    """Whether the agent is on this computer: its configuration's folder or one of its
+    sessions' folders exists."""
+    from .importers import registry
+
+    folders = [config_file(agent).parent, *registry.get(agent).roots()]
+    return any(folder.exists() for folder in folders)
+
+
+def connection(agent: str, said: str = "") -> Connection:
+    from .importers import registry
+
+    label = registry.get(agent).label
+    return Connection(
+        agent=agent, label=label, detected=detected(agent), connected=has_entry(agent),
+        file=str(config_file(agent)), lines=lines(agent), said=said,
+    )  # fmt: skip
+
+
+def connections() -> Connections:
+    return Connections([connection(agent) for agent in AGENTS])
+
+
+def connect(agent: str) -> Connection:
+    """Settings' "Connect": the same as `nodwyn mcp install AGENT --write`."""
+    if agent not in AGENTS:
+        raise BadInput(f"unknown agent {agent!r}: {', '.join(AGENTS)}")
+    return connection(agent, said=write(agent))
 
 
 def lines(agent: str) -> str:

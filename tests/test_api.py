@@ -120,6 +120,8 @@ BROKEN = {
     ("POST", "/api/import"): ("/api/import", b'{"tool": "claude", "path": "relative/path"}', 400),
     ("GET", "/api/settings"): ("/api/settings", None, 405),
     ("POST", "/api/settings"): ("/api/settings", b'{"follow_claude": "yes"}', 400),
+    ("GET", "/api/mcp"): ("/api/mcp", None, 405),
+    ("POST", "/api/mcp/<agent>"): ("/api/mcp/notepad", None, 400),
 }  # fmt: skip
 
 
@@ -397,3 +399,18 @@ def test_search_takes_a_mode_and_without_one_the_setting_decides(client, store):
     wrong = client.get("/api/search?q=pager&scope=all&mode=vibes")
     assert_error_shape(wrong, 400)
     assert "mode is one of words, meaning, both" in wrong.json["error"]
+
+
+def test_settings_connect_writes_the_agents_configuration_as_mcp_install_does(client, agents_home):
+    (agents_home / ".gemini").mkdir()  # Gemini CLI is on this computer; Copilot CLI is not
+    listed = {a["agent"]: a for a in client.get("/api/mcp").json["agents"]}
+    assert list(listed) == ["claude", "codex", "gemini", "copilot", "opencode", "cursor"]
+    gemini = listed["gemini"]
+    assert gemini["detected"] and not gemini["connected"] and not listed["copilot"]["detected"]
+    assert gemini["file"] == str(agents_home / ".gemini" / "settings.json")
+    assert '"--agent",\n        "gemini"' in gemini["lines"]
+    done = client.post("/api/mcp/gemini").json
+    assert done["connected"] and done["said"].startswith("Added mcpServers.nodwyn")
+    written = json.loads((agents_home / ".gemini" / "settings.json").read_text())
+    assert written["mcpServers"]["nodwyn"]["args"][-2:] == ["--agent", "gemini"]
+    assert "already has" in client.post("/api/mcp/gemini").json["said"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import bottle
 import msgspec
 
-from .. import agents, board, memory, paths, settings, starred, usage
+from .. import agents, board, mcp_install, memory, paths, settings, starred, usage
 from ..errors import BadInput, TaskNotFound
 from ..feed import Feed
 from ..memory.recall import cut
@@ -183,6 +183,9 @@ class Handlers:
                 since=query.get("since", ""),
             )
 
+    def connect(self, agent):
+        return self.changed(mcp_install.connect(agent))
+
     def change_settings(self):
         given = _body(settings_form.SettingsChange)
         return self.changed(settings_form.change(self.store.root, given))
@@ -216,6 +219,8 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/import", do.import_folder),
         ("GET", "/api/settings", lambda: settings_form.shown(store.root)),
         ("POST", "/api/settings", do.change_settings),
+        ("GET", "/api/mcp", mcp_install.connections),
+        ("POST", "/api/mcp/<agent>", do.connect),
     ]
 
 
