@@ -117,6 +117,9 @@ export const api = {
   board: (query, signal) => call("GET", "/api/board", query, undefined, signal),
   /** @param {Record<string, boolean>} changes */
   saveSettings: (changes) => call("POST", "/api/settings", {}, changes),
+  connections: () => call("GET", "/api/mcp"),
+  /** @param {string} agent */
+  connect: (agent) => call("POST", `/api/mcp/${encodeURIComponent(agent)}`),
 };
 
 /** The URL of the page with some state, keeping the token so a reload still works. */

@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { clear, el } from "./dom.js";
+import { agentConnections } from "./connect.js";
 import { embeddingsChoice } from "./embeddings.js";
 
 /** Agent name -> the name people read, from the server's registry (/api/places). */
@@ -112,7 +113,8 @@ export async function openSettings(dialog, onChange) {
   list.insertBefore(await agentSwitches(said, onChange), anchor);
   list.insertBefore(followedFolders(current, said, onChange), anchor);
   list.append(modeChoice(current, said, onChange), embeddingsChoice(current, said, onChange));
-  dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await earlierSwitches(current, said, onChange)), said.nextSibling);
+  dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await agentConnections(),
+    await earlierSwitches(current, said, onChange)), said.nextSibling);
 }
 
 /**
