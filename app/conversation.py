@@ -89,7 +89,9 @@ def conversation(store: Store, agent: str | None, cwd: Path, meta: dict | None =
     else:
         if agent is None and session_id and "x-codex-turn-metadata" in (meta or {}):
             agent = "codex"
-        candidates = [agent] if agent else list(AGENTS)
+        # not told which agent: those whose sessions are files (a database is imported only
+        # for the agent that names itself)
+        candidates = [agent] if agent else [a for a in AGENTS if a not in live_sessions.SHARED]
         source = None
         for each in candidates:
             source = find_source(each, cwd, session_id)
@@ -103,10 +105,11 @@ def conversation(store: Store, agent: str | None, cwd: Path, meta: dict | None =
 
 def not_known(agent: str | None, cwd: Path, session_id: str | None) -> NotKnownYet:
     whose = f"{agent} ({_LABELS[agent]})" if agent in _LABELS else "any agent"
+    install = f"nodwyn mcp install {agent or 'AGENT'}"
     return NotKnownYet(
         f"this conversation is not known yet: earlier tasks only. nodwyn found no session of "
         f"{whose} being written for {cwd}" + (f" with id {session_id}" if session_id else "")
-        + f": start nodwyn's MCP server from the agent (see `nodwyn mcp install {agent or ''}`)"
+        + f": start nodwyn's MCP server from the agent (see `{install}`)"
     )  # fmt: skip
 
 

@@ -149,7 +149,8 @@ def detected(agent: str) -> bool:
     from .importers import registry
 
     folders = [config_file(agent).parent, *registry.get(agent).roots()]
-    return any(folder.exists() for folder in folders)
+    # Claude Code's file sits in the home folder itself, which says nothing
+    return any(folder.exists() for folder in folders if folder != Path.home())
 
 
 def connection(agent: str, said: str = "") -> Connection:
