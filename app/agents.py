@@ -114,6 +114,7 @@ def import_file(store: Store, tool: str, file: Path) -> Report:
 def _add(total: Report, one: Report) -> None:
     for field in ("created", "extended", "unchanged", "skipped", "problems"):
         getattr(total, field).extend(getattr(one, field))
+    total.stopped = total.stopped or one.stopped
 
 
 def outcome(report: Report) -> str:
@@ -125,7 +126,9 @@ def outcome(report: Report) -> str:
     unreadable = sum(problem.count for problem in report.problems)
     if unreadable:
         said += f"; {unreadable} lines unreadable, first {report.problems[0].message()}"
-    if report.skipped and not (report.created or report.extended or report.unchanged):
+    if report.stopped:
+        said += f"; stopped: {report.stopped}"
+    elif report.skipped and not (report.created or report.extended or report.unchanged):
         said += f"; nothing imported: {report.skipped[0].path}: {report.skipped[0].reason}"
     return said
 
@@ -162,6 +165,8 @@ def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., 
                     return
                 progress("importing", done, len(files))
                 _add(total, import_file(store, tool, file))
+                if total.stopped:  # no room: the files after it would fail alike
+                    break
             with memory.BUILDING:
                 memory.refresh_words(store, lambda done, total: progress("indexing", done, total))
             memory.encode(store, functools.partial(progress, "encoding"), lock=memory.BUILDING)

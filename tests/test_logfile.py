@@ -66,7 +66,7 @@ def test_a_second_writer_in_another_process_is_refused_at_once(log):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_a_torn_last_line_is_skipped_reported_kept_and_followed_by_good_records(log):
+def test_a_torn_last_line_is_skipped_by_readers_and_cut_off_by_the_next_writer(log):
     whole = log.read_bytes()
     torn = b'{"kind":"message","text":"half a li'
     with open(log, "ab") as handle:
@@ -79,11 +79,34 @@ def test_a_torn_last_line_is_skipped_reported_kept_and_followed_by_good_records(
         (record,) = writer.append([records.Message(text="after the tear")])
     assert record.seq == 7
     data = log.read_bytes()
-    assert data.startswith(whole + torn + b"\n"), "no byte of the log was removed or rewritten"
+    assert data.startswith(whole + b'{"kind":"message","text":"after the tear"'), "cut back first"
+    assert logfile.torn_path(log).read_bytes() == torn + b"\n", "the cut bytes are kept aside"
     problems = []
-    seqs = [r.seq for _, _, r in logfile.read(log, problems=problems)]
-    assert seqs == [1, 2, 3, 4, 5, 6, 7]
-    assert len(problems) == 1 and problems[0].offset == len(whole)
+    assert [r.seq for _, _, r in logfile.read(log, problems=problems)] == [1, 2, 3, 4, 5, 6, 7]
+    assert problems == []
+
+
+def test_a_torn_end_is_kept_aside_once_though_the_cut_was_stopped_after_keeping_it(log):
+    whole = log.read_bytes()
+    torn = b'{"kind":"message","te'
+    with open(log, "ab") as handle:
+        handle.write(torn)
+    logfile.torn_path(log).write_bytes(torn + b"\n")  # kept aside, then the writer was killed
+    with logfile.Writer(log):
+        pass
+    assert log.read_bytes() == whole
+    assert logfile.torn_path(log).read_bytes() == torn + b"\n"
+
+
+def test_a_record_whole_but_for_its_newline_is_cut_too_and_kept_aside_whole(log):
+    whole = log.read_bytes()
+    line = records.encode(records.Message(text="no newline", seq=7, at="2026-12-02T10:00:00Z"))
+    with open(log, "ab") as handle:
+        handle.write(line)
+    with logfile.Writer(log) as writer:
+        assert writer.last_seq == 6  # readers never took it as a record: nor does the writer
+    assert log.read_bytes() == whole
+    assert logfile.torn_path(log).read_bytes() == line + b"\n"
 
 
 def test_reading_backward_gives_the_records_in_reverse(log):

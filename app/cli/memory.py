@@ -332,6 +332,9 @@ def cmd_import(args) -> int:
             print(f"  skipped {skipped.path}: {skipped.reason}")
         for problem in report.problems:
             print(f"  line skipped {problem.message()}")
+    if report.stopped:  # the disk is full: what could not be written, and that all else holds
+        print(f"nodwyn: {report.stopped}", file=sys.stderr)
+        return 1
     if absent:
         named = ", ".join(absent)
         print(f"nodwyn: no such file or folder: {named} (check the path)", file=sys.stderr)

@@ -8,15 +8,14 @@ it then stood, so an import stopped between the two is told on the next one
 (docs/decisions/0015-import-that-cannot-double.md).
 """
 
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
 
 from ..catalogue import RANK, fold_log
 from ..errors import TaskBusy
-from ..log import faults, logfile
+from ..log import faults, logfile, tmpfiles
 from ..log import records as r
 from ..store import Store
 
@@ -56,12 +55,15 @@ def save(log: Path, state: State, carry=None) -> None:
     state.carry = msgspec.Raw(msgspec.json.encode(carry))
     state.last = key_text(last_imported(log))
     path = log.with_suffix(".imp")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     faults.point()  # test hook: stopped after the append, before `.imp`
-    tmp.write_bytes(msgspec.json.encode(state))
-    faults.point()  # ... after writing `.imp`'s new copy, before it replaces the old
-    os.replace(tmp, path)
+    tmpfiles.replace(path, _stopping_before_the_rename(msgspec.json.encode(state)), path.name)
     faults.point()  # ... after `.imp` (the import's last write)
+
+
+def _stopping_before_the_rename(data: bytes) -> Iterator[bytes]:
+    """`data`, with the test hook's stop after writing it aside, before the rename."""
+    yield data
+    faults.point()  # ... after writing `.imp`'s new copy, before it replaces the old
 
 
 Key = tuple[str | None, int | None, str | None, str]

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import msgspec
 
+from ..errors import NotWritten, no_room, not_written
 from ..log import logfile
 from ..log import records as r
 from ..store import Store
@@ -56,6 +57,7 @@ class Report(msgspec.Struct, kw_only=True):
     unchanged: list[str] = []
     skipped: list[Skipped] = []
     problems: list[Problem] = []  # lines skipped inside the files imported
+    stopped: str = ""  # why the import stopped before the end (the disk is full), else ""
 
 
 def default_paths(tool: str) -> list[Path]:
@@ -78,7 +80,12 @@ def import_paths(
     report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
     for done, path in enumerate(files, 1):
         lines = problems.Lines(str(path))
-        for outcome, detail in _import_one(store, agent, path, lines):
+        try:
+            outcomes = _import_one(store, agent, path, lines)
+        except NotWritten as exc:  # no room: every file after this one would fail alike
+            report.stopped = str(exc)
+            break
+        for outcome, detail in outcomes:
             if outcome == "skipped":
                 report.skipped.append(Skipped(str(path), detail))
             else:
@@ -93,6 +100,13 @@ def _import_one(store: Store, agent: Agent, path: Path, lines) -> list[tuple[str
     """import_source, where an error nobody foresaw skips this file only (and is logged)."""
     try:
         return import_source(store, agent, path, lines)
+    except NotWritten:
+        raise
+    except OSError as exc:
+        if no_room(exc):
+            raise not_written(f"the import of {path.name}", exc) from None
+        problems.log.exception("importing %s failed", path)
+        return [("skipped", f"{problems.UNEXPECTED} {type(exc).__name__}: {exc}"[:200])]
     except (RecursionError, MemoryError):
         return [("skipped", "too deeply nested or too large to read")]
     except Exception as exc:  # noqa: BLE001 (the other files go on; the traceback is logged)

@@ -8,9 +8,13 @@ Invariants:
   at once (a temporary file renamed over the log).
 - Only a `Writer` appends, and it holds the log's exclusive lock (locks.py) while it lives;
   a second writer, in this process or another, is refused at once (TaskBusy), never waited for.
-- A torn last line (a writer died mid-line) is skipped and reported by readers. The next
-  writer first ends it with a newline, so it stays in the file as a damaged line, and numbers
-  its own records after the last whole one.
+- A record is whole when its line is ended by a newline. A torn last line (a writer killed
+  mid-line, or a write cut short by a full disk) is skipped and reported by readers, and the
+  next writer cuts it off before it appends anything: the cut bytes are added to `<id>.torn`
+  beside the log first (one line each), then the log is truncated to its last whole record,
+  so a log never keeps a torn record and nothing that was whole is lost (ADR 0034). A write
+  that fails in this process (no room) is cut back at once, the same way, less the keeping:
+  its bytes were never a record.
 - A new log appears whole with its first record or not at all (written aside, then linked).
 - `<id>.idx` (offsets of each seq's line) is derived: checked on use, extended or rebuilt.
 """
@@ -24,8 +28,8 @@ from pathlib import Path
 
 import msgspec
 
-from ..errors import NotALog, TaskBusy, TaskNotFound
-from . import faults, journal, locks, records
+from ..errors import NotALog, TaskBusy, TaskNotFound, no_room, not_written
+from . import faults, journal, locks, records, tmpfiles
 from .records import Event, Known
 from .redact import redact
 
@@ -166,8 +170,11 @@ def offsets(path: Path) -> array.array:
             continue  # a line out of order is not a seq of this log
         added.append(offset)
     if added or not idx.exists() or fresh:
-        with open(idx, "wb" if fresh else "ab") as handle:
-            handle.write(added.tobytes())
+        try:
+            with open(idx, "wb" if fresh else "ab") as handle:
+                handle.write(added.tobytes())
+        except OSError:
+            pass  # no room, or read-only: the offsets serve from memory; a torn .idx is redone
     known.extend(added)
     return known
 
@@ -261,10 +268,32 @@ class Writer:
             raise NotALog(f"{self.path} holds no record")
         if found is not None:
             self.last_seq = found[1].seq
-        if self.size:
-            os.lseek(self.fd, self.size - 1, os.SEEK_SET)
-            if os.read(self.fd, 1) != b"\n":  # a torn last line stays, ended by a newline
-                self._write(b"\n")
+        end = _whole_end(self.fd, self.size)
+        if end < self.size:
+            try:
+                self._cut_torn(end)
+            except BaseException:
+                self.close()
+                raise
+        tmpfiles.sweep(self.path.parent)  # the next writer of the folder: what a crash left
+
+    def _cut_torn(self, end: int) -> None:
+        """Keep the torn bytes after `end` in `<id>.torn`, then cut the log back to `end`."""
+        os.lseek(self.fd, end, os.SEEK_SET)
+        torn = os.read(self.fd, self.size - end)
+        keep = torn_path(self.path)
+        try:
+            if not _ends_with(keep, torn + b"\n"):  # a cut stopped after keeping: kept once
+                with open(keep, "ab") as handle:
+                    handle.write(torn + b"\n")
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            os.ftruncate(self.fd, end)
+        except OSError as exc:
+            if no_room(exc):
+                raise not_written(f"the torn end of {self.path.name} aside", exc) from None
+            raise
+        self.size = end
 
     def append(self, items: Iterable[Known]) -> list[Known]:
         """Append records, numbering them and stamping `at` where it is empty; redacted first."""
@@ -284,13 +313,21 @@ class Writer:
     def _write(self, data: bytes) -> None:
         faults.point()  # test hook: stopped before this write, or in its middle
         faults.point(lambda: os.write(self.fd, data[: max(1, len(data) // 2)]))
-        view = memoryview(data)
-        while view:
-            done = os.write(self.fd, view)
-            view = view[done:]
+        try:
+            _write_all(self.fd, data)
+        except OSError as exc:
+            self._cut_back()
+            if no_room(exc):
+                raise not_written(f"task {self.path.stem}'s log", exc) from None
+            raise
         self.size += len(data)
         if self.root is not None:
             journal.note(self.root, self.path.stem)
+
+    def _cut_back(self) -> None:
+        """Take off what a failed write left of its bytes (the next writer would, else)."""
+        with contextlib.suppress(OSError):  # the disk failed again: the next writer cuts it
+            os.ftruncate(self.fd, self.size)
 
     def sync(self) -> None:
         os.fsync(self.fd)
@@ -312,6 +349,45 @@ class Writer:
             self.close()
 
 
+def torn_path(path: Path) -> Path:
+    """Where the torn ends cut from a log are kept, one line each."""
+    return path.with_suffix(".torn")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of `data`, however many writes it takes (a full disk can take part of one)."""
+    view = memoryview(data)
+    while view:
+        done = os.write(fd, view)
+        view = view[done:]
+
+
+def _whole_end(fd: int, size: int) -> int:
+    """Where the log's last whole line ends: after its last newline (0 if it has none)."""
+    pos = size
+    while pos > 0:
+        step = min(CHUNK, pos)
+        os.lseek(fd, pos - step, os.SEEK_SET)
+        block = os.read(fd, step)
+        at = block.rfind(b"\n")
+        if at >= 0:
+            return pos - step + at + 1
+        pos -= step
+    return 0
+
+
+def _ends_with(file: Path, data: bytes) -> bool:
+    try:
+        with open(file, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size < len(data):
+                return False
+            handle.seek(size - len(data))
+            return handle.read() == data
+    except FileNotFoundError:
+        return False
+
+
 def _create(path: Path, start: records.SessionStart) -> None:
     """A new log appears whole with its first line, or not at all: the line is written to a
     hidden file beside it, which is then linked to the log's name (refused if it exists)."""
@@ -322,7 +398,7 @@ def _create(path: Path, start: records.SessionStart) -> None:
     try:
         faults.point()  # test hook: stopped before the first line, or in its middle
         faults.point(lambda: os.write(fd, line[: len(line) // 2]))
-        os.write(fd, line)
+        _write_all(fd, line)
         os.close(fd)
         fd = -1
         faults.point()  # ... written aside, not yet the log
@@ -331,6 +407,10 @@ def _create(path: Path, start: records.SessionStart) -> None:
         raise TaskBusy(f"task {path.stem} exists already") from None
     except FileNotFoundError:
         raise TaskNotFound(f"no folder for task {path.stem}") from None
+    except OSError as exc:
+        if no_room(exc):
+            raise not_written(f"task {path.stem}'s new log", exc) from None
+        raise
     finally:
         if fd >= 0:
             os.close(fd)
@@ -359,11 +439,17 @@ def rewrite(path: Path, change: Callable[[bytes], bytes]) -> int:
         if not count:
             return 0
         tmp = path.with_name(f".{path.name}.{os.getpid()}.rewrite")
-        with open(tmp, "wb") as handle:
-            handle.write(b"\n".join(changed))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o600)
+        try:
+            with open(tmp, "wb") as handle:
+                handle.write(b"\n".join(changed))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o600)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            if no_room(exc):
+                raise not_written(f"task {path.stem}'s scrubbed log", exc) from None
+            raise
         if sys.platform == "win32":  # an open file cannot be replaced there: let go of it first
             locks.unlock(fd)
             os.close(fd)
