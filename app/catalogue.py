@@ -13,7 +13,8 @@ log only grew (checked by the last folded line's checksum), and folded again fro
 otherwise.
 """
 
-import _thread  # threading's get_ident, without threading's import (a search's start)
+import contextlib
+import errno
 import os
 import re
 import zlib
@@ -22,8 +23,9 @@ from pathlib import Path
 import msgspec
 
 from . import listing
+from .errors import NotWritten, no_room
 from .listing import MTIME, SIZE, running_since
-from .log import logfile, records
+from .log import logfile, records, tmpfiles
 
 TITLE_MAX = 120
 # A person's name outranks the model's, which outranks the agent's or an import's.
@@ -233,6 +235,19 @@ class Cache:
         self.sessions = sessions
         self.file = file
         self.folds_file = file.with_suffix(".fold")
+        self.unsaved = ""  # why the last scan's catalogue could not be saved (used from memory)
+
+    def _keep(self, write, *args) -> None:
+        """Save a derived file; a disk that cannot take it (full, read-only) leaves the scan's
+        result in memory, said in `unsaved`: a listing never needs room."""
+        try:
+            write(*args)
+        except OSError as exc:
+            if not (no_room(exc) or exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)):
+                raise
+            self.unsaved = f"the task list could not be saved ({exc.strerror}): shown unsaved"
+        except NotWritten as exc:
+            self.unsaved = f"{exc}: the task list is shown unsaved"
 
     def scan(self) -> dict[str, list]:
         """Every log's catalogue entry (listing.py); only logs that changed are read."""
@@ -240,7 +255,7 @@ class Cache:
         found = listing.stats(self.sessions)
         if listing.current(old, found):
             if listing.stale(old, running_since()):
-                listing.write(self.file, old)  # a running row has gone quiet: write it closed
+                self._keep(listing.write, self.file, old)  # a running row has gone quiet
             return old
         folds = self._load_folds()
         new, kept = {}, {}
@@ -254,9 +269,10 @@ class Cache:
             ):
                 summary, fields = self._refresh(task, summary, stat)
             new[task], kept[task] = fields, summary
-        self._save_folds(kept)
+        self.unsaved = ""
+        self._keep(self._save_folds, kept)
         new = listing.in_order(new)
-        listing.write(self.file, new)
+        self._keep(listing.write, self.file, new)
         return new
 
     def summary(self, task: str) -> Summary:
@@ -307,13 +323,9 @@ class Cache:
         return folds if version == FOLDS else {}
 
     def _save_folds(self, folds: dict[str, Summary]) -> None:
-        tmp = f"{self.folds_file.name}.{os.getpid()}.{_thread.get_ident()}.tmp"
-        tmp = self.folds_file.with_name(tmp)
-        tmp.write_bytes(msgspec.msgpack.encode((FOLDS, folds)))
-        try:
-            os.replace(tmp, self.folds_file)
-        except PermissionError:  # Windows: another process is reading it; kept next time
-            tmp.unlink()
+        tmpfiles.sweep(self.folds_file.parent)  # the next writer of the folder: a crash's tmp
+        with contextlib.suppress(PermissionError):  # Windows: being read; kept next time
+            tmpfiles.replace(self.folds_file, msgspec.msgpack.encode((FOLDS, folds)))
 
 
 def listed(fields: list, since: str) -> TaskInfo:

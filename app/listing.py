@@ -91,13 +91,18 @@ def write(file: str | os.PathLike, entries: dict[str, list]) -> None:
 
     # one name per thread too: the API lists tasks from several request threads at once
     tmp = f"{os.fspath(file)}.{os.getpid()}.{threading.get_ident()}.tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(b"\n".join(lines) + b"\n")
     try:
+        with open(tmp, "wb") as handle:
+            handle.write(b"\n".join(lines) + b"\n")
         os.replace(tmp, file)
     except PermissionError:  # Windows: another process is reading it; a later list writes it
-        os.unlink(tmp)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         return
+    except BaseException:  # no room: nothing left behind, the caller says it is unsaved
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     for name in OLD_FILES:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(os.path.dirname(os.fspath(file)), name))

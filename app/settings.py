@@ -17,7 +17,7 @@ from typing import Literal
 
 import msgspec
 
-from .errors import BadInput
+from .errors import BadInput, no_room, not_written
 
 
 class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -105,8 +105,14 @@ def save(root: Path, settings: Settings) -> None:
     file = path(root)
     tmp = _tmp(file)
     with _writing:
-        tmp.write_bytes(msgspec.json.format(msgspec.json.encode(settings)) + b"\n")
-        os.replace(tmp, file)
+        try:
+            tmp.write_bytes(msgspec.json.format(msgspec.json.encode(settings)) + b"\n")
+            os.replace(tmp, file)
+        except BaseException as exc:
+            tmp.unlink(missing_ok=True)
+            if no_room(exc):
+                raise not_written("the settings", exc) from None
+            raise
 
 
 def follow_folder(root: Path, tool: str, folder: str) -> Settings:

@@ -17,7 +17,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from .errors import BadInput, TaskNotFound
-from .log import logfile
+from .log import logfile, tmpfiles
 from .log import records as r
 
 FILE = "starred.json"
@@ -133,10 +133,8 @@ def _load(store) -> dict[str, dict]:
 
 
 def _save(root, turns: dict) -> None:
-    file = Path(root) / FILE
-    tmp = file.with_name(f"{FILE}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(json.dumps({"format": FORMAT, "turns": turns}), encoding="utf-8")
-    os.replace(tmp, file)
+    data = json.dumps({"format": FORMAT, "turns": turns}).encode()
+    tmpfiles.replace(Path(root) / FILE, data, "the starred turns")
 
 
 def _asked(log: Path, turn: int) -> str:

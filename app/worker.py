@@ -23,10 +23,14 @@ Invariants:
   pause or stop is imported at the next pass;
 - a task the person deleted stays deleted: the store's tombstone makes the importer skip it;
 - nothing here raises out of the thread: an unexpected error is logged and the next pass
-  tries again.
+  tries again;
+- a full disk (NotWritten from an import or the index) pauses following, said in the status
+  line; the worker looks at the disk's free room every `interval` and goes on by itself once
+  room was made (ROOM_MADE more free bytes than when it stopped), or at the next RESCAN.
 """
 
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -35,13 +39,14 @@ from typing import Protocol
 
 from . import agents, memory, scrub, settings
 from .agents import session_files
-from .errors import NodwynError
+from .errors import NodwynError, NotWritten
 from .importers import registry
 from .store import Store
 
 log = logging.getLogger("nodwyn.worker")
 GAP = 1.0  # seconds between passes woken by notifications (an agent writes many lines a second)
 RESCAN = 600.0  # seconds between looks at every folder, notified or not
+ROOM_MADE = 64 * 1024  # free bytes more than when the disk filled: room was made, go on
 
 
 class Progress(Protocol):
@@ -82,6 +87,12 @@ class Worker:
         self._paused = threading.Event()
         self._idle = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._full: tuple[int, float] | None = None  # (free bytes, when) at a full disk
+
+    @property
+    def full(self) -> bool:
+        """Following paused because the disk had no room; it goes on once there is."""
+        return self._full is not None
 
     @property
     def watching_the_data(self) -> bool:
@@ -156,11 +167,13 @@ class Worker:
         rescan = time.monotonic() + RESCAN
         while not self._stop.is_set():
             began = time.monotonic()
-            if not self._paused.is_set():
+            if not self._paused.is_set() and self._has_room():
                 try:
                     self.run_pass()
                 except Stopped:
                     pass
+                except NotWritten as exc:  # the disk is full: paused until there is room
+                    self._disk_full(str(exc))
                 except Exception:  # keep following; the next pass tries again
                     log.exception("the background pass failed")
                     self._report("error", 0, 0)
@@ -177,7 +190,7 @@ class Worker:
     def _timeout(self, rescan: float) -> float:
         """How long to wait for a notification: until the polled folders' next look."""
         until_rescan = max(0.0, rescan - time.monotonic())
-        polling = self.polled or self._watch is None
+        polling = self.polled or self._watch is None or self._full is not None
         return min(self.interval, until_rescan) if polling else until_rescan
 
     def run_pass(self) -> bool:
@@ -242,12 +255,38 @@ class Worker:
             key=lambda item: item[1][1],  # oldest first: a session's parent before its child
         )
 
+    def _free(self) -> int:
+        try:
+            return shutil.disk_usage(self.store.root).free
+        except OSError:
+            return 0
+
+    def _disk_full(self, reason: str) -> None:
+        log.warning("following paused: %s", reason)
+        self._full, self._all = (self._free(), time.monotonic()), True
+        self._report("", 0, 0, f"Following paused: {reason}. It goes on when there is room.")
+
+    def _has_room(self) -> bool:
+        """Whether to run a pass: always, unless the disk filled and no room was made since."""
+        if self._full is None:
+            return True
+        free, since = self._full
+        if self._free() < free + ROOM_MADE and time.monotonic() - since < RESCAN:
+            return False
+        self._full = None
+        self._report("", 0, 0, "Following goes on: there is room on the disk again.")
+        return True
+
     def _import(self, tool: str, file: Path) -> None:
         try:
             report = agents.import_file(self.store, tool, file)
+        except NotWritten:
+            raise  # the disk is full: the pass stops here, this file not taken as seen
         except NodwynError as exc:  # a bad file is reported and skipped, never fatal
             log.warning("could not import %s: %s", file, exc)
             return
+        if report.stopped:
+            raise NotWritten(report.stopped)
         for skipped in report.skipped:
             log.info("skipped %s: %s", skipped.path, skipped.reason)
         for problem in report.problems:

@@ -51,7 +51,10 @@ def add_serve(sub) -> None:
 
 def cmd_sessions(args) -> None:
     # main() tried quick_listing first: the catalogue must be folded
-    listed = store(args).list_json(None if args.all else False).encode()
+    found = store(args)
+    listed = found.list_json(None if args.all else False).encode()
+    if found.cache.unsaved:  # a full or read-only disk: listed from what is there, said so
+        print(f"nodwyn: {found.cache.unsaved}", file=sys.stderr)
     if args.agent:
         listed = of_agent(listed, args.agent)
     if args.json:

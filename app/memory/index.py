@@ -43,7 +43,7 @@ import tantivy
 from msgspec import Struct
 
 from .. import catalogue, settings
-from ..log import journal
+from ..log import journal, tmpfiles
 from . import changes, documents, words
 from . import mem as memfile
 from .adding import Adding
@@ -159,9 +159,8 @@ def _old_state(root: Path) -> State | None:
 
 def save_state(root: Path, state: State) -> None:
     file = folder(root) / STATE
-    tmp = file.with_name(f".state.{os.getpid()}.tmp")
-    tmp.write_bytes(_state_encoder.encode(state))
-    os.replace(tmp, file)
+    tmpfiles.sweep(file.parent)  # the next writer of the folder: what a crash left
+    tmpfiles.replace(file, _state_encoder.encode(state), "the word index's state")
     (folder(root) / _OLD_STATE).unlink(missing_ok=True)
 
 

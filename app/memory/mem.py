@@ -22,6 +22,7 @@ the log gained; a mismatch (log replaced, truncated, edited) starts again from t
 A missing, damaged or other-format file counts as empty.
 """
 
+import contextlib
 import os
 import struct
 import zlib
@@ -30,8 +31,8 @@ from pathlib import Path
 import msgspec
 from msgspec import Struct
 
-from ..errors import TaskNotFound
-from ..log import logfile
+from ..errors import TaskNotFound, no_room, not_written
+from ..log import logfile, tmpfiles
 from . import frames as frames_rule
 from .cards import Card, Episode, Fold, finish
 from .cards import feed as feed_card
@@ -227,18 +228,12 @@ def _state_of(frame: Frame) -> Mem:
 def write(log: Path, mem: Mem) -> None:
     """A .mem of one frame holding all of `mem` (all its cards), renamed into place."""
     file = path_of(log)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
     frame = Frame(base=-1, number=0, fold=mem.fold, mark=mem.mark)
-    heads, heads_tmp = heads_path(log), file.with_name(f".{file.stem}.heads.{os.getpid()}.tmp")
-    try:
-        heads_tmp.write_bytes(HEADS_MAGIC + _heads_line(-1, 0, mem.fold))
-        os.replace(heads_tmp, heads)  # before the .mem: a reader checks it against the log
-        tmp.write_bytes(MAGIC + _frame_bytes(frame))
-        os.replace(tmp, file)
+    try:  # the .heads before the .mem: a reader checks it against the log
+        tmpfiles.replace(heads_path(log), HEADS_MAGIC + _heads_line(-1, 0, mem.fold))
+        tmpfiles.replace(file, MAGIC + _frame_bytes(frame))
     except FileNotFoundError:
-        tmp.unlink(missing_ok=True)  # the task was deleted meanwhile: nothing to keep
-        heads_tmp.unlink(missing_ok=True)
-        return
+        return  # the task was deleted meanwhile: nothing to keep (tmpfiles left nothing)
     whole = Mem(fold=mem.fold, mark=mem.mark, frames=1)
     _remember(file, _copy(whole))
 
@@ -261,14 +256,8 @@ def append(log: Path, base: Mem, gained: Mem) -> None:
     frame = Frame(base=base.fold.end, number=base.frames, fold=gained.fold, mark=gained.mark)
     file = path_of(log)
     known, before = _seen.pop(file, None), _stat(file)
-    try:
-        fd = os.open(file, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
+    if not _append_whole(file, _frame_bytes(frame)):
         return
-    try:
-        os.write(fd, _frame_bytes(frame))
-    finally:
-        os.close(fd)
     _append_heads(log, frame)
     if known is not None and known[0] == before:  # what we knew plus this frame
         _apply(known[1], frame)
@@ -278,15 +267,32 @@ def append(log: Path, base: Mem, gained: Mem) -> None:
 def _append_heads(log: Path, frame: Frame) -> None:
     """The frame's heads appended to the log's .heads (one write, as the frame's); a .mem
     from before .heads files has its heads written whole first (write_heads)."""
-    try:
-        fd = os.open(heads_path(log), os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
+    if not _append_whole(heads_path(log), _heads_line(frame.base, frame.number, frame.fold)):
         write_heads(log, load(log).fold)
-        return
+
+
+def _append_whole(file: Path, data: bytes) -> bool:
+    """Append `data` whole, or cut the file back to where it was (a full disk can take part
+    of a write and say nothing): a reader never meets half a frame this process wrote. False
+    when the file is not there."""
     try:
-        os.write(fd, _heads_line(frame.base, frame.number, frame.fold))
+        fd = os.open(file, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return False
+    try:
+        size = os.fstat(fd).st_size
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        if no_room(exc):
+            raise not_written(file.name, exc) from None
+        raise
     finally:
         os.close(fd)
+    return True
 
 
 def write_heads(log: Path, fold) -> None:

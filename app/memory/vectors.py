@@ -32,7 +32,7 @@ from msgspec import Struct
 
 from .. import settings as settingsmod
 from ..errors import NodwynError, TaskNotFound
-from ..log import logfile, records
+from ..log import logfile, records, tmpfiles
 from . import encoder as encodermod
 from . import mem as memfile
 from . import words
@@ -88,13 +88,8 @@ def load(log: Path) -> Vec:
 
 
 def save(log: Path, vec: Vec) -> None:
-    file = path_of(log)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        tmp.write_bytes(_encoder.encode(vec))
-        os.replace(tmp, file)
-    except FileNotFoundError:
-        tmp.unlink(missing_ok=True)  # the task was deleted meanwhile
+    with contextlib.suppress(FileNotFoundError):  # the task was deleted meanwhile
+        tmpfiles.replace(path_of(log), _encoder.encode(vec))
 
 
 def card_text(card, folder: str = "") -> str:
