@@ -3,12 +3,13 @@
 A real `nodwyn import` process is stopped at each of its writes in turn (the test hook
 `NODWYN_STOP_AT_WRITE=N` of nodwyn.log.faults ends it there with `os._exit`, a torn point
 after writing half its bytes), and at random moments with SIGKILL; then a new import runs.
-The log's whole lines must then be exactly those of one clean import: nothing lost, nothing
-twice. A torn fragment may stay as a damaged line: the log is append-only (logfile.py).
+The log must then be byte for byte one clean import's: nothing lost, nothing twice, and no
+torn fragment kept (the next writer cuts it off, logfile.py; #27).
 """
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +23,8 @@ from nodwyn.log import faults, records
 from nodwyn.store import Store
 
 KILLS = int(os.environ.get("NODWYN_KILLS") or 4)  # random SIGKILLs (more by hand)
+# kills of an extending import; NODWYN_EXTEND_KILLS=47 runs the issue's count (#27) by hand
+EXTEND_KILLS = int(os.environ.get("NODWYN_EXTEND_KILLS") or 8)
 
 
 def turns(count: int, first: int = 0) -> list[dict]:
@@ -38,14 +41,13 @@ def turns(count: int, first: int = 0) -> list[dict]:
 
 
 def whole_lines(store: Store, task: str) -> list[bytes]:
-    """The log's lines that are records (a torn fragment left by a stop is not one)."""
-    kept = []
-    for line in store.log_path(task).read_bytes().split(b"\n"):
-        try:
-            records.decode(line)
-        except records.Damaged:
-            continue
-        kept.append(line)
+    """The log's lines, every one a record: a torn fragment left by a stop is cut off by the
+    next writer (kept aside in `.torn`), so none may stay (#27)."""
+    data = store.log_path(task).read_bytes()
+    assert data.endswith(b"\n"), "the log ends with a whole record"
+    kept = data.split(b"\n")[:-1]
+    for line in kept:
+        records.decode(line)  # raises on a torn line
     return kept
 
 
@@ -172,3 +174,52 @@ def test_a_shorter_copy_after_a_clean_import_adds_nothing_and_the_whole_grows_on
     age(write(source, lines))
     assert import_paths(store, "claude", [source]).extended == [task]
     assert whole_lines(store, task) == clean(tmp_path, source)[task]
+
+
+def half_then_whole(folder: Path, count: int = 30) -> list[list[dict]]:
+    """`count` sources whose first halves are on disk now; their whole lines returned."""
+    wholes = []
+    for n in range(count):
+        lines = session() + turns(100)
+        age(
+            write(folder / f"11111111-2222-3333-4444-5555555500{n:02d}.jsonl", lines[:157])
+        )  # cut between turns
+        wholes.append(lines)
+    return wholes
+
+
+@pytest.fixture(scope="module")
+def extending(tmp_path_factory):
+    """A data directory holding the first halves (to be copied), the whole sources, the clean
+    import's logs, and how long an extending import takes here."""
+    base = tmp_path_factory.mktemp("extending")
+    folder = base / "s"
+    wholes = half_then_whole(folder)
+    half = base / "half"
+    assert run_import(half, folder).returncode == 0
+    for n, lines in enumerate(wholes):
+        age(write(folder / f"11111111-2222-3333-4444-5555555500{n:02d}.jsonl", lines))
+    expected = clean(base, folder)
+    timed = base / "timed"
+    shutil.copytree(half, timed)
+    began = time.monotonic()
+    assert run_import(timed, folder).returncode == 0
+    return half, folder, expected, time.monotonic() - began
+
+
+@pytest.mark.parametrize("attempt", range(EXTEND_KILLS))
+def test_an_extending_import_killed_at_a_random_moment_then_imported_again_is_one_clean_import(
+    tmp_path, extending, attempt
+):
+    half, folder, expected, span = extending
+    data = tmp_path / "data"
+    shutil.copytree(half, data)
+    environ = dict(os.environ, NODWYN_DATA_DIR=str(data))
+    command = [sys.executable, "-m", "nodwyn.cli", "import", "claude", str(folder)]
+    running = subprocess.Popen(command, env=environ, stdout=subprocess.DEVNULL)
+    time.sleep(random.Random(attempt).uniform(0.0, span))  # a seeded moment of the import
+    running.send_signal(signal.SIGKILL)
+    running.wait(timeout=30)
+    assert run_import(data, folder).returncode == 0
+    store = Store(data)
+    assert {task: whole_lines(store, task) for task in expected} == expected
