@@ -30,6 +30,10 @@ from .log import logfile, records, tmpfiles
 TITLE_MAX = 120
 # A person's name outranks the model's, which outranks the agent's or an import's.
 RANK = {"person": 3, "model": 2, "agent": 1, "import": 1}
+# A digest the person wrote is shown over the agent's and a provider's; among those, the
+# latest is shown (ADR 0033). The list keeps the start of it; recall gives it whole.
+DIGEST_RANK = {"person": 2, "agent": 1, "provider": 1}
+DIGEST_SHOWN = 400
 
 
 class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
@@ -58,6 +62,9 @@ class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     last_offset: int = -1
     last_crc: int = 0
     turn_cost: float = 0.0  # replies' cost in the turn under way, until its end says the cost
+    digest: str = ""  # the start of the digest shown (memory.summary, level digest)
+    digest_by: str = ""  # agent / provider / person
+    digest_at: str = ""
 
 
 class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
@@ -77,6 +84,9 @@ class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
     branch: str = ""
     model: str = ""
     cost_usd: float | None = None
+    digest: str = ""  # the task's digest as shown (ADR 0033), its start
+    digest_by: str = ""
+    digest_at: str = ""
 
 
 _json = msgspec.json.Encoder()
@@ -108,6 +118,9 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
         branch=summary.branch,
         model=summary.model,
         cost_usd=None if unknown else round(summary.cost_usd, 6),
+        digest=summary.digest,
+        digest_by=summary.digest_by,
+        digest_at=summary.digest_at,
     )
 
 
@@ -126,7 +139,10 @@ def fold(summary: Summary, record: records.Event) -> None:
     summary.events += 1
     # Naming, archiving or starring a task is not activity in it: an old imported task that a person
     # archives stays where it was in the list, and closed.
-    quiet = isinstance(record, records.SessionTitle | records.SessionArchive | records.Bookmark)
+    quiet = isinstance(
+        record,
+        records.SessionTitle | records.SessionArchive | records.Bookmark | records.Summary,
+    )
     if record.at and record.at > summary.last_at and not quiet:
         summary.last_at = record.at
     match record:
@@ -166,6 +182,8 @@ def fold(summary: Summary, record: records.Event) -> None:
             summary.cost_usd += record.cost_usd - summary.turn_cost
             summary.turn_cost = 0.0
             summary.priced = True
+        case records.Summary() if record.level == "digest":
+            _fold_digest(summary, record)
         case records.ApprovalAsk():
             summary.asks.append(record.call)
         case records.ApprovalAnswer():
@@ -181,6 +199,17 @@ def _fold_title(summary: Summary, record: records.SessionTitle) -> None:
         summary.title, summary.title_by = record.title, record.actor
     else:
         summary.title, summary.title_by = "", ""
+
+
+def _fold_digest(summary: Summary, record: records.Summary) -> None:
+    if DIGEST_RANK.get(record.by, 1) < DIGEST_RANK.get(summary.digest_by, 0):
+        return  # the person's digest stays shown until the person writes another
+    from .log.redact import redact  # only here: a listing from the catalogue imports no rules
+
+    text = " ".join(redact(record.text).split())
+    if len(text) > DIGEST_SHOWN:
+        text = text[: DIGEST_SHOWN - 1].rstrip() + "…"
+    summary.digest, summary.digest_by, summary.digest_at = text, record.by, record.at
 
 
 def first_sentence(text: str) -> str:

@@ -1,6 +1,7 @@
 """`nodwyn mcp`: nodwyn's tools offered to agents over MCP on stdio (the official `mcp` SDK).
 
-Three tools: index-search and recall (read-only) and name-task; what they do lives in
+Four tools: index-search and recall (read-only), name-task and record-summary; what they do
+lives in
 toolbox.py. The tools' schemas are sent with every request an agent makes, so descriptions
 are kept short and their size is measured (`nodwyn mcp --schema-size`).
 
@@ -67,7 +68,27 @@ TOOLS = [
             "required": ["title"],
         },
     ),
+    types.Tool(
+        name="record-summary",
+        description=(
+            "A few lines: level digest (where this task stands) or close (what this chat did)."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}, "level": {"enum": ["digest", "close"]}},
+            "required": ["text", "level"],
+        },
+    ),
 ]
+
+# Sent once, at the start of a session: when the agent writes summaries, so each is a short
+# call made while its cache is warm (ADR 0033).
+INSTRUCTIONS = """nodwyn keeps this agent's sessions; its tools search and recall them.
+Name a new task with name-task, alongside your first step.
+When a turn has finished something (a fix, a decision, a result), end it with record-summary
+level digest: 2-6 lines on where the task stands, decisions and why, what is left.
+When this chat ends or is about to be compacted, call record-summary level close: what it did.
+Keep both short; nodwyn refuses one when nothing new happened since the last."""
 
 
 def wire(tool: types.Tool) -> dict:
@@ -107,7 +128,7 @@ def make_server(toolbox: Toolbox) -> Server:
     return Server(
         "nodwyn",
         version=__version__,
-        instructions="nodwyn keeps this agent's sessions; its tools search and recall them.",
+        instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

@@ -72,7 +72,12 @@ def test_tools_are_listed_with_short_schemas(setup):
         return (await session.list_tools()).tools
 
     tools = talk(server(setup["work"], {}), script)
-    assert [tool.name for tool in tools] == ["index-search", "recall", "name-task"]
+    assert [tool.name for tool in tools] == [
+        "index-search",
+        "recall",
+        "name-task",
+        "record-summary",
+    ]
     assert all(len(tool.description) <= 200 for tool in tools)
     assert tools[0].input_schema["required"] == ["query"]
 

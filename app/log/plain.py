@@ -42,6 +42,8 @@ RECORDS = {
     "context.compact": ({"note": "str", "first_seq": "int", "last_seq": "int"}, ()),
     "error": ({"text": "str"}, ()),
     "bookmark": ({"turn": "int", "note": "str", "starred": "bool"}, ()),
+    "memory.summary": ({"text": "str", "level": "str", "first_seq": "int", "last_seq": "int",
+                        "turns": "int", "by": "str", "provider": "str", "model": "str"}, ()),
 }  # fmt: skip
 
 

@@ -168,6 +168,22 @@ class Bookmark(Record, tag="bookmark"):
     starred: bool = True
 
 
+class Summary(Record, tag="memory.summary"):
+    """A summary of seqs first_seq..last_seq (ADR 0033): level `close` for a chat or an episode
+    that ended (L2), `digest` for the task's rolling digest (L3: the latest one is shown, the
+    earlier ones stay). `by` says who wrote it: the task's own agent over MCP (`model` is the
+    agent's name), a provider the person chose (`provider` and its `model`), or the person."""
+
+    text: str = ""
+    level: str = "digest"
+    first_seq: int = 0
+    last_seq: int = 0
+    turns: int = 0  # turns (a person's prompts) in first_seq..last_seq
+    by: str = "agent"
+    provider: str = ""
+    model: str = ""
+
+
 class Opaque(Struct, frozen=True, kw_only=True):
     """A line of a kind this version does not know (or whose fields do not fit): kept whole."""
 
@@ -194,6 +210,7 @@ Known = (
     | ContextCompact
     | Error
     | Bookmark
+    | Summary
 )
 Event = Known | Opaque
 

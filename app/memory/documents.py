@@ -57,6 +57,8 @@ def text_of(record: records.Event, tool_output: bool = True, clean: bool = True)
             parts = [record.tool, *strings(call_input(record.input))]
         case records.Bookmark():
             parts = [record.note] if record.starred else []
+        case records.Summary():
+            parts = [record.text]
         case records.Opaque():
             parts = strings({k: v for k, v in record.raw.items() if k not in ("kind", "at")})
         case _:
@@ -93,6 +95,8 @@ def heading(record: records.Event, calls: dict[str, str]) -> str:
         parts.append(f"agent {agent}")
     if isinstance(record, records.Result):
         parts.append(calls.get(record.call) or record.tool or "call")
+    elif isinstance(record, records.Summary):
+        parts.append("close summary" if record.level == "close" else record.level)
     elif isinstance(record, records.Reply) and record.calls:
         parts.append("calls " + ", ".join(call.tool for call in record.calls))
     return " · ".join([part for part in parts if part])

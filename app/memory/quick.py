@@ -181,6 +181,8 @@ def text_of(kind: str | None, record: dict, tool_output: bool) -> str:
         parts = [get("tool", ""), *matching.strings(call_input(get("input")))]
     elif kind == "bookmark":
         parts = [get("note", "")] if get("starred", True) else []
+    elif kind == "memory.summary":
+        parts = [get("text", "")]
     elif kind is None:
         parts = matching.strings({k: v for k, v in record.items() if k not in ("kind", "at")})
     else:

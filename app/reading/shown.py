@@ -7,7 +7,7 @@ Nothing is taken away, so a reader that ignores these fields sees the record as 
 
 from . import ansi, edits, markdown
 
-_TEXTS = {"message": "text", "reply": "text", "context.compact": "note"}
+_TEXTS = {"message": "text", "reply": "text", "context.compact": "note", "memory.summary": "text"}
 
 
 def dress(event: dict) -> dict:
