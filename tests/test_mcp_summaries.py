@@ -2,11 +2,10 @@
 close summary; nothing new records nothing, and the person's digest stays shown."""
 
 from mcp_client import call, server, talk
-from test_mcp_name_task import make_task
-
 from nodwyn.log import logfile, records
 from nodwyn.store import Store
 from nodwyn.summarizing import recording
+from test_mcp_name_task import make_task
 
 
 def summaries(store: Store, task: str) -> list[records.Summary]:
