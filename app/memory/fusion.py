@@ -348,7 +348,7 @@ def assemble(store, state, order, found: list[Hit], terms: set[str]):
                 card = shown_card(handle, log, state, task, chosen[0].turn_at, turn)
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
-        found_turn = turn_hit(task, state, card, chosen, events)
+        found_turn = turn_hit(task, state, card, chosen, events, log)
         out.append(msgspec.structs.replace(found_turn, score=round(score, 6)))
     return out
 

@@ -47,6 +47,7 @@ class TurnHit(Struct, frozen=True, kw_only=True):
     score: float
     at: str
     events: list[EventHit]
+    summary: str = ""  # the close summary covering this turn (ADR 0033), if one does
 
 
 class Results(Struct, frozen=True, kw_only=True):
@@ -203,13 +204,13 @@ def group(store, state, found: list[Hit], terms: set[str]) -> list[TurnHit]:
                     members.sort(key=lambda hit: hit.seq)
                     events = [event_hit(handle, log, hit, terms, state) for hit in members]
                     card = shown_card(handle, log, state, task, members[0].turn_at, turn)
-                    turns.append(turn_hit(task, state, card, members, events))
+                    turns.append(turn_hit(task, state, card, members, events, log))
         except (FileNotFoundError, TaskNotFound):
             continue  # deleted while we read
     return turns
 
 
-def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> TurnHit:
+def turn_hit(task, state, card, members: list[Hit], events: list[EventHit], log=None) -> TurnHit:
     """A turn as a hit; `card` as shown_card gives it (or None: an event outside turns)."""
     seen = state.tasks[task]
     best = max(hit.score for hit in members)
@@ -223,8 +224,19 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit]) -> T
     return TurnHit(
         task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
         last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,
-        events=events,
+        events=events, summary=close_summary(log, card.first_seq) if log else "",
     )  # fmt: skip
+
+
+def close_summary(log: Path, seq: int) -> str:
+    """The text of the close summary covering `seq` in a log, redacted; "" when none."""
+    from . import summaries
+
+    try:
+        found = summaries.covering(summaries.of_log(log), seq)
+    except (OSError, TaskNotFound):
+        return ""
+    return redact(found.text) if found is not None else ""
 
 
 def record_at(handle, log: Path, offset: int, seq: int) -> records.Event:

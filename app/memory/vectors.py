@@ -113,6 +113,21 @@ def texts_of(cards, episodes, project: str = "") -> list[tuple[str, int, int, st
     return out
 
 
+def summary_texts(log: Path, cards) -> list[tuple[str, int, int, str]]:
+    """(kind "summary", seq, turn, text) of each summary and digest (ADR 0033): a turn is
+    found by what the agent or the provider wrote of it, as by its card. Its turn: the one it
+    was written in; a provider's, written after the task, the last turn it covers."""
+    from . import summaries
+
+    firsts = [card.first_seq for card in cards]
+    out = []
+    for record in summaries.of_log(log):
+        seq = record.seq if record.by == "agent" else record.last_seq
+        at = bisect.bisect_right(firsts, seq) - 1
+        out.append(("summary", record.seq, firsts[at] if at >= 0 else -record.seq, record.text))
+    return out
+
+
 def project_of(log: Path) -> str:
     """The project folder of a log's task: its first line's (a session.start)."""
     with contextlib.closing(logfile.read(log)) as found:
@@ -155,7 +170,7 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
     with lock:
         end = log.stat().st_size
         cards, episodes = memfile.cards_of(log)
-    texts = texts_of(cards, episodes, project_of(log))
+    texts = texts_of(cards, episodes, project_of(log)) + summary_texts(log, cards)
     keep = vec.model == encoder.id
     known = {(e.kind, e.seq, e.crc): row for row, e in enumerate(vec.entries)} if keep else {}
     old = vec.matrix() if keep else None

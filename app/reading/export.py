@@ -115,7 +115,19 @@ def _md_event(event: dict, cards: dict) -> list[str]:
                 *[f"> {line}" for line in event.get("note", "").splitlines()], ""]  # fmt: skip
     if kind == "error":
         return [f"**Error:** {event.get('text', '')}", ""]
+    if kind == "memory.summary":
+        return [f"> **{_summary_label(event)}**", ">",
+                *[f"> {line}" for line in event.get("text", "").splitlines()], ""]  # fmt: skip
     return []
+
+
+def _summary_label(event: dict) -> str:
+    """ "Digest of seqs 1-40, by claude (agent)" (ADR 0033)."""
+    level = "Digest" if event.get("level", "digest") == "digest" else "Close summary"
+    by = event.get("by", "agent")
+    who = f"{event.get('provider', '')} {event.get('model', '')}".strip() if by == "provider" else (
+        f"{event.get('model') or 'the agent'} (agent)" if by == "agent" else by)  # fmt: skip
+    return f"{level} of seqs {event.get('first_seq')}–{event.get('last_seq')}, by {who}"
 
 
 def _input_text(call: dict, diff: dict | None = None) -> str:
@@ -191,6 +203,8 @@ def _html_event(event: dict, cards: dict) -> list:
         return ["div", {"class": "compaction"}, "compaction · ", *event.get("md", [])]
     if kind == "error":
         return ["div", {"class": "event error"}, meta, event.get("text", "")]
+    if kind == "memory.summary":
+        return ["div", {"class": "summary"}, f"{_summary_label(event)} · ", *event.get("md", [])]
     return ["span", {}]
 
 

@@ -157,6 +157,8 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       costEl(task),
       task.state !== "closed" ? el("span", { class: `state state-${task.state.replace(/ /g, "-")}` }, task.state) : null,
       task.archived ? el("span", { class: "state" }, "archived") : null,
+      // the task's digest (ADR 0033): its start on the line, the whole of it on hover
+      task.digest ? el("span", { class: "digest", "data-field": "digest", title: `digest by ${task.digest_by}, ${task.digest_at}\n${task.digest}` }, `digest: ${task.digest}`) : null,
     ].filter(Boolean);
     // each field keeps its separator on its own line; a long path or branch is cut short
     // (whole on hover) instead of wrapping the header over several lines

@@ -98,7 +98,9 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
           el("span", { class: "heading" }, marked(ev.heading || ev.kind, terms))),
         (ev.lines || []).slice(0, 3).map((/** @type {string} */ line) => el("div", { class: "snippet" }, marked(line, terms)))))
       : [link(turn.task, turn.first_seq, el("div", { class: "result-event-head" }, "open this turn"))];
-    return el("div", { class: "result-turn", "data-result-turn": turn.first_seq }, head, items);
+    // the close summary of the chat this turn was in (ADR 0033), when an agent or provider wrote one
+    const summary = turn.summary ? el("div", { class: "result-summary muted", "data-summary": "" }, `summary: ${turn.summary}`) : null;
+    return el("div", { class: "result-turn", "data-result-turn": turn.first_seq }, head, summary, items);
   }
 
   /** @param {string} task @param {number} seq @param {...any} body */
