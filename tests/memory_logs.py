@@ -44,6 +44,15 @@ class Counting:
         return self.model.encode(texts)
 
 
+def encoded(store, model) -> None:
+    """Every log's vectors made by `model`, as the background makes them (a search makes
+    none: it encodes its query alone)."""
+    from nodwyn.memory import vectors
+
+    for log in vectors.newest_first(store.sessions.glob("*.jsonl")):
+        vectors.update(log, model)
+
+
 def without_the_sentence_model(folder, monkeypatch) -> None:
     """The shipped model's folder as it would be without minilm.onnx (the static table only),
     at `folder`, with no model loaded yet."""

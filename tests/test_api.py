@@ -12,7 +12,7 @@ from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
 import pytest
-from nodwyn import api, demo
+from nodwyn import api, demo, memory
 from nodwyn.errors import BadInput
 from nodwyn.log import records
 
@@ -389,6 +389,7 @@ def test_search_takes_a_mode_and_without_one_the_setting_decides(client, store):
         assert answer.status == 200, answer.body
         return answer.json["mode"], len(answer.json["turns"])
 
+    memory.encode(store)  # as the background does: a search encodes only its query
     assert mode("") == (settings.load(store.root).search_mode, mode("")[1])
     for each in ("words", "meaning", "both"):
         chosen, found = mode(f"&mode={each}")

@@ -4,7 +4,7 @@ rows do, and a saved stack of the earlier format (float32 rows) is replaced, nev
 import numpy as np
 import pytest
 from corpora import FIXTURES
-from memory_logs import turn, write
+from memory_logs import encoded, turn, write
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.memory import compact, encoder, fusion, index, vectors
@@ -118,6 +118,7 @@ def test_fewer_rows_than_asked_for_are_all_given_and_none_is_nothing(first_pass)
 
 
 def searched(store: Store, table, query: str, depth: int) -> list:
+    encoded(store, table)  # as the background does first: a search encodes only its query
     return fusion.meaning_ranking(store, index.refresh(store), query, None, table, depth=depth,
                                   floor=-1.0)[0]  # fmt: skip
 

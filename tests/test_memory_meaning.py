@@ -194,6 +194,7 @@ def paraphrase_store(store: Store) -> None:
     write(store, "gpu", turn("install the cuda toolkit on the laptop", "installed nvcc", 0))
     write(store, "paper", turn("the latex bibliography shows question marks", "fixed refs", 0))
     write(store, "git", turn("rewrite commit author emails", "rebased with new author", 0))
+    memory.encode(store)  # as the background does: a search encodes only its query
 
 
 def test_meaning_finds_a_turn_that_shares_no_word_with_the_query(store):
@@ -215,13 +216,17 @@ def test_search_fails_open_to_words_when_the_model_is_missing(store, tmp_path, m
     assert [turn.task for turn in found.turns] == ["gpu"]
 
 
-def test_turns_without_vectors_yet_are_ranked_by_words_alone(store, monkeypatch):
-    paraphrase_store(store)
-    monkeypatch.setattr(fusion, "BUDGET", -1.0)  # no time to build any vectors
+def test_turns_of_tasks_not_encoded_yet_take_part_by_words_and_the_answer_says_so(store):
+    write(store, "gpu", turn("install the cuda toolkit on the laptop", "installed nvcc", 0))
+    vectors.update(store.log_path("gpu"), encoder.current(store.root))
+    write(store, "git", turn("rewrite commit author emails", "rebased with new author", 0))
     found = memory.search(store, "commit author emails", mode="both")
     assert found.mode == "both"
     assert [turn.task for turn in found.turns] == ["git"]
-    assert not list(store.sessions.glob("*.vec"))
+    assert (found.covered, found.searched) == (1, 2)
+    assert not vectors.path_of(store.log_path("git")).exists()  # the search encoded no card
+    found = memory.search(store, "set up nvidia graphics drivers", mode="both")
+    assert [turn.task for turn in found.turns] == ["gpu"]  # meaning, where it is made
 
 
 def test_the_mode_comes_from_settings_unless_given(store):

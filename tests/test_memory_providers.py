@@ -98,6 +98,7 @@ def test_a_provider_gives_vectors_in_its_format(server, kind, monkeypatch):
 def test_search_by_meaning_through_a_provider_sends_cards_and_the_query(server, store):
     url = f"http://127.0.0.1:{server.server_port}"
     settings.update(store.root, embeddings="ollama", embeddings_url=url, embeddings_model="m")
+    memory.encode(store)  # the background's work: a search sends its query alone
     found = memory.search(store, "wallet signing", mode="meaning")
     assert found.mode == "meaning"
     assert found.turns[0].asked == "the wallet cannot sign"

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from corpora import FIXTURES, REAL
-from memory_logs import Counting, at, turn, write
+from memory_logs import Counting, at, encoded, turn, write
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
@@ -208,6 +208,7 @@ def test_a_new_process_maps_the_saved_stack_and_folds_only_changed_logs_on_it(
     monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
     as_a_new_process(monkeypatch)
     state = index.refresh(store)
+    encoded(store, Counting())
     first, _ = fusion.meaning_ranking(store, state, "cuda", None, Counting(), floor=-1.0)
     assert vectors.stack_path(store.root).exists()
     as_a_new_process(monkeypatch)
@@ -220,11 +221,12 @@ def test_a_new_process_maps_the_saved_stack_and_folds_only_changed_logs_on_it(
     state = index.refresh(store)
     as_a_new_process(monkeypatch)
     counting = Counting()
+    vectors.update(store.log_path("t2"), counting)  # the background's work: t1 is unchanged
     ranked, _ = fusion.meaning_ranking(store, state, "nvidia drivers", None, counting, floor=-1.0)
     # a card's text starts with its task's folder, /work/p
-    encoded = [text.removeprefix("p\n").split("\n")[0] for text in counting.texts]
-    assert encoded == ["nvidia drivers", "fix the broken bibliography",
-                       "set up the nvidia graphics drivers"]  # fmt: skip
+    made = [text.removeprefix("p\n").split("\n")[0] for text in counting.texts]
+    assert made == ["fix the broken bibliography", "set up the nvidia graphics drivers",
+                    "nvidia drivers"]  # fmt: skip
     assert ranked[0][0] == ("t2", 5) and {key for key, _ in ranked} == {
         ("t1", 2),
         ("t2", 2),
@@ -238,6 +240,7 @@ def test_a_damaged_or_foreign_saved_stack_is_passed_over(tmp_path, monkeypatch):
     state = index.refresh(store)
     as_a_new_process(monkeypatch)
     vectors.stack_path(store.root).write_bytes(vectors.STACK_MAGIC + b"\x05\x00\x00\x00junk!")
+    encoded(store, Counting())
     ranked, _ = fusion.meaning_ranking(store, state, "cuda", None, Counting(), floor=-1.0)
     assert [key for key, _ in ranked] == [("t1", 2)]
     assert vectors.load_stack(store.root, "other:model") is None
@@ -264,6 +267,7 @@ def test_a_deleted_task_takes_its_vectors_out_of_the_saved_stack(tmp_path, monke
     write(store, "t2", turn("fix the broken bibliography", reply="bibtex fixed", t0=0))
     monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
     as_a_new_process(monkeypatch)
+    encoded(store, Counting())
     fusion.meaning_ranking(store, index.refresh(store), "cuda", None, Counting(), floor=-1.0)
     assert vectors.stack_path(store.root).exists()
     store.delete("t2")

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from memory_logs import without_the_sentence_model
 from nodwyn import cli, memory
+from nodwyn.errors import TaskNotFound
 from nodwyn.log import records as r
 from nodwyn.memory import encoder, fusion, vectors
 from nodwyn.memory import index as wordindex
@@ -107,11 +108,14 @@ class DeletingWhileEncoding:
         return self.model.encode(texts)
 
 
-def test_a_task_deleted_while_a_first_search_by_meaning_encodes_it_is_left_out(store):
+def test_a_task_deleted_while_the_background_encodes_it_is_left_out(store):
     write(store, "gpu", "install the cuda toolkit on the laptop", "installed nvcc")
     write(store, "paper", "the latex bibliography shows question marks", "fixed refs")
     state = wordindex.refresh(store)
     deleting = DeletingWhileEncoding(store, "gpu", "cuda toolkit")
+    with pytest.raises(TaskNotFound):
+        vectors.update(store.log_path("gpu"), deleting)
+    vectors.update(store.log_path("paper"), deleting)
     ranked, _ = fusion.meaning_ranking(store, state, "graphics drivers", None, deleting)
     assert {task for (task, _), _ in ranked} == {"paper"}
     assert not vectors.path_of(store.log_path("gpu")).exists()
@@ -173,6 +177,6 @@ def test_searches_between_encoded_tasks_use_what_is_encoded_so_far(store):
     write(store, "gpu", "install the cuda toolkit on the laptop", "installed nvcc")
     write(store, "paper", "the latex bibliography shows question marks", "fixed refs")
     vectors.update(store.log_path("paper"), encoder.builtin())  # the worker got this far
-    found = memory.search(store, "bibliography references", mode="meaning", budget=0.0)
+    found = memory.search(store, "bibliography references", mode="meaning")
     assert [turn.task for turn in found.turns] == ["paper"]
     assert not vectors.path_of(store.log_path("gpu")).exists()  # nothing encoded by search

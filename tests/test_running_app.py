@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from memory_logs import turn, write
-from nodwyn import api, running
+from nodwyn import api, memory, running
 from nodwyn.store import Store
 
 TASK = "cc-pager"
@@ -200,6 +200,7 @@ def test_a_stale_address_file_is_known_at_once_and_the_search_runs_in_process_an
 
 def test_the_cli_through_the_running_app_finds_the_same_hits_as_in_process(store, data_dir):
     searches = [("pager",), ("grant", "draft", "-n", "1"), ("pager", "--task", TASK)]
+    memory.encode(store)  # as the app's worker does
     alone = [nodwyn(data_dir, "memory", "search", *words, "--json") for words in searches]
     server = api.Server(store).start()
     try:

@@ -118,11 +118,10 @@ class Handlers:
                 self.store, words, scope=scope, task=task, project=project, limit=limit, fresh=False
             )
             return memory.FusedResults(**msgspec.structs.asdict(found), mode="words")
-        # while the worker encodes, search what is encoded so far (it encodes newest first)
-        budget = 0.0 if self.feed.status.snapshot().phase == "encoding" else None
+        # what is encoded so far (the background encodes newest first): a search never waits
         with self.memory_lock:
             return memory.search(self.store, words, scope=scope, task=task, project=project,
-                                 limit=limit, mode=mode, budget=budget)  # fmt: skip
+                                 limit=limit, mode=mode)  # fmt: skip
 
     def recall(self):
         """One event back whole (the CLI's and agents' recall, issue 13); `start` and `count`

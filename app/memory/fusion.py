@@ -18,9 +18,13 @@
   (`rrf`, kept for that comparison) lost to it at every K tried.
   Ties go to the turn with the higher word score, then by key.
 
-The mode is the argument, else the setting `search_mode`. Meaning needs vectors: they are
-brought up to date for the tasks searched within BUDGET seconds (the rest use what they have);
-with no encoder (model missing, provider failing) the search fails open to words alone, and
+The mode is the argument, else the setting `search_mode`. Meaning needs vectors, and a search
+never makes them (issue 23): it encodes its query alone and ranks what is encoded so far; the
+turns of tasks not encoded yet take part by words alone (their meaning the lowest z, as any
+turn missing from one ranking), and the answer says how many of the tasks searched meaning
+covered (`covered` of `searched`). Vectors are made in the background, newest tasks first, by
+the app, `nodwyn serve` and the search service (vectors.refresh). With no encoder (model
+missing, provider failing) the search fails open to words alone, and
 `mode` in the answer says which ranking was used. Fused answers list turns best first, at most
 `limit` of them, each with its matched events (or, found by meaning alone, its prompt).
 
@@ -45,7 +49,6 @@ MODES = ("words", "meaning", "both")
 K = 60
 WEIGHT = 0.5  # of the word score in `both` (docs/decisions/0010-sentence-model-and-fusion.md)
 DEPTH = 100  # events of the word ranking, turns of the meaning ranking, that take part
-BUDGET = 3.0  # seconds a search may spend encoding cards before using what is there
 # Cosines below which a text is not taken as related: (floor for a text at all, floor for a
 # turn that no word found). The static table's nearest card for words unlike anything in the
 # logs ("quokka", "sourdough bread") scores 0.10-0.19, an answer turn 0.47 (median): 0.2
@@ -68,6 +71,8 @@ def floors_of(encoder) -> tuple[float, float]:
 class FusedResults(Results, frozen=True, kw_only=True):
     mode: str = "words"  # the ranking used: words when meaning was asked for but unavailable
     note: str = ""  # why meaning comes from the static table, when it does
+    covered: int = 0  # tasks searched whose vectors took part (0 by words alone)
+    searched: int = 0  # tasks searched (0 by words alone)
 
 
 def rrf(rankings: list[list], k: int = K) -> list[tuple[object, float]]:
@@ -133,7 +138,8 @@ def standard(scores: list[float]) -> list[float]:
 class Stack(msgspec.Struct):
     """Every searched log's vectors in one matrix, so a search is one product, not one a log.
     owner and turns are numpy arrays, rows a vectors.Rows (typed `object`: numpy is imported
-    only here); made_for the index state, tasks and encoder it was last found current for."""
+    only here); made_for the index state, tasks, encoder and vectors it was last found current
+    for; without the tasks searched that have no vectors yet, searched how many were."""
 
     key: tuple = ()
     names: list = []
@@ -141,36 +147,35 @@ class Stack(msgspec.Struct):
     turns: object = None
     rows: object = None
     made_for: tuple = ()
+    without: list = []
+    searched: int = 0
 
 
 _stack = Stack()
 
 
-def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[Stack, list]:
-    """The stack of the tasks' vectors (made again only when a log changed), and the tasks
-    that had no vectors to search; texts are encoded for up to `budget` seconds. Searching
-    every task, the rows of unchanged logs come from the stack an earlier process saved
-    (mapped, not read), the others from their .vec."""
+def stacked(store, state, tasks, encoder) -> tuple[Stack, list]:
+    """The stack of the tasks' vectors as encoded so far (made again only when a log or this
+    process's vectors changed), and the tasks that have none yet. Nothing is encoded here
+    (issue 23). Searching every task, the rows of unchanged logs come from the stack an
+    earlier process saved (mapped, not read), the others from their .vec."""
     global _stack
-    import numpy as np
+    from . import vectors
 
-    from . import compact, vectors
-
-    asked = (state, len(state.tasks), tasks, encoder.id)
+    asked = (state, len(state.tasks), tasks, encoder.id, vectors.made())
     if _stack.key and _stack.made_for == asked:
-        return _stack, []  # the same state, unchanged since (a refresh changes a copy)
+        return _stack, _stack.without  # the same state, unchanged since (a refresh copies)
     chosen = sorted(state.tasks if tasks is None else tasks & state.tasks.keys())
     seen = {task: (state.tasks[task].size, state.tasks[task].mtime_ns) for task in chosen}
-    key = (encoder.id, tuple(seen.items()))
+    key = (encoder.id, tuple(seen.items()), vectors.made())
     if _stack.key == key:
         _stack.made_for = asked
-        return _stack, []
+        return _stack, _stack.without
     saved = vectors.load_stack(store.root, encoder.id) if tasks is None else None
     entries, saved_turns, saved_rows = saved or ({}, None, None)
     if saved is not None and not entries.keys() <= seen.keys():
         vectors.drop_stale_stack(store.root, seen)  # a deleted task's vectors go with it
-    deadline = time.monotonic() + (BUDGET if budget is None else budget)
-    names, parts, without, logs, kept = [], [], [], [], []
+    names, parts, without, logs, kept, current = [], [], [], [], [], True
     for task in chosen:
         entry = entries.get(task)
         log = None
@@ -178,10 +183,10 @@ def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[
             found = saved_turns[entry.start : entry.end], saved_rows.exact[entry.start : entry.end]
         else:
             log = store.log_path(task)
-            try:
-                found = vectors.searchable(log, encoder, deadline, seen[task])
-            except TaskNotFound:
-                continue
+            found = vectors.searchable(log, encoder.id, seen[task])
+            if found is not None:
+                found, whole = found[:2], found[2]
+                current = current and whole
         if found is None:
             without.append(task)
             continue
@@ -190,25 +195,38 @@ def stacked(store, state, tasks, encoder, budget: float | None = None) -> tuple[
             names.append(task)
             parts.append(found)
             logs.append(log)
-    if not parts:
-        return Stack(), without
-    complete = not without and time.monotonic() <= deadline
-    lengths = [len(turns) for turns, _ in parts]
-    whole = saved is not None and all(log is None for log in logs)
-    stack = Stack(key=key if complete else (), names=names,
-                  owner=np.repeat(np.arange(len(parts)), lengths))  # fmt: skip
-    if whole and sum(lengths) == len(saved_turns):
-        stack.turns, stack.rows = saved_turns, compact.held(saved_rows)
-    else:
-        stack.turns = np.concatenate([t for t, _ in parts])
-        exact = np.concatenate([m for _, m in parts], dtype=np.float16)
-        stack.rows = compact.held(vectors.Rows(*compact.quantised(exact), exact))
-        _keep_rows(vectors, logs, lengths, stack)
-        if tasks is None and complete:
-            _save(store.root, encoder.id, seen, kept, stack)
-    stack.made_for = asked if complete else ()
+    stack = _joined(store, encoder, names, parts, logs, saved)
+    stack.key, stack.made_for = key, asked
+    stack.without, stack.searched = without, len(chosen)
+    if tasks is None and current and not without and parts and not _whole(stack, saved):
+        _save(store.root, encoder.id, seen, kept, stack)
     _stack = stack
     return stack, without
+
+
+def _whole(stack: Stack, saved) -> bool:
+    """Whether the stack is the saved one itself (nothing to save again)."""
+    return saved is not None and stack.turns is saved[1]
+
+
+def _joined(store, encoder, names: list, parts: list, logs: list, saved) -> Stack:
+    """The parts (each a log's turns and float16 rows) as one Stack."""
+    import numpy as np
+
+    from . import compact, vectors
+
+    if not parts:
+        return Stack()
+    lengths = [len(turns) for turns, _ in parts]
+    stack = Stack(names=names, owner=np.repeat(np.arange(len(parts)), lengths))
+    if saved is not None and all(log is None for log in logs) and sum(lengths) == len(saved[1]):
+        stack.turns, stack.rows = saved[1], compact.held(saved[2])
+        return stack
+    stack.turns = np.concatenate([t for t, _ in parts])
+    exact = np.concatenate([m for _, m in parts], dtype=np.float16)
+    stack.rows = compact.held(vectors.Rows(*compact.quantised(exact), exact))
+    _keep_rows(vectors, logs, lengths, stack)
+    return stack
 
 
 SAVE_EVERY = 30.0  # seconds: a stack changing with every turn of a live task is saved at most
@@ -240,15 +258,13 @@ def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
         start += length
 
 
-def meaning_ranking(
-    store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0, budget=None
-):
-    """[((task, turn), cosine)] best first (cosine >= floor), and the tasks that had no
-    vectors to search (none are encoded after `budget` seconds)."""
+def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0):
+    """[((task, turn), cosine)] best first (cosine >= floor) over the vectors made so far,
+    and the tasks that have none yet (they take part by words alone)."""
     from . import compact
 
-    query = encoder.encode([text])[0]
-    stack, without = stacked(store, state, tasks, encoder, budget)
+    query = query_vector(encoder, text)
+    stack, without = stacked(store, state, tasks, encoder)
     if stack.rows is None or not query.any():
         return [], without
     order, scores = compact.best(stack.rows, query, depth * 4)  # a turn may have several texts
@@ -264,6 +280,13 @@ def meaning_ranking(
             if len(ranked) == depth:
                 break
     return list(ranked.items()), without
+
+
+def query_vector(encoder, text: str):
+    """The query's vector, by the encoder's own lane for queries where it has one (the
+    model's process: a query goes ahead of the cards being encoded, model_process.py)."""
+    ahead = getattr(encoder, "encode_query", None)
+    return ahead(text) if ahead is not None else encoder.encode([text])[0]
 
 
 def mode_of(store, mode: str | None) -> str:
@@ -282,24 +305,21 @@ def search(
     project: str | None = None,
     limit: int = 20,
     mode: str | None = None,
-    budget: float | None = None,
 ) -> FusedResults:
-    """Turns matching the words (see the module docstring for the modes); `budget`: seconds
-    spent encoding turns that have no vectors yet (0: search what is encoded so far; None:
-    BUDGET)."""
+    """Turns matching the words (see the module docstring for the modes)."""
     mode = mode_of(store, mode)
     if mode != "words":
         from . import encoder as encodermod
 
         try:
-            return _by_meaning(store, words_text, scope, task, project, limit, mode, budget)
+            return _by_meaning(store, words_text, scope, task, project, limit, mode)
         except encodermod.Unavailable:
             pass  # fail open: words alone
     found = word_search(store, words_text, scope=scope, task=task, project=project, limit=limit)
     return FusedResults(**msgspec.structs.asdict(found), mode="words")
 
 
-def _by_meaning(store, text, scope, task, project, limit, mode, budget) -> FusedResults:
+def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     from . import encoder as encodermod
 
     _check(store, scope, task, project, limit)
@@ -314,13 +334,14 @@ def _by_meaning(store, text, scope, task, project, limit, mode, budget) -> Fused
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
         floor, alone = floors_of(encoder)
-        meant, _ = meaning_ranking(store, state, text, tasks, encoder, floor=floor, budget=budget)
+        meant, without = meaning_ranking(store, state, text, tasks, encoder, floor=floor)
     except encodermod.Unavailable:
         raise
     except NodwynError as exc:  # a provider failing
         raise encodermod.Unavailable(str(exc)) from exc
-    if not meant and not found:
-        return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode)  # nothing to say
+    covered = {"searched": _stack.searched, "covered": _stack.searched - len(without)}
+    if not meant and not found:  # nothing to say
+        return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode, **covered)
     if mode == "meaning":
         order = [(key, cosine) for key, cosine in meant if cosine >= alone]
     else:
@@ -328,7 +349,8 @@ def _by_meaning(store, text, scope, task, project, limit, mode, budget) -> Fused
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     turns = assemble(store, state, order[:limit], found, set(terms))
     note = (encodermod.fallback() or "") if isinstance(encoder, encodermod.Builtin) else ""
-    return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note)
+    return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note,
+                        **covered)  # fmt: skip
 
 
 def assemble(store, state, order, found: list[Hit], terms: set[str]):

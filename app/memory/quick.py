@@ -68,7 +68,7 @@ def _answer(root: str, text: str, scope: str, task: str | None, limit: int, mode
     return {
         "turns": grouped(root, state, found, set(asked)),
         "incomplete": [name for name in incomplete if scope is None or name in scope],
-        "terms": asked, "mode": "words", "note": "",
+        "terms": asked, "mode": "words", "note": "", "covered": 0, "searched": 0,
     }  # fmt: skip
 
 

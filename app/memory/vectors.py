@@ -22,7 +22,6 @@ import contextlib
 import os
 import struct
 import threading
-import time
 import zlib
 from pathlib import Path
 
@@ -191,6 +190,8 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
     out = Vec(model=encoder.id, dims=dims, end=end, tail_crc=_tail_crc(log, end),
               entries=entries, vectors=matrix.tobytes())  # fmt: skip
     save(log, out)
+    _cache.pop(log, None)  # a search reads the new rows
+    _made[0] += 1
     return out
 
 
@@ -199,31 +200,41 @@ CACHED = 1 << 17  # logs whose vectors a process keeps (every log of any real da
 
 
 def searchable(
-    log: Path, encoder, deadline: float | None, seen: tuple[int, int] | None = None
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """(turn of each row, rows) of a log for this encoder, brought up to date unless
-    `deadline` (time.monotonic) has passed, when what is there serves; None: no vectors yet.
-    `seen` is the log's (size, mtime_ns) when the caller has just looked (saves a stat)."""
+    log: Path, model: str, seen: tuple[int, int] | None = None
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """(turn of each row, rows, whether they hold all the log has) of a log's vectors made so
+    far by the encoder `model` (its id), or None: none yet. Nothing is encoded here: a search
+    uses what the background has made (issue 23). `seen` is the log's (size, mtime_ns) when
+    the caller has just looked (saves a stat)."""
     if seen is None:
         try:
             stat = log.stat()
         except OSError:
             return None
         seen = (stat.st_size, stat.st_mtime_ns)
-    key = (encoder.id, *seen)
+    key = (model, *seen)
     known = _cache.get(log)
-    late = deadline is not None and time.monotonic() > deadline
-    if known is not None and (known[0] == key or (late and known[0][0] == encoder.id)):
-        return known[1], known[2]
-    vec = load(log) if late else update(log, encoder)
-    if vec.model != encoder.id:
+    if known is not None and known[0] == key:
+        return known[1], known[2], True
+    vec = load(log)
+    if vec.model != model:
         return None
     turns = np.array([entry.turn for entry in vec.entries], dtype=np.int64)
     matrix = vec.matrix()  # float16 as stored (the stack of all logs adds int8 codes)
     if len(_cache) > CACHED:
         _cache.clear()
-    _cache[log] = (key if vec.end == seen[0] else (encoder.id, -1, 0), turns, matrix)
-    return turns, matrix
+    whole = vec.end == seen[0]
+    _cache[log] = (key if whole else (model, -1, 0), turns, matrix)
+    return turns, matrix, whole
+
+
+_made = [0]  # vectors saved by this process so far (a search's stack is made again after one)
+
+
+def made() -> int:
+    """How many times this process has saved a log's vectors: a stack made before the last
+    of them is out of date."""
+    return _made[0]
 
 
 def keep(log: Path, turns: np.ndarray, matrix: np.ndarray) -> None:
