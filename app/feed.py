@@ -38,6 +38,7 @@ class Progress(msgspec.Struct, frozen=True, kw_only=True):
     done: int = 0
     total: int = 0
     note: str = ""  # what the last import the person started did (kept until the next one)
+    left: float = -1.0  # seconds the encoding has left, by its pace so far (-1: not known)
 
 
 class Status:
@@ -47,15 +48,34 @@ class Status:
         self._lock = threading.Lock()
         self._progress = Progress()
         self._listeners: list = []
+        self._pace = (time.monotonic(), 0)  # when the encoding's pace is counted from, and done
+        self._last = time.monotonic()
 
     def set(self, phase: str, done: int = 0, total: int = 0, note: str | None = None) -> None:
         """Set the progress; `note` None keeps the last import's note."""
         with self._lock:
             note = self._progress.note if note is None else note
-            self._progress = Progress(phase=phase, done=done, total=total, note=note)
+            left = self._left(phase, done, total)
+            self._progress = Progress(phase=phase, done=done, total=total, note=note, left=left)
             listeners = list(self._listeners)
         for listener in listeners:
             listener()
+
+    def _left(self, phase: str, done: int, total: int) -> float:
+        """Seconds the encoding has left at its pace since it began or the first task it
+        had to encode (tasks encoded before are passed over at once), lock held."""
+        now = time.monotonic()
+        before = self._progress
+        if phase != "encoding" or before.phase != "encoding" or done < before.done:
+            self._pace = (now, done)
+            return -1.0
+        if done == before.done + 1 and now - self._last < 0.005:
+            self._pace = (now, done)  # passed over (encoded before): not the pace
+        self._last = now
+        began, first = self._pace
+        if done <= first or now <= began:
+            return -1.0
+        return (now - began) / (done - first) * (total - done)
 
     def clear(self) -> None:
         self.set("")

@@ -39,6 +39,11 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     # every other agent (gemini, copilot, ...) -> followed or not; an agent not named here is
     # followed when one of its folders exists on this computer (docs/decisions: registry)
     follow: dict[str, bool] = {}
+    # a search that needs the model with no app running starts the search service, which
+    # ends after search_service_idle seconds unused (app/service.py); False: each search
+    # loads the model in its own process
+    search_service: bool = True
+    search_service_idle: int = 600
 
 
 # one writer at a time in this process: the page's requests run on several threads, and a

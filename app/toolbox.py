@@ -212,11 +212,24 @@ def _from_the_app(store: Store, route: str, given: dict) -> bytes | None:
     from . import running
 
     try:
-        return running.ask(store.root, route, given)
+        answer = running.ask(store.root, route, given)
+        if answer is None and route == "search" and _service_started(store):
+            answer = running.ask(store.root, route, given)
+        return answer
     except running.Refused as exc:
         raise NodwynError(str(exc)) from None
     except running.Stale:
         return None  # the agent gets the same answer from this process
+
+
+def _service_started(store: Store) -> bool:
+    """Whether the search service (app/service.py) was started for a search that needs the
+    model, no app running: it keeps the model loaded for this agent's later searches."""
+    from . import service, settings
+
+    if settings.load(store.root).search_mode == "words" or not service.wanted(store.root):
+        return False
+    return service.start(store.root)
 
 
 def same_project(one: str, other: str) -> bool:

@@ -3,7 +3,8 @@
 The same as the `nodwyn-app` gui-script: `nodwyn app` with the launcher's arguments
 (`--demo`, `--search`), so the package and a pip install behave alike; `--nodwyn-window`
 runs the window's own process, which the app starts (nodwyn/desktop/viewer.py), and
-`--nodwyn-model` the sentence model's (nodwyn/memory/model_process.py).
+`--nodwyn-model` the sentence model's (nodwyn/memory/model_process.py), `--nodwyn-cli` the
+command line (the search service a search starts, nodwyn/service.py).
 """
 
 import sys
@@ -19,6 +20,11 @@ if __name__ == "__main__":
         from nodwyn.memory.model_process import main as model
 
         model()
+    elif sys.argv[1:2] == ["--nodwyn-cli"]:  # the search service (nodwyn/service.py)
+        del sys.argv[1]
+        from nodwyn.cli import main as cli
+
+        sys.exit(cli())
     else:
         from nodwyn.desktop import main
 

@@ -47,6 +47,8 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
 def data_dir(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "data"
     monkeypatch.setenv("NODWYN_DATA_DIR", str(path))
+    # no test leaves a search service behind: those of tests/test_service.py start their own
+    monkeypatch.setenv("NODWYN_SERVICE", "0")
     return path
 
 

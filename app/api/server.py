@@ -19,6 +19,7 @@ import secrets
 import socket
 import socketserver
 import threading
+import time
 from urllib.parse import urlencode
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -182,13 +183,18 @@ class Server:
         self.status = status or Status()
         self.app = make_app(store, self.token, self.status)
         wordindex.close_when_unused()  # at rest, nothing of it wakes (ADR 0028)
+        self.used = time.monotonic()  # of the last request (the search service's idle end)
         try:
-            self._server = make_server("127.0.0.1", port, self.app, _Threaded, _Quiet)
+            self._server = make_server("127.0.0.1", port, self._served, _Threaded, _Quiet)
         except OSError as exc:
             raise BadInput(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
         self._server.read_timeout = read_timeout
         self.port = self._server.server_port
         self._thread: threading.Thread | None = None
+
+    def _served(self, environ, start_response):
+        self.used = time.monotonic()
+        return self.app(environ, start_response)
 
     @property
     def url(self) -> str:

@@ -21,7 +21,7 @@ from ..errors import NodwynError
 GROUPS = {
     "sessions": "sessions",
     **dict.fromkeys(("rename", "archive", "unarchive", "close", "resume", "delete"), "tasks"),
-    "serve": "serve",
+    **dict.fromkeys(("serve", "status"), "serve"),
     **dict.fromkeys(("mcp", "settings", "app"), "agents"),
     "memory": "memory",
     "import": "import",

@@ -50,6 +50,10 @@ def add_memory(sub) -> None:
         help="rank by words, by meaning, or both fused (default: the search_mode setting)",
     )  # fmt: skip
     cmd.add_argument("--json", action="store_true", help="print JSON")
+    cmd.add_argument(
+        "--no-service", action="store_true",
+        help="search in this process, not in the search service (which it would start)",
+    )  # fmt: skip
     cmd.set_defaults(run=cmd_memory_search)
     cmd = inner.add_parser("recall", help="one event back whole; a turn's first message: its card")
     cmd.add_argument("task")
@@ -62,7 +66,7 @@ def add_memory(sub) -> None:
 
 
 SEARCH_FLAGS = {"--task": "task", "--project": "project", "-n": "n", "--mode": "mode"}
-SEARCH_SWITCHES = {"--all": "all", "--json": "json"}
+SEARCH_SWITCHES = {"--all": "all", "--json": "json", "--no-service": "no_service"}
 
 
 def plain_arguments(command: str, words: list[str]):
@@ -71,7 +75,8 @@ def plain_arguments(command: str, words: list[str]):
     from types import SimpleNamespace
 
     if command == "search":
-        args = SimpleNamespace(task=None, project=None, all=False, n=20, mode=None, json=False)
+        args = SimpleNamespace(task=None, project=None, all=False, n=20, mode=None, json=False,
+                               no_service=False)  # fmt: skip
         args.words, args.run = _plain_search(words, args), cmd_memory_search
         if not args.words or (args.mode not in (None, "words", "meaning", "both")):
             return None
@@ -132,6 +137,8 @@ def cmd_memory_search(args) -> int:
              "project": project, "limit": args.n, "mode": args.mode}  # fmt: skip
     answer = from_the_app(args, "search", given)
     found = None if answer is not None else quick_here(args, given)
+    if found is None and answer is None and needs_the_model(args):
+        answer = from_the_service(args, "search", given)
     if found is None:  # the app's answer, or a search in full here
         answer = answer if answer is not None else search_here(args, given)
         found = running.decoded(answer)
@@ -142,6 +149,9 @@ def cmd_memory_search(args) -> int:
         said.append("(search by meaning is unavailable now: words alone)")
     if found.get("note"):
         said.append(f"({found['note']})")
+    if found.get("covered", 0) < found.get("searched", 0):
+        said.append(f"(meaning: {found['covered']:,} of {found['searched']:,} tasks so far; "
+                    "the rest by words until they are encoded)")  # fmt: skip
     if not args.json:
         said += [f"(log {name} has lines that could not be read)" for name in found["incomplete"]]
     write(answer + b"\n" if args.json else found_text(found), said)
@@ -189,6 +199,36 @@ def from_the_app(args, route: str, given: dict) -> bytes | None:
         done = "searched" if route == "search" else "read the task"
         print(f"(nodwyn: {exc}: {done} in this process)", file=sys.stderr)
         return None
+
+
+def needs_the_model(args) -> bool:
+    from pathlib import Path
+
+    from .. import paths, settings
+
+    chosen = args.mode or settings.load(Path(paths.data_root(args.data_dir))).search_mode
+    return chosen != "words"
+
+
+def from_the_service(args, route: str, given: dict) -> bytes | None:
+    """The search service's answer (app/service.py), started for this search if none runs;
+    None: `--no-service`, or it could not be started (search in this process)."""
+    from pathlib import Path
+
+    from .. import paths, service
+
+    root = Path(paths.data_root(args.data_dir))
+    if not service.wanted(root, args.no_service) or not root.is_dir():
+        return None
+    if not service.live(root):
+        if not service.start(root):
+            print("(nodwyn: the search service could not be started: searched in this process)",
+                  file=sys.stderr)  # fmt: skip
+            return None
+        print("(nodwyn: started the search service, which keeps the model loaded and ends "
+              "after some minutes unused; --no-service searches in this process)",
+              file=sys.stderr)  # fmt: skip
+    return from_the_app(args, route, given)
 
 
 def quick_here(args, given: dict) -> dict | None:

@@ -46,7 +46,18 @@ def add_serve(sub) -> None:
     cmd.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
+    # what a search starts when no app runs (app/service.py): ends by itself
+    cmd.add_argument("--service", action="store_true", help=argparse_suppress())
     cmd.set_defaults(run=cmd_serve)
+    cmd = sub.add_parser("status", help="what nodwyn is doing: encoding N of M tasks, ...")
+    cmd.add_argument("--json", action="store_true", help="print JSON")
+    cmd.set_defaults(run=cmd_status)
+
+
+def argparse_suppress() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
 
 
 def cmd_sessions(args) -> None:
@@ -128,7 +139,7 @@ def cmd_serve(args) -> int:
     import os
     import signal
 
-    from .. import api, demo  # bottle is loaded only by the commands that serve
+    from .. import api, demo, service  # bottle is loaded only by the commands that serve
     from ..memory import encoder
     from ..store import Store
 
@@ -136,17 +147,24 @@ def cmd_serve(args) -> int:
     data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo:
         demo.make_demo(data.root)
-    waits = _hold_signals()  # before the server's threads start, so they inherit the mask
+    if args.service and service.live(data.root):
+        return 0  # another serves this data directory already
+    waits = _hold_signals(hangup=args.service)  # before the threads start: they inherit it
     server = api.Server(data, port=args.port).start()
-    print(f"nodwyn serves {data.root} at {server.url}", flush=True)
+    encoding = service.Encoding(data, server.status).start()
+    watch = service.Watch(server, encoding) if args.service else None
+    if not args.service:
+        print(f"nodwyn serves {data.root} at {server.url}", flush=True)
     if args.open:
         import webbrowser
 
         webbrowser.open(server.url)
     try:
-        got = _wait_for_an_end(waits)
+        got = _wait_for_an_end(waits, watch)
     finally:
         server.stop()  # the address file goes first (running.py): no client asks a dead port
+    if got is None:
+        return 0  # the service's own end (Watch.why)
     if got == signal.SIGINT:
         raise KeyboardInterrupt
     signal.pthread_sigmask(signal.SIG_UNBLOCK, waits)
@@ -155,27 +173,59 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def _hold_signals() -> set:
-    """SIGTERM and SIGINT blocked in this thread and every thread it starts, so the kernel
-    hands them to the main thread's sigwait: a handler waiting in `Event.wait` missed a
-    signal the kernel gave to a server thread, and `nodwyn serve` outlived its SIGTERM."""
+def cmd_status(args) -> int:
+    """What the app, `nodwyn serve` or the search service is doing, or how far the vectors
+    are when none runs."""
+    import json
+
+    from .. import paths, running, status
+
+    root = paths.data_root(args.data_dir)
+    try:
+        answer = running.ask(root, "status", {})
+    except (running.Stale, running.Refused):
+        answer = None
+    found = status.of(store(args), None if answer is None else running.decoded(answer))
+    if args.json:
+        print(json.dumps(found, ensure_ascii=False))
+    else:
+        print(status.said(found))
+    return 0
+
+
+def _hold_signals(hangup: bool = False) -> set:
+    """SIGTERM and SIGINT (and SIGHUP for the service) blocked in this thread and every
+    thread it starts, so the kernel hands them to the main thread's sigwait: a handler
+    waiting in `Event.wait` missed a signal the kernel gave to a server thread, and `nodwyn
+    serve` outlived its SIGTERM."""
     import signal
 
     if not hasattr(signal, "pthread_sigmask"):  # Windows: Ctrl+C arrives as KeyboardInterrupt
         return set()
-    waits = {signal.SIGTERM, signal.SIGINT}
+    waits = {signal.SIGTERM, signal.SIGINT} | ({signal.SIGHUP} if hangup else set())
     signal.pthread_sigmask(signal.SIG_BLOCK, waits)
     return waits
 
 
-def _wait_for_an_end(waits: set) -> int:
+def _wait_for_an_end(waits: set, watch=None) -> int | None:
+    """The signal that ended the wait, or None when the service's watch found its end."""
     import signal
+    import threading
 
-    if not waits:
-        import threading
+    if watch is None:
+        if not waits:
+            threading.Event().wait()
+        return signal.sigwait(waits)
+    from ..service import CHECK
 
-        threading.Event().wait()
-    return signal.sigwait(waits)
+    while watch.why() is None:
+        if not waits:  # Windows
+            threading.Event().wait(CHECK)
+            continue
+        got = signal.sigtimedwait(waits, CHECK)
+        if got is not None:
+            return got.si_signo
+    return None
 
 
 def relative(at: str, now: datetime) -> str:
