@@ -96,6 +96,23 @@ def test_two_threads_encoding_at_once_each_get_their_own_vectors(child):
         assert all(np.array_equal(found, rows) for found in got[text])
 
 
+def test_a_query_is_answered_while_the_cards_of_a_long_request_are_still_being_encoded(child):
+    cards = [f"card {n}: why does the pager sort by time? " * 30 for n in range(40)]
+    child.encode(TEXTS[:1])  # started
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (child.encode(cards), done.set()))
+    thread.start()
+    try:
+        time.sleep(0.3)  # the cards' request is in the child (40 long texts: seconds of work)
+        assert not done.is_set()
+        query = child.encode_query("nvidia drivers")
+        assert not done.is_set()  # answered ahead of the cards, not after them
+        assert np.array_equal(query, encoder.Sentence().encode(["nvidia drivers"])[0])
+    finally:
+        thread.join(DEADLINE)
+    assert done.is_set()
+
+
 def waiting(process: subprocess.Popen) -> bool:
     """Whether a request waits unread in the child's stdin (Linux: FIONREAD on the pipe)."""
     unread = fcntl.ioctl(process.stdin.fileno(), termios.FIONREAD, b"\0\0\0\0")

@@ -7,11 +7,13 @@ ends once no text came for `keep_alive` seconds (NODWYN_MODEL_KEEP_ALIVE, defaul
 Ollama's keep_alive; 0 ends it after each request, a negative value keeps it while the app
 runs) and is started again on the next. A one-shot CLI process keeps encoding in itself.
 
-The two talk over the child's stdin and stdout, in frames (pipes.py): the parent sends the
-texts as a JSON list; the child first says {"id", "dims"} (or {"error"} when the model cannot
-be loaded here), then answers each list with b"V" and the
-rows' float32 bytes, or b"E" and a message. The child ends at the end of its stdin, so it
-never outlives the app, and the app ends it on exit. A child that cannot start or dies
+The two talk over the child's stdin and stdout, in frames (pipes.py): the parent sends a lane
+(b"q" a query, b"c" cards) and the texts as a JSON list; the child first says {"id", "dims"}
+(or {"error"} when the model cannot be loaded here), then answers each list with its lane,
+b"V" and the rows' float32 bytes, or b"E" and a message. A query is encoded at once beside
+the cards under way (issue 23: a search never queues behind the background's encoding).
+The child ends at the end of its stdin, so it never outlives the app, and the app ends it on
+exit. A child that cannot start or dies
 mid-request raises Unavailable (search falls back to words and says so); the next text starts
 another.
 """
@@ -20,6 +22,7 @@ import atexit
 import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -54,14 +57,24 @@ def keep_alive() -> float:
         return KEEP_ALIVE
 
 
+QUERY, CARDS = b"q", b"c"  # the two lanes: a query's text, and the background's cards
+
+
 class Child:
-    """An encoder like Sentence whose model runs in a child process: `id`, `dims`, and
-    `encode(texts)`; safe to call from several threads at once (one request at a time)."""
+    """An encoder like Sentence whose model runs in a child process: `id`, `dims`,
+    `encode(texts)` (the cards' lane) and `encode_query(text)` (the query's lane, answered
+    beside any cards under way, issue 23); safe to call from several threads at once (one
+    request at a time in each lane)."""
 
     def __init__(self, folder: Path, wait: float | None = None):
         self.folder, self.wait = folder, keep_alive() if wait is None else wait
         self.process: subprocess.Popen | None = None
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # the child's start and end, and `busy`
+        self.lanes = {QUERY: threading.Lock(), CARDS: threading.Lock()}
+        self.writing = threading.Lock()
+        self.answers: dict = {}  # lane -> the queue of the running child's answers
+        self.reader: threading.Thread | None = None
+        self.busy = 0  # requests under way
         self.used = 0.0  # time.monotonic() of the last request
         self.timer: threading.Timer | None = None
         self.id, self.dims = "", 0
@@ -70,7 +83,8 @@ class Child:
         atexit.register(self.stop)
 
     def start(self) -> None:
-        """Start the child and read its greeting (the lock held, or before any thread)."""
+        """Start the child, read its greeting, and hand its answers to their lanes from a
+        thread of their own (the lock held, or before any thread)."""
         command = [*child_command(), str(self.folder)]
         self.starts += 1
         try:
@@ -89,34 +103,51 @@ class Child:
             self.end()
             raise NotLoadable(hello["error"])
         self.id, self.dims = hello["id"], hello["dims"]
+        self.answers = {QUERY: queue.SimpleQueue(), CARDS: queue.SimpleQueue()}
+        self.reader = threading.Thread(target=_read_answers, args=(self.process, self.answers),
+                                       name="nodwyn-model-answers", daemon=True)  # fmt: skip
+        self.reader.start()
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str], lane: bytes = CARDS) -> np.ndarray:
         """(len(texts), dims) float32 rows of length 1 (0 for an empty text), made in the
         child (started again if it had ended); raises Gone if it cannot answer."""
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        with self.lock:
+        with self.lanes[lane]:
+            with self.lock:
+                if self.process is None or self.process.poll() is not None:
+                    self.end()
+                    self._start_the_same()
+                process, answers = self.process, self.answers
+                self.busy += 1
             try:
-                return self._ask(texts)
+                said = self._ask(process, answers[lane], lane, texts)
             finally:
-                self.used = time.monotonic()
-                self._arm()
-
-    def _ask(self, texts: list[str]) -> np.ndarray:
-        if self.process is None or self.process.poll() is not None:
-            self.end()
-            self._start_the_same()
-        try:
-            send(self.process.stdin, json.dumps(texts).encode("utf-8"))
-            said = receive(self.process.stdout)
-        except (OSError, ValueError):  # a broken pipe: it died
-            said = None
-        if said is None:
-            self.end()
-            raise Gone("the sentence model's process ended in the middle of a request")
+                with self.lock:
+                    self.busy -= 1
+                    self.used = time.monotonic()
+                    self._arm()
         if said[:1] == b"E":
             raise Gone(said[1:].decode("utf-8", "replace"))
         return np.frombuffer(said[1:], dtype=np.float32).reshape(len(texts), self.dims).copy()
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """The vector of a query, by its own lane: never behind the cards being encoded."""
+        return self.encode([text], QUERY)[0]
+
+    def _ask(self, process, answers, lane: bytes, texts: list[str]) -> bytes:
+        try:
+            with self.writing:
+                send(process.stdin, lane + json.dumps(texts).encode("utf-8"))
+            said = answers.get()
+        except (OSError, ValueError):  # a broken pipe: it died
+            said = None
+        if said is None:
+            with self.lock:
+                if self.process is process:
+                    self.end()
+            raise Gone("the sentence model's process ended in the middle of a request")
+        return said
 
     def _start_the_same(self) -> None:
         known = self.id
@@ -141,7 +172,7 @@ class Child:
 
     def _expire(self) -> None:
         with self.lock:
-            if time.monotonic() - self.used >= self.wait - 0.01:
+            if not self.busy and time.monotonic() - self.used >= self.wait - 0.01:
                 self.end()
 
     def stop(self) -> None:
@@ -158,18 +189,22 @@ class Child:
             process.kill()  # the waiting request sees its end and raises Gone
 
     def end(self) -> None:
-        """Close the child's stdin (it ends there), and kill it if it does not (lock held)."""
+        """Close the child's stdin (it ends there), and kill it if it does not (lock held);
+        a request waiting for it hears its end (Gone)."""
         process, self.process = self.process, None
         if process is None:
             return
-        for stream in (process.stdin, process.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()
+        with contextlib.suppress(OSError):
+            process.stdin.close()
         try:
             process.wait(STOP_WAIT)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if self.reader is not None and self.reader is not threading.current_thread():
+            self.reader.join(STOP_WAIT)
+        with contextlib.suppress(OSError):
+            process.stdout.close()
 
     @property
     def pid(self) -> int | None:
@@ -178,8 +213,21 @@ class Child:
         return process.pid if process is not None and process.poll() is None else None
 
 
+def _read_answers(process: subprocess.Popen, answers: dict) -> None:
+    """Each answer of the child to the queue of its lane; at its end, None to every lane."""
+    try:
+        while (said := receive(process.stdout)) is not None and said[:1] in answers:
+            answers[said[:1]].put(said[1:])
+    except (OSError, ValueError):
+        pass
+    for waiting in answers.values():
+        waiting.put(None)
+
+
 def serve(folder: Path) -> None:
-    """The child: load the model, say so, then encode each list of texts until stdin ends."""
+    """The child: load the model, say so, then encode each list of texts until stdin ends:
+    the cards' lane in a thread of its own, a query's at once beside it (one
+    onnxruntime session runs from two threads at once), each answer tagged by its lane."""
     from .encoder import Sentence
 
     given, answer = sys.stdin.buffer, sys.stdout.buffer
@@ -190,13 +238,31 @@ def serve(folder: Path) -> None:
         send(answer, json.dumps({"error": why}).encode("utf-8"))
         return
     send(answer, json.dumps({"id": model.id, "dims": model.dims}).encode())
-    while (asked := receive(given)) is not None:
+    writing, cards = threading.Lock(), queue.SimpleQueue()
+
+    def encoded(asked: bytes) -> None:
+        lane = asked[:1]
         try:
-            rows = model.encode(json.loads(asked))
+            said = b"V" + np.ascontiguousarray(model.encode(json.loads(asked[1:])),
+                                               dtype=np.float32).tobytes()  # fmt: skip
         except Exception as exc:  # noqa: BLE001  one bad request does not end the model
-            send(answer, b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8"))
-            continue
-        send(answer, b"V" + np.ascontiguousarray(rows, dtype=np.float32).tobytes())
+            said = b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
+        with writing:
+            send(answer, lane + said)
+
+    def the_cards() -> None:
+        while (asked := cards.get()) is not None:
+            encoded(asked)
+
+    worker = threading.Thread(target=the_cards, name="cards", daemon=True)
+    worker.start()
+    while (asked := receive(given)) is not None:
+        if asked[:1] == QUERY:
+            encoded(asked)
+        else:
+            cards.put(asked)
+    cards.put(None)
+    worker.join()
 
 
 def child_command() -> list[str]:
