@@ -325,6 +325,15 @@ window.addEventListener("popstate", () => {
 });
 
 /** @param {any} snapshot */
+/** "encoding 412 of 1,216 tasks, about 3 min left", or "indexing 3/40". */
+function progressText(snapshot) {
+  if (snapshot.phase === "encoding" && snapshot.total) {
+    const left = snapshot.left >= 0 ? `, about ${Math.max(1, Math.round(snapshot.left / 60))} min left` : "";
+    return `encoding ${snapshot.done.toLocaleString()} of ${snapshot.total.toLocaleString()} tasks${left}`;
+  }
+  return `${snapshot.phase} ${snapshot.total ? `${snapshot.done}/${snapshot.total}` : "…"}`;
+}
+
 function showProgress(snapshot) {
   const busy = snapshot && snapshot.phase;
   progress.hidden = !busy && !(snapshot && snapshot.note);
@@ -333,7 +342,7 @@ function showProgress(snapshot) {
     if (snapshot && snapshot.note) progress.append(el("span", { "data-import-note": "" }, snapshot.note));
     return;
   }
-  progress.append(el("span", {}, `${snapshot.phase} ${snapshot.total ? `${snapshot.done}/${snapshot.total}` : "…"}`),
+  progress.append(el("span", {}, progressText(snapshot)),
     el("progress", { max: String(snapshot.total || 1), value: String(snapshot.done || 0), "aria-label": snapshot.phase }));
 }
 

@@ -67,6 +67,10 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
       pane.append(el("p", { class: "muted" }, `Not searched (being indexed or unreadable): ${results.incomplete.length} task(s).`));
     }
     if (results.note) pane.append(el("p", { class: "muted", "data-search-note": "" }, results.note));
+    if (results.covered < results.searched) {
+      pane.append(el("p", { class: "muted", "data-search-coverage": "" },
+        `meaning: ${results.covered.toLocaleString()} of ${results.searched.toLocaleString()} tasks so far; the rest by words until they are encoded`));
+    }
     const terms = results.terms || [];
     const list = el("div", { class: "results", "data-results": "" });
     for (const [task, group] of byTask) {
