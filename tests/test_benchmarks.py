@@ -135,6 +135,16 @@ def test_the_corpus_benchmark_prints_its_scale_table_and_new_process_figures(cor
     assert_goals_judged(out, 3)  # first build rate; with the app: ratio, whole process
 
 
+def test_the_first_hour_benchmark_prints_the_first_encoding_and_the_service(corpus):
+    out = run("bench_first_hour.py", "--scales", "1", "--runs", "2", "--sources", "3")
+    assert "first encoding by nodwyn serve: first vectors after" in out
+    assert figure(out, "texts (cards and notes), ") > 0  # turns a second
+    for label in ("default search after it", "later searches, asking the service"):
+        assert label in out, out
+    assert "query lane: a query's vector alone median" in out
+    assert_goals_judged(out, 4)  # after: ratio; warm: ms, ratio; no app: ratio; lane
+
+
 def test_the_meaning_benchmark_prints_its_figures():
     out = run("bench_meaning.py", "--cards", "400", "--tasks", "4", "--texts", "20",
               "--searches", "2", "--turns", "150", "--encode-logs", "1", "--events", "300",

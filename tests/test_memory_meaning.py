@@ -216,7 +216,7 @@ def test_search_fails_open_to_words_when_the_model_is_missing(store, tmp_path, m
     assert [turn.task for turn in found.turns] == ["gpu"]
 
 
-def test_turns_of_tasks_not_encoded_yet_take_part_by_words_and_the_answer_says_so(store):
+def test_turns_of_tasks_not_encoded_yet_take_part_by_words_and_the_answer_says_so(store, capsys):
     write(store, "gpu", turn("install the cuda toolkit on the laptop", "installed nvcc", 0))
     vectors.update(store.log_path("gpu"), encoder.current(store.root))
     write(store, "git", turn("rewrite commit author emails", "rebased with new author", 0))
@@ -227,6 +227,9 @@ def test_turns_of_tasks_not_encoded_yet_take_part_by_words_and_the_answer_says_s
     assert not vectors.path_of(store.log_path("git")).exists()  # the search encoded no card
     found = memory.search(store, "set up nvidia graphics drivers", mode="both")
     assert [turn.task for turn in found.turns] == ["gpu"]  # meaning, where it is made
+    assert cli.main(["memory", "search", "--mode", "both", "commit", "author"]) == 0
+    said = capsys.readouterr()
+    assert "meaning: 1 of 2 tasks so far; the rest by words" in said.err and "git" in said.out
 
 
 def test_the_mode_comes_from_settings_unless_given(store):

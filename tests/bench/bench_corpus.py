@@ -275,7 +275,8 @@ def new_processes(data: Path, python: str, words: list[str], runs: int) -> list[
         "nodwyn": lambda q: [*search, q],
         "words": lambda q: [*search, "--mode", "words", q],
     }
-    alone = interleaved(peers, words[:runs])
+    # in-process, as without the app before issue 23 (else the first would start the service)
+    alone = interleaved({**peers, "nodwyn": lambda q: [*search, "--no-service", q]}, words[:runs])
     serving = [*nodwyn_command(python), "--data-dir", str(data), "serve"]
     serve = subprocess.Popen(serving, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
