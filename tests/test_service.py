@@ -142,3 +142,17 @@ def test_no_service_keeps_the_search_in_its_own_process(data):
 def test_a_search_by_words_starts_no_service(data):
     assert search(data, "cuda", "--mode", "words").returncode == 0
     assert not services(data)
+
+
+def test_status_says_how_far_the_vectors_are_and_what_the_service_is_doing(data):
+    said = status_line(data)
+    assert "no app or search service is running; meaning covers 0 of 2 tasks" in said
+    assert search(data, "cuda").returncode == 0
+    until(lambda: "idle" in status_line(data), "the service's encoding did not end")
+    assert json.loads(status_line(data, "--json"))["serving"] is True
+
+
+def status_line(root: Path, *extra: str) -> str:
+    command = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(root), "status", *extra]
+    return subprocess.run(command, env=env(), capture_output=True, text=True,
+                          timeout=DEADLINE).stdout  # fmt: skip
