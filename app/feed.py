@@ -67,10 +67,10 @@ class Status:
         now = time.monotonic()
         before = self._progress
         if phase != "encoding" or before.phase != "encoding" or done < before.done:
-            self._pace = (now, done)
+            self._pace, self._last = (now, done), now
             return -1.0
-        if done == before.done + 1 and now - self._last < 0.005:
-            self._pace = (now, done)  # passed over (encoded before): not the pace
+        if done == before.done + 1 and now - self._last < 0.005:  # passed over (encoded
+            self._pace = (self._pace[0] + now - self._last, self._pace[1] + 1)  # before)
         self._last = now
         began, first = self._pace
         if done <= first or now <= began:

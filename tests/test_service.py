@@ -156,3 +156,16 @@ def status_line(root: Path, *extra: str) -> str:
     command = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(root), "status", *extra]
     return subprocess.run(command, env=env(), capture_output=True, text=True,
                           timeout=DEADLINE).stdout  # fmt: skip
+
+
+def test_the_time_left_is_counted_at_the_pace_of_the_tasks_encoded_not_of_those_passed_over():
+    from nodwyn.feed import Status
+
+    status, began = Status(), time.monotonic()
+    status.set("encoding", 0, 10)
+    for done in (1, 2, 3):  # encoded before: passed over at once
+        status.set("encoding", done, 10)
+    while time.monotonic() - began < 0.2:
+        pass  # the fourth task takes 0.2 s to encode
+    status.set("encoding", 4, 10)
+    assert 6 * 0.2 <= status.snapshot().left < 6 * 0.2 * 1.5  # six more at 0.2 s each
