@@ -146,8 +146,8 @@ class Watch:
 
 
 class Encoding:
-    """The background's vectors for a serving process (`nodwyn serve`, the service): the
-    word index brought up to date, then every task encoded, newest first, the progress in
+    """The background's vectors for a serving process (`nodwyn serve`, the service): every
+    task encoded, newest first, the progress in
     `status` (the page's status line, /api/status, `nodwyn status`)."""
 
     def __init__(self, store, status):
@@ -170,9 +170,7 @@ class Encoding:
         def progress(phase):
             return lambda done, total: self.status.set(phase, done, total)
 
-        try:
-            with memory.BUILDING:
-                memory.refresh_words(self.store, progress("indexing"))
+        try:  # the word index is a search's to bring up to date, as ever: not waited for
             memory.encode(self.store, progress("encoding"), lock=memory.BUILDING)
         finally:
             self.status.set("")
