@@ -28,6 +28,7 @@ GROUPS = {
     "scrub": "scrub",
     **dict.fromkeys(("export", "resume-command", "star", "starred"), "reading"),
     "usage": "usage",
+    **dict.fromkeys(("blame", "commit"), "provenance"),
 }
 
 
@@ -182,6 +183,8 @@ def _adder(group: str):
         from . import reading as module
     elif group == "usage":
         from . import usage as module
+    elif group == "provenance":
+        from . import provenance as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")

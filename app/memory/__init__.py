@@ -60,18 +60,20 @@ def refresh(store, progress=None, full: bool = False) -> None:
     """Bring every .mem, the word index and the vectors up to date with the logs (deleted
     tasks removed); `full`: every log looked at, not only those the change journal names;
     `progress(done, total)` is called as logs are folded."""
-    from . import index
+    from . import index, ledgers
 
     index.refresh(store, progress, full)
+    ledgers.refresh(store)  # the lines each edit added (issue 25), kept beside each .mem
     encode(store, progress)
 
 
 def refresh_words(store, progress=None, full: bool = False) -> None:
     """Bring every .mem and the word index up to date with the logs (take BUILDING); `full`:
     every log looked at, not only those the change journal names."""
-    from . import index
+    from . import index, ledgers
 
     index.refresh(store, progress, full)
+    ledgers.refresh(store)
 
 
 def encode(store, progress=None, lock=None) -> None:

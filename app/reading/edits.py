@@ -27,9 +27,23 @@ def diff_of(tool: str, data) -> dict | None:
 
 
 def _edit(data: dict) -> list[dict]:
-    old = data.get("old_string", data.get("oldString", data.get("old_str", "")))
-    new = _field(data, "new_string", "newString", "new_str")
-    return [_replace(_field(data, "file_path", "filePath", "path"), old, new)]
+    if "content" in data and "search" not in data:
+        return _write(data)  # Aider's whole file (its `edit` with no SEARCH part)
+    old = data.get("old_string", data.get("oldString", data.get("old_str", data.get("search", ""))))
+    new = _field(data, "new_string", "newString", "new_str", "replace")
+    return [_replace(_field(data, "file_path", "filePath", "path", "target_file"), old, new)]
+
+
+def _sketch(data: dict) -> list[dict]:
+    """Cursor's edit_file: `code_edit` is the new code with the unchanged stretches elided by
+    `// ... existing code ...` lines; its other lines are what the call adds (where they stand
+    is not said)."""
+    text = _field(data, "code_edit", "codeEdit")
+    kept = [line for line in _lines(text) if "... existing code ..." not in line]
+    lines = [["+", line, None, None] for line in kept]
+    return [
+        _merged(_field(data, "target_file", "targetFile", "file_path"), "update", [_hunk(lines)])
+    ]
 
 
 def _multi_edit(data: dict) -> list[dict]:
@@ -43,7 +57,8 @@ def _multi_edit(data: dict) -> list[dict]:
 def _write(data: dict) -> list[dict]:
     text = _field(data, "content", "contents", "file_text")
     lines = [["+", line, None, n] for n, line in enumerate(_lines(text), 1)]
-    return [_merged(_field(data, "file_path", "filePath", "path"), "write", [_hunk(lines)])]
+    path = _field(data, "file_path", "filePath", "path", "target_file")
+    return [_merged(path, "write", [_hunk(lines)])]
 
 
 def _replace(path: str, old: str, new: str) -> dict:
@@ -169,4 +184,7 @@ READERS: dict[str, Callable] = {
     "write": _write,  # OpenCode: filePath, content
     "str_replace_editor": _text_editor,  # Copilot CLI: command, path, old_str, new_str
     "create": _write,  # Copilot CLI: path, file_text
+    # Aider's `edit` (its importer's: path, search, replace; or path, content) is `edit` above
+    "edit_file": _sketch,  # Cursor: target_file, instructions, code_edit
+    "search_replace": _edit,  # Cursor: file_path, old_string, new_string
 }
