@@ -1,8 +1,7 @@
 """`nodwyn mcp`: nodwyn's tools offered to agents over MCP on stdio (the official `mcp` SDK).
 
-Four tools: index-search and recall (read-only), name-task and record-summary; what they do
-lives in
-toolbox.py. The tools' schemas are sent with every request an agent makes, so descriptions
+Five tools: index-search, recall and who-wrote (read-only), name-task and record-summary;
+what they do lives in toolbox.py. The tools' schemas are sent with every request an agent makes, so descriptions
 are kept short and their size is measured (`nodwyn mcp --schema-size`).
 
 Only this module imports `mcp`, and only the `mcp` command imports this module: the SDK
@@ -78,6 +77,23 @@ TOOLS = [
             "properties": {"text": {"type": "string"}, "level": {"enum": ["digest", "close"]}},
             "required": ["text", "level"],
         },
+    ),
+    types.Tool(
+        name="who-wrote",
+        description=(
+            "Which turn wrote lines start-end of a file (path from the working folder): "
+            "each line's turn, and that turn's card. Earlier tasks: if the person allowed it."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "file": {"type": "string"},
+                "start": {"type": "integer"},
+                "end": {"type": "integer"},
+            },
+            "required": ["file", "start"],
+        },
+        annotations=_READ_ONLY,
     ),
 ]
 

@@ -77,6 +77,7 @@ def test_tools_are_listed_with_short_schemas(setup):
         "recall",
         "name-task",
         "record-summary",
+        "who-wrote",
     ]
     assert all(len(tool.description) <= 200 for tool in tools)
     assert tools[0].input_schema["required"] == ["query"]
