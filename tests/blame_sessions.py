@@ -5,6 +5,8 @@ with the file they leave: the edits applied in order to text, as the agent's too
 Edit and a commit in a later turn, an Edit that failed, and a `git mv` that renames the file.
 """
 
+import difflib
+
 from corpus_writers import Claude, text, use
 
 PROJECT = "/home/ana/pager"
@@ -84,5 +86,33 @@ def applied() -> tuple[str, list[int]]:
         kept = iter(origins[start : start + len(removed)])
         made = [next(kept) if m == -2 else m for m in mine]
         origins[start : start + len(removed)] = made
+        content = content[:at] + new + content[at + len(old) :]
+    return content, origins
+
+
+def rebuild(steps: list[tuple[object, str, str, str]]) -> tuple[str, list[object]]:
+    """A file made by steps (who, "write" or "edit", old, new) applied to its text in order, as
+    Write and Edit apply them (an edit whose old text is not there is skipped, as the tool
+    refuses it), and for each line the `who` of the step that last wrote it (a line an edit
+    keeps, equal in its old and new text, keeps its writer)."""
+    content, origins = "", []
+    for who, kind, old, new in steps:
+        if kind == "write":
+            content, origins = new, [who] * len(new.splitlines())
+            continue
+        if not old or old not in content:
+            continue
+        at = content.index(old)
+        first = content.rfind("\n", 0, at) + 1  # the whole lines the edit touches
+        end = content.find("\n", at + len(old))
+        end = len(content) if end < 0 else end
+        start = content[:first].count("\n")
+        a = content[first:end].splitlines()
+        b = (content[first:at] + new + content[at + len(old) : end]).splitlines()
+        made = []
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            made += origins[start + i1 : start + i2] if op == "equal" else [who] * (j2 - j1)
+        origins[start : start + len(a)] = made
         content = content[:at] + new + content[at + len(old) :]
     return content, origins
