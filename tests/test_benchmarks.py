@@ -196,3 +196,10 @@ def test_the_idle_benchmark_prints_both_states_of_the_window_and_the_worker():
     assert len(said) == 6, out
     for sign, target, figure, met in said:
         assert figure >= 0 and met == (figure <= target if sign == "<=" else figure >= target)
+
+
+def test_the_blame_benchmark_prints_its_figures(corpus):
+    out = run("bench_blame.py", "--copies", "1", "--lines", "300", "--runs", "2")
+    wall, cpu = figures(out, "blame warm wall: median", "blame warm CPU: median")
+    assert wall > 0 and cpu > 0
+    assert_goals_judged(out, 1)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from ..errors import BadInput, TaskNotFound
+from ..errors import BadInput
 from . import ledgers
 from .ledger import Edit, key
 
@@ -230,13 +230,19 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
     return Blame(file=str(path), lines=out, origins=origins, edits=len(found))
 
 
+def _titles(store) -> dict:
+    """Task titles as the word index last saw them (no log read: a task's own title would
+    fold its whole log)."""
+    from . import index
+
+    state = index.load_state(store.root, shared=True)
+    return {task: seen.title for task, seen in state.tasks.items()} if state else {}
+
+
 def origin_of(store, book, task: str, edit: Edit) -> Origin:
     held = book.ledgers[task][1]
     turn = next((t for t in reversed(held.turns) if t.seq == edit.turn), None)
-    try:
-        title = store.get(task).title
-    except TaskNotFound:  # deleted meanwhile: shown without its title
-        title = ""
+    title = _titles(store).get(task, "")
     return Origin(
         task=task, turn=edit.turn, seq=edit.seq, at=edit.at, agent=held.agent,
         model=edit.model or held.model, asked=turn.asked if turn else "", tool=edit.tool,
