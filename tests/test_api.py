@@ -122,6 +122,8 @@ BROKEN = {
     ("POST", "/api/settings"): ("/api/settings", b'{"follow_claude": "yes"}', 400),
     ("GET", "/api/mcp"): ("/api/mcp", None, 405),
     ("POST", "/api/mcp/<agent>"): ("/api/mcp/notepad", None, 400),
+    ("GET", "/api/blame"): ("/api/blame?file=/no/such/file.py", None, 400),
+    ("POST", "/api/who-wrote"): ("/api/who-wrote", b'{"code": "   "}', 400),
 }  # fmt: skip
 
 

@@ -141,3 +141,17 @@ def test_nodwyn_blame_prints_each_line_and_json(pager, data_dir):
     done = subprocess.run(commit, capture_output=True, text=True, cwd=file.parent)
     assert "(commit line)" in done.stdout and PROMPTS[2] in done.stdout
     assert ledgers.book(store).ledgers
+
+
+def test_pasted_code_opens_the_turns_whose_edits_hold_it_with_the_lines_marked(pager):
+    from nodwyn.memory.holders import Asked, holders
+
+    store, file = pager
+    code = "    for page in order(pages):\n        print(page.number, page.name)\n}\nnot in any log"
+    found = holders(store, Asked(code=code))
+    assert [held.origin.asked for held in found.turns] == [PROMPTS[2]]
+    assert found.turns[0].lines == [0, 1]  # the brace is alone, the last line no edit's
+    (line,) = holders(store, Asked(file=str(file), line=1)).turns
+    assert line.origin.asked == PROMPTS[0] and line.lines == [1]
+    with pytest.raises(BadInput, match="paste some code"):
+        holders(store, Asked(code="  \n"))

@@ -185,6 +185,22 @@ class Handlers:
     def connect(self, agent):
         return self.changed(mcp_install.connect(agent))
 
+    def blame(self):
+        """Who wrote each line of a file on this machine (issue 25)."""
+        from ..memory.blame import blame
+
+        file = bottle.request.query.get("file", "")
+        if not file:
+            raise BadInput("blame takes file (a path on this computer)")
+        first, last = _query_int("start", 1), _query_int("end")
+        return blame(self.store, Path(file).expanduser(), first, last)
+
+    def who_wrote(self):
+        """The turns whose edits hold pasted code, or wrote a file's line (issue 25)."""
+        from ..memory import holders
+
+        return holders.holders(self.store, _body(holders.Asked))
+
     def change_settings(self):
         given = _body(settings_form.SettingsChange)
         return self.changed(settings_form.change(self.store.root, given))
@@ -220,6 +236,8 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/settings", do.change_settings),
         ("GET", "/api/mcp", mcp_install.connections),
         ("POST", "/api/mcp/<agent>", do.connect),
+        ("GET", "/api/blame", do.blame),
+        ("POST", "/api/who-wrote", do.who_wrote),
     ]
 
 
