@@ -120,6 +120,10 @@ export const api = {
   connections: () => call("GET", "/api/mcp"),
   /** @param {string} agent */
   connect: (agent) => call("POST", `/api/mcp/${encodeURIComponent(agent)}`),
+  /** @param {string} file */
+  blame: (file) => call("GET", "/api/blame", { file }),
+  /** @param {{code?: string, file?: string, line?: number}} asked */
+  whoWrote: (asked) => call("POST", "/api/who-wrote", {}, asked),
 };
 
 /** The URL of the page with some state, keeping the token so a reload still works. */

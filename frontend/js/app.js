@@ -13,6 +13,7 @@ import { queryTerms } from "./marks.js";
 import { createResults, SCOPES } from "./search.js";
 import { createSidebar, moveFocus } from "./sidebar.js";
 import { createStarred } from "./stars.js";
+import { createAuthorship } from "./authorship.js";
 import { createTranscript } from "./transcript.js";
 import { firstRun, openSettings } from "./settings.js";
 
@@ -135,6 +136,13 @@ const starredView = createStarred({
   onOpen: (task, seq) => navigate({ task, seq, from: "starred" }),
   failure,
 });
+const whoView = createAuthorship({ pane, onOpen: (task, seq) => navigate({ task, seq }), failure });
+$("[data-who-link]").setAttribute("href", pageUrl({ view: "who" }));
+$("[data-who-link]").addEventListener("click", (event) => {
+  event.preventDefault();
+  closeDrawer();
+  navigate({ view: "who" });
+});
 $("[data-starred-link]").setAttribute("href", pageUrl({ view: "starred" }));
 $("[data-starred-link]").addEventListener("click", (event) => {
   event.preventDefault();
@@ -201,6 +209,7 @@ function syncSearchForm() {
 }
 
 async function apply() {
+  whoView.cancel();
   sidebar.select(state.task);
   syncSearchForm();
   const info = state.task ? sidebar.find(state.task) || (await api.task(state.task).catch(() => null)) : null;
@@ -219,7 +228,10 @@ async function apply() {
     starredView.cancel();
     overview.cancel();
     board.cancel();
-    if (!state.task && state.view === "starred") {
+    if (!state.task && state.view === "who") {
+      transcript.cancel();
+      whoView.show();
+    } else if (!state.task && state.view === "starred") {
       transcript.cancel();
       starredView.show();
     } else if (!state.task) {
@@ -231,8 +243,7 @@ async function apply() {
     } else if (state.view === "history") {
       transcript.cancel();
       board.show(info);
-    }
-    else transcript.live(state.task);
+    } else transcript.live(state.task);
   }
 }
 

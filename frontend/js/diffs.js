@@ -3,6 +3,7 @@
 // per file its name and counts, then hunks of lines marked +, − or unchanged, with the old
 // and new line numbers where the input gave them. A long diff folds after FOLD_AT lines.
 
+import { pageUrl } from "./api.js";
 import { el } from "./dom.js";
 
 const FOLD_AT = 40;
@@ -18,6 +19,8 @@ function fileEl(file) {
   const lines = file.hunks.flatMap((/** @type {any} */ h) => h.lines);
   const head = el("div", { class: "diff-file" },
     el("code", { class: "diff-path", "data-diff-path": file.path }, file.path),
+    " ", el("a", { class: "link", href: pageUrl({ view: "who", file: file.path.split(" → ").pop() }), "data-blame-link": file.path,
+      title: "Each line of this file with the turn that wrote it" }, "who wrote it"),
     el("span", { class: "muted" }, ` ${OPS[/** @type {keyof OPS} */ (file.op)] || file.op} · `),
     el("span", { class: "diff-added" }, `+${file.added}`), " ",
     el("span", { class: "diff-removed" }, `−${file.removed}`),
