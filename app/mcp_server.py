@@ -1,8 +1,8 @@
 """`nodwyn mcp`: nodwyn's tools offered to agents over MCP on stdio (the official `mcp` SDK).
 
 Five tools: index-search, recall and who-wrote (read-only), name-task and record-summary;
-what they do lives in toolbox.py. The tools' schemas are sent with every request an agent makes, so descriptions
-are kept short and their size is measured (`nodwyn mcp --schema-size`).
+what they do lives in toolbox.py. The tools' schemas are sent with every request an agent
+makes, so descriptions are kept short and their size is measured (`nodwyn mcp --schema-size`).
 
 Only this module imports `mcp`, and only the `mcp` command imports this module: the SDK
 takes most of a second to import, which no other command should pay.
