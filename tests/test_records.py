@@ -53,6 +53,7 @@ def test_the_union_covers_every_kind_of_the_design():
         "session.start", "session.title", "session.archive", "session.close",
         "session.resume", "message", "reply", "result", "plan", "approval.ask",
         "approval.answer", "turn.end", "context.compact", "error", "bookmark", "memory.summary",
+        "limit",
     }  # fmt: skip
 
 

@@ -44,6 +44,8 @@ RECORDS = {
     "bookmark": ({"turn": "int", "note": "str", "starred": "bool"}, ()),
     "memory.summary": ({"text": "str", "level": "str", "first_seq": "int", "last_seq": "int",
                         "turns": "int", "by": "str", "provider": "str", "model": "str"}, ()),
+    "limit": ({"name": "str", "window_minutes": "int", "used_percent": "float",
+               "resets_at": "str", "plan": "str", "reached": "bool"}, ()),
 }  # fmt: skip
 
 

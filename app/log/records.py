@@ -159,6 +159,18 @@ class Error(Record, tag="error"):
     text: str = ""
 
 
+class Limit(Record, tag="limit"):
+    """One rate-limit window as the agent reported it at `at` (docs/decisions/0037): how much
+    of it was used and when it starts over. A fact as of that event, never carried forward."""
+
+    name: str = ""  # the agent's limit id ("codex"), or the agent's name when it gives none
+    window_minutes: int = 0  # 0: the agent did not say how long the window is
+    used_percent: float = 0.0
+    resets_at: str = ""  # RFC 3339 UTC; "" when the agent did not say
+    plan: str = ""
+    reached: bool = False  # the agent refused work until the reset
+
+
 class Bookmark(Record, tag="bookmark"):
     """A person starred (or unstarred) the turn that starts at seq `turn`, with a note; the
     latest one of a turn counts."""
@@ -211,6 +223,7 @@ Known = (
     | Error
     | Bookmark
     | Summary
+    | Limit
 )
 Event = Known | Opaque
 

@@ -9,7 +9,8 @@ Mapping: `session_meta` starts the session (machine run when its source is `exec
 assistant messages and reasoning are replies; function and custom tool calls are replies with
 calls, their outputs results (exit code from the output's header or metadata); `update_plan`
 is a plan; `apply_patch` names the files it writes; `token_count` is a usage-only reply priced
-from the table; `task_complete` / `turn_aborted` end turns; `compacted` is a compaction note.
+from the table, and its `rate_limits` are limit records (limits.py);
+`task_complete` / `turn_aborted` end turns; `compacted` is a compaction note.
 UI duplicates (`agent_message`, `exec_command_end`, ...) are skipped.
 """
 
@@ -23,6 +24,7 @@ from msgspec import Struct
 
 from ...log import records as r
 from .. import prices, problems
+from . import limits
 
 TOOL = "codex"
 _EXIT = re.compile(r"Process exited with code (-?\d+)")
@@ -55,6 +57,7 @@ class _Payload(Struct):
     reason: Any = None
     thread_name: Any = None
     replacement_history: Any = None
+    rate_limits: Any = None
 
 
 class _Line(Struct):
@@ -78,6 +81,7 @@ class Carry(Struct, kw_only=True):
     turn_open: bool = False
     turn_cost: float = 0.0
     turn_unknown: bool = False
+    limits: dict[str, list] = {}  # window key -> [used, resets, at] of the last Limit written
 
 
 def _at(stamp: str | None, fallback: str) -> str:
@@ -261,8 +265,11 @@ class Parser:
             images = [r.Attachment(name="image") for _ in p.images or ()]
             c.turn_open, c.turn_cost, c.turn_unknown = True, 0.0, False
             out.append(r.Message(at=at, src=src, text=text, attachments=images))
-        elif kind == "token_count" and isinstance(p.info, dict):
-            self._tokens(p.info, at, src, out)
+        elif kind == "token_count":
+            if isinstance(p.info, dict):
+                self._tokens(p.info, at, src, out)
+            if isinstance(p.rate_limits, dict):
+                out.extend(limits.read(p.rate_limits, at, src, c.limits))
         elif kind in ("task_complete", "turn_aborted"):
             if not c.turn_open:
                 return
