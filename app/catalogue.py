@@ -22,8 +22,9 @@ from pathlib import Path
 
 import msgspec
 
-from . import listing
+from . import limits, listing
 from .errors import NotWritten, no_room
+from .limits import Reading
 from .listing import MTIME, SIZE, running_since
 from .log import logfile, records, tmpfiles
 
@@ -65,6 +66,7 @@ class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     digest: str = ""  # the start of the digest shown (memory.summary, level digest)
     digest_by: str = ""  # agent / provider / person
     digest_at: str = ""
+    limits: list[Reading] = []  # the rate-limit readings of this log (limits.py)
 
 
 class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
@@ -92,7 +94,7 @@ class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
 _json = msgspec.json.Encoder()
 # The folds file is [FOLDS, {task: Summary}]; a summary folded by other rules (another FOLDS,
 # or the bare dict of format 1) is not folded on from: every log is folded again.
-FOLDS = 2  # 2: a turn's end gives the turn's cost
+FOLDS = 3  # 2: a turn's end gives the turn's cost; 3: rate-limit readings
 _folds = msgspec.msgpack.Decoder(tuple[int, dict[str, Summary]])
 _info_decoder = msgspec.json.Decoder(TaskInfo)
 
@@ -184,6 +186,10 @@ def fold(summary: Summary, record: records.Event) -> None:
             summary.priced = True
         case records.Summary() if record.level == "digest":
             _fold_digest(summary, record)
+        case records.Limit() | records.Error():
+            reading = limits.of_record(summary.tool, record)
+            if reading is not None:
+                limits.keep(summary.limits, reading)
         case records.ApprovalAsk():
             summary.asks.append(record.call)
         case records.ApprovalAnswer():
@@ -328,6 +334,17 @@ class Cache:
                 summary = None
             found[task] = fold_log(path, summary)
         return found
+
+    def folded(self) -> dict[str, Summary]:
+        """Every log's summary, current (what `scan` keeps beside the catalogue; a log the
+        kept copy lacks, as after a change of FOLDS, is folded and the copy saved)."""
+        found = self.scan()
+        folds = self._load_folds()
+        missing = [task for task in found if task not in folds]
+        if missing:
+            folds.update(self.summaries(missing))
+            self._save_folds({task: folds[task] for task in found if task in folds})
+        return {task: folds[task] for task in found if task in folds}
 
     def _refresh(self, task: str, summary: Summary | None, stat: os.stat_result):
         path = self.sessions / f"{task}.jsonl"
