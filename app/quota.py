@@ -125,6 +125,18 @@ def _agent(tool: str, windows: list[Window], now: datetime) -> AgentQuota:
     )
 
 
+def next_change(found: Meter) -> datetime | None:
+    """The next moment a window of the meter turns stale or reset, without a new reading."""
+    moments = []
+    for agent in found.agents:
+        for w in agent.windows:
+            if w.state != "reset" and w.resets_at:
+                moments.append(_parse(w.resets_at))
+            if w.state == "current":
+                moments.append(_parse(w.as_of) + timedelta(minutes=w.window_minutes or FIVE_HOURS))
+    return min(moments, default=None)
+
+
 def clock(stamp: str, now: datetime) -> str:
     """A time as a person reads it here: "14:08" today, "Thu 14:08" within a week, else a date."""
     moment, today = _parse(stamp).astimezone(), now.astimezone()

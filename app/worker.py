@@ -74,6 +74,7 @@ class Worker:
         self.passes = 0  # completed passes, for tests and the self-check
         self.rounds = 0  # times round the loop, a pass run or (paused) not: the same
         self.polled: list[Path] = []  # followed folders without notifications
+        self.imported: Callable[[], None] | None = None  # told after a pass that imported
         self._seen: dict[tuple[str, Path], dict[Path, tuple[int, int]]] = {}
         self._stirred: set[Path] = set()  # folders notified since the last pass
         self._all = True  # the next pass looks at every folder
@@ -213,6 +214,8 @@ class Worker:
         if total or first:
             self._check()
             self._fold(full=first)
+            if self.imported is not None:
+                self.imported()  # the tray's quota meter reads what was imported
         self._report("", 0, 0)  # nothing under way: the page hides its progress
         with self._idle:
             self.passes += 1

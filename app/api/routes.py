@@ -13,7 +13,7 @@ from pathlib import Path
 import bottle
 import msgspec
 
-from .. import agents, board, mcp_install, memory, paths, settings, starred, usage
+from .. import agents, board, mcp_install, memory, paths, quota, settings, starred, usage
 from ..errors import BadInput, TaskNotFound
 from ..feed import Feed
 from ..memory.recall import cut
@@ -231,6 +231,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/status", feed.status.snapshot),
         ("GET", "/api/changes", do.changes),
         ("GET", "/api/places", lambda: agents.places(store.root)),
+        ("GET", "/api/quota", lambda: quota.meter(store)),
         ("POST", "/api/import", do.import_folder),
         ("GET", "/api/settings", lambda: settings_form.shown(store.root)),
         ("POST", "/api/settings", do.change_settings),

@@ -3,7 +3,7 @@
 A thin edge: each command parses its arguments, calls one core function and prints. Expected
 errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
 defined in this package's modules by group: tasks.py, memory.py, agents.py, reading.py,
-usage.py.
+usage.py, quota.py.
 """
 
 import os
@@ -29,6 +29,7 @@ GROUPS = {
     **dict.fromkeys(("export", "resume-command", "star", "starred"), "reading"),
     "usage": "usage",
     **dict.fromkeys(("blame", "commit"), "provenance"),
+    "quota": "quota",
 }
 
 
@@ -185,6 +186,8 @@ def _adder(group: str):
         from . import usage as module
     elif group == "provenance":
         from . import provenance as module
+    elif group == "quota":
+        from . import quota as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")

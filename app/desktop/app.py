@@ -70,6 +70,7 @@ class App:
         self.window: Viewer | None = None  # the window, whether or not its process runs
         self.icon = None  # the tray's pystray.Icon, once tray.make_icon made it
         self.tray_shown = False
+        self.quota = None  # the tray's quota lines (tray.Quota), once tray.make_icon made them
         self.quitting = False
         self.quit_done = threading.Event()
         self.requests: list[str] = []  # what later launches asked, oldest first
@@ -141,6 +142,8 @@ class App:
         loop ended, would wait for ever."""
         with self._tray_lock:
             icon, self.icon = self.icon, None
+        if self.quota is not None:
+            self.quota.stop()
         if icon is not None:  # a menu click runs in the tray's thread
             tray.stop(icon, in_tray_thread=threading.current_thread() is self.tray_thread)
 

@@ -4,13 +4,16 @@ The only module that imports `pystray`. pystray picks its backend as it loads, s
 is chosen here before the import: on Linux the xorg one, which needs no GTK, or `dummy` with no
 X display (the person's own PYSTRAY_BACKEND wins). The menu's items call what the app offers
 (app.App: show, search, toggle_following, quit); a desktop without a tray gets no icon, and
-closing the window then quits.
+closing the window then quits. Above them, one line per agent whose logs hold rate limits
+(quota.meter, issue 30), also in the icon's tooltip; `Quota` keeps them current: after each
+import, and once at the next moment a figure turns stale or reset, with no timer otherwise.
 """
 
 import logging
 import os
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -104,17 +107,68 @@ def menu(app) -> pystray.Menu:
     def following(item) -> str:
         return "Resume following agent logs" if app.worker.paused else "Pause following agent logs"
 
-    return pystray.Menu(
-        pystray.MenuItem("Open nodwyn", lambda: app.show(), default=True),
-        pystray.MenuItem("Search…", lambda: app.search()),
-        pystray.MenuItem(following, lambda: app.toggle_following()),
-        pystray.Menu.SEPARATOR,
-        pystray.MenuItem("Quit", lambda: app.quit()),
-    )
+    def items() -> tuple:
+        # shown, not clicked: the page's overview has the detail
+        quota = [pystray.MenuItem(line, None, enabled=False) for line in app.quota.lines]
+        return (
+            *quota,
+            *([pystray.Menu.SEPARATOR] if quota else []),
+            pystray.MenuItem("Open nodwyn", lambda: app.show(), default=True),
+            pystray.MenuItem("Search…", lambda: app.search()),
+            pystray.MenuItem(following, lambda: app.toggle_following()),
+            pystray.Menu.SEPARATOR,
+            pystray.MenuItem("Quit", lambda: app.quit()),
+        )
+
+    return pystray.Menu(items)
+
+
+class Quota:
+    """The quota meter's lines for the menu and the tooltip, read again when told to."""
+
+    def __init__(self, app):
+        self.app, self.lines = app, []
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+
+    def refresh(self) -> None:
+        from ..quota import meter, next_change
+
+        try:
+            found = meter(self.app.store)
+        except (OSError, ValueError):  # a log being replaced: the next import tells again
+            log.warning("quota meter not read", exc_info=True)
+            return
+        with self._lock:
+            self.lines = [agent.line for agent in found.agents]
+            icon = self.app.icon
+            if icon is not None:
+                icon.title = "\n".join([TITLE, *self.lines])
+                if icon.visible:  # a docked icon's menu is built again (pystray's note)
+                    icon.update_menu()
+            self._schedule(next_change(found))
+
+    def _schedule(self, when: datetime | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = None
+        if when is None:
+            return
+        wait = max((when - datetime.now(UTC)).total_seconds(), 1.0)
+        self._timer = threading.Timer(wait + 1, self.refresh)
+        self._timer.name, self._timer.daemon = "nodwyn-quota", True
+        self._timer.start()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._schedule(None)
 
 
 def make_icon(app) -> pystray.Icon:
+    app.quota = Quota(app)
     app.icon = pystray.Icon("nodwyn", icon_image(), TITLE, menu=menu(app))
+    app.quota.refresh()
+    app.worker.imported = app.quota.refresh
     return app.icon
 
 

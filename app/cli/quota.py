@@ -1,0 +1,34 @@
+"""`nodwyn quota` (issue 30): how much of each agent's rate limits its logs last said was used,
+and when each window starts over; `--json` gives the meter as the API does."""
+
+from datetime import UTC, datetime
+
+from . import print_json, store
+
+
+def add_quota(sub) -> None:
+    cmd = sub.add_parser("quota", help="each agent's rate limits as its logs last said them")
+    cmd.add_argument("--json", action="store_true", help="the meter as JSON (as GET /api/quota)")
+    cmd.set_defaults(run=cmd_quota)
+
+
+def cmd_quota(args) -> int:
+    import msgspec
+
+    from ..quota import clock, meter
+
+    found = meter(store(args))
+    if args.json:
+        print_json(msgspec.to_builtins(found))
+        return 0
+    if not found.agents:
+        print("no agent's logs hold rate limits yet (Codex writes them; import its sessions)")
+        return 0
+    now = datetime.now(UTC)
+    for agent in found.agents:
+        print(agent.line)
+        for w in agent.windows:
+            rate = f", {w.burn_per_hour:g} points an hour" if w.burn_per_hour else ""
+            out = f", used up at {clock(w.runs_out_at, now)} at that rate" if w.runs_out_at else ""
+            print(f"  {w.label:<6} {w.text}{rate}{out} (as of {clock(w.as_of, now)})")
+    return 0
