@@ -117,6 +117,7 @@ BROKEN = {
     ("GET", "/api/recall"): ("/api/recall?seq=2", None, 400),
     ("GET", "/api/changes"): ("/api/changes?since=soon", None, 400),
     ("GET", "/api/places"): ("/api/places", None, 405),
+    ("GET", "/api/quota"): ("/api/quota", None, 405),
     ("POST", "/api/import"): ("/api/import", b'{"tool": "claude", "path": "relative/path"}', 400),
     ("GET", "/api/settings"): ("/api/settings", None, 405),
     ("POST", "/api/settings"): ("/api/settings", b'{"follow_claude": "yes"}', 400),

@@ -302,3 +302,26 @@ def test_loading_the_desktop_package_loads_neither_library():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_menu_and_tooltip_show_each_agents_quota_line_as_the_meter_does(app, tmp_path):
+    from datetime import UTC, datetime, timedelta
+
+    from nodwyn import quota
+    from test_quota import rollout
+
+    assert app.quota.lines == []  # no limits in the logs: no line, the menu as before
+    folder = tmp_path / "codex" / "sessions" / "2026" / "12" / "02"  # followed by the worker
+    rollout(folder / "r.jsonl", [(0, 20, 3), (20, 27, 4)], datetime.now(UTC) - timedelta(hours=1))
+    for _ in range(20):  # the worker's passes, each awaited: it imports, then tells the tray
+        if app.quota.lines:
+            break
+        assert app.worker.wait_for_pass(app.worker.passes, timeout=30)
+    (line,) = [agent.line for agent in quota.meter(app.store).agents]
+    assert line.startswith("Codex: 5 h 27% · week 4% · resets ")
+    items = [item for item in app.icon.menu.items if item is not pystray.Menu.SEPARATOR]
+    assert [item.text for item in items][:2] == [line, "Open nodwyn"]
+    assert not items[0].enabled
+    assert app.icon.title == f"nodwyn\n{line}"
+    click(app, "Open nodwyn")  # the items below still do what they say
+    assert app.window.calls == ["show", "restore"]
