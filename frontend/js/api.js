@@ -98,6 +98,7 @@ export const api = {
   /** @param {number} since @param {number} wait seconds @param {AbortSignal} [signal] */
   changes: (since, wait, signal) => call("GET", "/api/changes", { since, wait }, undefined, signal),
   places: () => call("GET", "/api/places"),
+  quota: () => call("GET", "/api/quota"),
   /** @param {string} tool @param {string} path */
   importFolder: (tool, path) => call("POST", "/api/import", {}, { tool, path }),
   settings: () => call("GET", "/api/settings"),

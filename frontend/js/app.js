@@ -8,7 +8,7 @@ import { api, pageUrl } from "./api.js";
 import { clear, el, folderLabels } from "./dom.js";
 import { createHeader } from "./header.js";
 import { createBoard } from "./board.js";
-import { createOverview } from "./overview.js";
+import { addSection, createOverview } from "./overview.js";
 import { queryTerms } from "./marks.js";
 import { createResults, SCOPES } from "./search.js";
 import { createSidebar, moveFocus } from "./sidebar.js";
@@ -16,6 +16,7 @@ import { createStarred } from "./stars.js";
 import { createAuthorship } from "./authorship.js";
 import { createTranscript } from "./transcript.js";
 import { firstRun, openSettings } from "./settings.js";
+import { drawQuota } from "./quota.js";
 
 /** @typedef {{task: string, q: string, scope: string, seq: number|null, view: string}} State */
 
@@ -150,6 +151,12 @@ $("[data-starred-link]").addEventListener("click", (event) => {
   navigate({ view: "starred" });
 });
 
+// each agent's rate limits, as its logs last said them (issue 30), after the usage charts
+addSection(() => {
+  const limits = el("div", { "data-quota-panel": "" });
+  drawQuota(limits);
+  return limits;
+});
 const overview = createOverview({
   pane,
   href: (task) => pageUrl({ task }),
