@@ -254,3 +254,36 @@ def test_the_cli_the_api_and_the_meter_give_the_same_figures(data_dir, tmp_path)
         == via_api
         == {k: v for k, v in msgspec.to_builtins(quota.meter(store)).items() if k != "now"}
     )
+
+
+def test_a_codex_log_imported_before_limits_were_read_gets_them_once(
+    data_dir, tmp_path, monkeypatch
+):
+    """The importer as it was before this change (no limit records, `.imp` of version 0) is
+    stood in for by turning the reading off; the next import, with it on, adds them once."""
+    from importing import log_of
+    from nodwyn.importers import codex
+    from nodwyn.importers.codex import parse
+
+    store = Store()
+    path = rollout(tmp_path / "r.jsonl", [(0, 10, 2), (60, 20, 3)])
+    with monkeypatch.context() as before:
+        before.setattr(codex.AGENT, "limits", 0)
+        before.setattr(parse.limits, "read", lambda *args: [])
+        task = imported_one(store, "codex", path)
+    assert quota.meter(store, START).agents == []
+    first = log_of(store, task)
+    from nodwyn.importers.sync import import_paths
+
+    assert import_paths(store, "codex", [path]).extended == [task]
+    added = log_of(store, task)[len(first) :]
+    assert [(x.at, x.used_percent) for x in added] == [
+        (stamp(START), 10), (stamp(START), 2),
+        (stamp(START + timedelta(hours=1)), 20), (stamp(START + timedelta(hours=1)), 3),
+    ]  # fmt: skip
+    assert windows(store, START + timedelta(minutes=61))["5 h"].used_percent == 20
+    assert import_paths(store, "codex", [path]).unchanged == [task]  # not twice
+    rollout(path, [(0, 10, 2), (60, 20, 3), (90, 25, 3)])  # the session goes on
+    assert import_paths(store, "codex", [path]).extended == [task]
+    assert windows(store, START + timedelta(minutes=91))["5 h"].used_percent == 25
+    assert len([x for x in log_of(store, task) if isinstance(x, records.Limit)]) == 6  # +2 at 90

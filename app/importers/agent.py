@@ -69,6 +69,7 @@ class Agent:
     whole = False  # True: the source is rewritten whole and read by `read`
     resume = ""  # the agent's own command that resumes a session, {id} its id (reading/resume.py)
     no_resume = ""  # or why there is none
+    limits = 0  # the version of its limit records (ADR 0037): a log of a lower one gets them
 
     def roots(self) -> list[Path]:
         """The folders where the agent keeps its sessions on this computer (existing or not)."""

@@ -37,6 +37,7 @@ class State(msgspec.Struct, kw_only=True):
     carry: msgspec.Raw = msgspec.Raw(b"null")
     last: str = ""  # the src of the log's last imported record when this was saved
     whole: str = ""  # a source rewritten whole: the hash of what was read last
+    limits: int = 0  # the agent's `limits` version the imported part was read with
 
 
 _state_decoder = msgspec.json.Decoder(State)

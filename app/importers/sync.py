@@ -148,7 +148,7 @@ def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines):
 def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tuple[str, str]:
     log = store.log_path(found.task)
     log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
-    state = State(tool=agent.name, source=str(path))
+    state = State(tool=agent.name, source=str(path), limits=agent.limits)
     parser = agent.parser(path, found, None)
     emitted = _parse(path, state, parser, lines)
     if not emitted or not isinstance(emitted[0], r.SessionStart):
@@ -164,12 +164,17 @@ def _extend(agent: Agent, path: Path, found: Found, writer: logfile.Writer, line
     state = load(log)
     if state is not None and not _same_prefix(path, state):
         return "skipped", "source changed before the imported part; left alone"
+    backfilled = (
+        state is not None
+        and state.limits < agent.limits
+        and _limits(agent, path, found, writer, state)
+    )
     if state is not None:
         parser = agent.parser(path, found, state.carry)
         before = (state.consumed, msgspec.json.encode(parser.carry))
         emitted = _parse(path, state, parser, lines)
         if not emitted and before == (state.consumed, msgspec.json.encode(parser.carry)):
-            return "unchanged", found.task
+            return ("extended" if backfilled else "unchanged"), found.task
         if emitted and state.last != key_text(last_imported(log)):
             state = None  # the log went past `.imp` (stopped before saving it): read it all
     if state is None:
@@ -183,7 +188,28 @@ def _extend(agent: Agent, path: Path, found: Found, writer: logfile.Writer, line
     title = None if not any(isinstance(x, r.SessionTitle) for x in emitted) else title_of(log)
     written = write(writer, emitted, state, title)
     save(log, state, parser.carry)
-    return ("extended" if written else "unchanged"), found.task
+    return ("extended" if written or backfilled else "unchanged"), found.task
+
+
+def _limits(agent: Agent, path: Path, found: Found, writer: logfile.Writer, state: State) -> bool:
+    """A log imported before its agent's limits were read gets them once: the imported part
+    of the source is read again and its limit records the log lacks are appended (each with
+    its own event's time), then `.imp` says so. Stopped before that save, the next import
+    finds them in the log by their src and appends none twice. True if any was appended."""
+    parser = agent.parser(path, found, None)
+    again = State(tool=agent.name, source=str(path))
+    seen = {key_of(record) for _offset, _end, record in logfile.read(writer.path)}
+    limits = [
+        record
+        for record in _parse(path, again, parser, problems.Lines(str(path)))
+        if isinstance(record, r.Limit)
+        and (record.src.line or 0) <= state.lines
+        and key_of(record) not in seen
+    ]
+    writer.append(limits)
+    state.limits = agent.limits
+    save(writer.path, state, state.carry)
+    return bool(limits)
 
 
 def _parse(path: Path, state: State, parser, lines: problems.Lines) -> list[r.Known]:

@@ -19,6 +19,7 @@ class Codex(Agent):
     label = "Codex"
     resume = "codex resume {id}"
     prefix = "cx-"
+    limits = 1  # rate_limits read as limit records (limits.py)
 
     def roots(self) -> list[Path]:
         root = home_of("CODEX_HOME", ".codex")
