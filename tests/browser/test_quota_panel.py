@@ -57,6 +57,9 @@ def test_the_empty_pane_shows_a_bar_per_window_with_the_meters_figures(page, dat
         five = codex.locator('[data-quota-window="5 h"]')
         expect(five.get_by_role("meter")).to_have_attribute("aria-valuenow", "27")
         expect(five.locator("[data-quota-text]")).to_have_text("27%")
+        bar = five.get_by_role("meter").bounding_box()
+        filled = five.get_by_role("meter").locator("div").bounding_box()
+        assert abs(filled["width"] / bar["width"] - 0.27) < 0.01  # drawn, not only labelled
         expect(five).to_contain_text("points an hour lately")
         expect(codex.locator('[data-quota-window="week"] [data-quota-text]')).to_have_text("4%")
         stale = panel.locator('[data-quota-agent="claude-code"] [data-state="stale"]')
