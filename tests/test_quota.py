@@ -245,6 +245,9 @@ def test_the_cli_the_api_and_the_meter_give_the_same_figures(data_dir, tmp_path)
 
     store = Store()
     imported_one(store, "codex", rollout(tmp_path / "r.jsonl", [(0, 10, 2)]))
+    (agent,) = quota.meter(store).agents
+    printed = nodwyn("quota").stdout.splitlines()
+    assert printed[0] == agent.line and printed[1].startswith("  5 h    ")
     via_cli = json.loads(nodwyn("quota", "--json").stdout)
     via_api = Client(api.make_app(store, TOKEN)).get("/api/quota").json
     for shown in (via_cli, via_api):

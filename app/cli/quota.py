@@ -28,7 +28,19 @@ def cmd_quota(args) -> int:
     for agent in found.agents:
         print(agent.line)
         for w in agent.windows:
-            rate = f", {w.burn_per_hour:g} points an hour" if w.burn_per_hour else ""
-            out = f", used up at {clock(w.runs_out_at, now)} at that rate" if w.runs_out_at else ""
-            print(f"  {w.label:<6} {w.text}{rate}{out} (as of {clock(w.as_of, now)})")
+            print(f"  {w.label:<6} {w.text}{_more(w, now)} (as of {clock(w.as_of, now)})")
     return 0
+
+
+def _more(w, now: datetime) -> str:
+    """A current window's reset, its burn rate lately and where that leads."""
+    from ..quota import clock
+
+    if w.state != "current":
+        return ""
+    parts = [f"resets {clock(w.resets_at, now)}"] if w.resets_at else []
+    if w.burn_per_hour:
+        parts.append(f"{w.burn_per_hour:g} points an hour lately")
+        runs_out = f"used up at {clock(w.runs_out_at, now)}" if w.runs_out_at else ""
+        parts.append(f"{runs_out or 'lasts to the reset'} at that rate")
+    return "".join(f", {part}" for part in parts)
