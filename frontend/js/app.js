@@ -152,10 +152,10 @@ $("[data-starred-link]").addEventListener("click", (event) => {
 });
 
 // each agent's rate limits, as its logs last said them (issue 30), after the usage charts
-addSection(() => {
-  const limits = el("div", { "data-quota-panel": "" });
-  drawQuota(limits);
-  return limits;
+addSection(async () => {
+  const limits = el("section", { class: "overview-section", "data-section": "quota" });
+  await drawQuota(limits);
+  return limits.childElementCount ? limits : null; // no agent's logs hold limits: no section
 });
 const overview = createOverview({
   pane,

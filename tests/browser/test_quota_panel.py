@@ -1,6 +1,7 @@
-"""The quota panel in the pane with no task open (issue 30), in Chromium against `nodwyn
-serve`: a bar per window with the figures GET /api/quota gives (as the tray and the CLI do),
-a stale figure that says how old it is, and no panel when no log holds limits."""
+"""The quota panel, a section of the overview (the pane with no task open; issue 30), in
+Chromium against `nodwyn serve`: a bar per window with the figures GET /api/quota gives (as the
+tray and the CLI do), a stale figure that says how old it is, and no panel when no log holds
+limits."""
 
 import json
 import subprocess
@@ -51,7 +52,7 @@ def test_the_empty_pane_shows_a_bar_per_window_with_the_meters_figures(page, dat
     meter = cli_meter(data_dir)
     with serve(root=data_dir, log=tmp_path / "serve.log") as server:
         page.goto(server.url)
-        panel = page.locator("[data-quota]")
+        panel = page.locator('[data-overview] [data-section="quota"] [data-quota]')
         expect(panel).to_be_visible()
         codex = panel.locator('[data-quota-agent="codex"]')
         five = codex.locator('[data-quota-window="5 h"]')
@@ -78,6 +79,7 @@ def test_with_no_limits_in_any_log_the_pane_has_no_panel(page, data_dir, tmp_pat
         writer.append([records.Message(text="Make the pager test pass")])
     with serve(root=data_dir, log=tmp_path / "serve.log") as server:
         page.goto(server.url)
-        expect(page.locator('[data-empty="pick"]')).to_be_visible()
-        expect(page.locator("[data-quota-panel][data-drawn]")).to_be_attached()  # asked, answered
+        expect(page.locator('[data-section="usage"]')).to_be_visible()  # the overview is up
+        reading = page.locator("[data-overview] .overview-section", has_text="Reading…")
+        expect(reading).to_have_count(0)  # every section answered, the quota one with nothing
         expect(page.locator("[data-quota]")).to_have_count(0)
