@@ -343,7 +343,7 @@ class Cache:
         missing = [task for task in found if task not in folds]
         if missing:
             folds.update(self.summaries(missing))
-            self._save_folds({task: folds[task] for task in found if task in folds})
+            self._keep(self._save_folds, {t: folds[t] for t in found if t in folds})
         return {task: folds[task] for task in found if task in folds}
 
     def _refresh(self, task: str, summary: Summary | None, stat: os.stat_result):
