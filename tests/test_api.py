@@ -260,7 +260,13 @@ def test_a_waiting_page_hears_progress_at_once(store):
     began = time.monotonic()
     heard = client.get(f"/api/changes?since={version}&wait=20").json
     assert time.monotonic() - began < 10
-    assert heard["progress"] == {"phase": "importing", "done": 120, "total": 480, "note": ""}
+    assert heard["progress"] == {
+        "phase": "importing",
+        "done": 120,
+        "total": 480,
+        "note": "",
+        "left": -1.0,
+    }
     assert client.get("/api/status").json == heard["progress"]
 
 
