@@ -109,3 +109,29 @@ def test_a_full_disk_loses_nothing_and_the_import_after_room_is_made_equals_a_cl
     assert len(logs(clean)) == SESSIONS
     left = [p for p in data.rglob("*") if LEFT.fullmatch(p.name)]
     assert left == [], left
+
+
+def test_a_read_only_data_folder_still_lists_searches_recalls_and_exports(tmp_path, small_disk):
+    source = tmp_path / "projects" / "-home-ana-pager"
+    for number in range(2):
+        age(write(source / f"{number:08d}-2222-3333-4444-555555555555.jsonl",
+                  session_lines(number)))  # fmt: skip
+    data = small_disk / "data"
+    assert mount(small_disk, "64m", again=True)
+    assert nodwyn(data, "import", "claude", str(source)).returncode == 0
+    before = nodwyn(data, "memory", "search", "failing build", "--mode", "words", "--json")
+    assert before.returncode == 0, before.stderr
+    task = f"cc-{0:08d}-2222-3333-4444-555555555555"
+
+    remounted = subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=False)
+    assert remounted.returncode == 0
+    listed = nodwyn(data, "sessions", "--all")
+    found = nodwyn(data, "memory", "search", "failing build", "--mode", "words", "--json")
+    recalled = nodwyn(data, "memory", "recall", task, "2")
+    exported = nodwyn(data, "export", task)
+    for run in (listed, found, recalled, exported):
+        assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert "Step 0: fix the failing build" in listed.stdout
+    assert found.stdout == before.stdout  # the same hits, read from a copy of the index
+    assert "read-only" in found.stderr
+    assert "fix the failing build" in recalled.stdout + exported.stdout

@@ -262,6 +262,11 @@ def search_here(args, given: dict) -> bytes:
         data, given["q"], scope=given["scope"], task=args.task, project=given["project"],
         limit=args.n, mode=args.mode,
     )  # fmt: skip
+    from ..memory import index
+
+    if index.ASIDE:  # a read-only data folder: searched all the same, from a copy
+        print("(the data folder is read-only: the word index was read from a copy)",
+              file=sys.stderr)  # fmt: skip
     return msgspec.json.encode(found)
 
 

@@ -178,13 +178,53 @@ def open_index(root: Path, state: State) -> tantivy.Index:
     key = (root, state.id)
     index = _open.get(key)
     if index is None:
-        index = tantivy.Index(SCHEMA, path=str(folder(root)), reuse=True)
+        index = _opened(folder(root))
         for name, analyzer in words.analyzers():
             index.register_tokenizer(name, analyzer)
         _open[key] = index
         if _closer is not None:
             _closer.wake()
     return index
+
+
+ASIDE: dict[Path, str] = {}  # index folders read from a copy: a read-only data folder (said)
+
+
+def _opened(path: Path) -> tantivy.Index:
+    """The index in `path`. tantivy creates its lock files even to read, which a read-only
+    data folder refuses: then it is read from a copy in the temporary folder (removed by the
+    next such reading once this process has ended), and `ASIDE` says so (issue 28)."""
+    try:
+        return tantivy.Index(SCHEMA, path=str(path), reuse=True)
+    except ValueError as exc:
+        if "Lockfile" not in str(exc):
+            raise
+    import shutil
+    import tempfile
+
+    temp = Path(tempfile.gettempdir())
+    for left in temp.glob("nodwyn-index-*-*"):  # a process ends at once, without atexit
+        if _left_by_the_dead(left):
+            shutil.rmtree(left, ignore_errors=True)
+    aside = tempfile.mkdtemp(prefix=f"nodwyn-index-{os.getpid()}-")
+    shutil.copytree(path, aside, dirs_exist_ok=True)
+    ASIDE[path] = aside
+    return tantivy.Index(SCHEMA, path=aside, reuse=True)
+
+
+def _left_by_the_dead(left: Path) -> bool:
+    """Whether a copy of the index was left by a process that has ended (on Windows, where
+    os.kill would end the process, by its age: a day)."""
+    pid = left.name.split("-")[2]
+    if os.name == "nt" or not pid.isdigit():
+        return time.time() - left.stat().st_mtime > 86400
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # another user's process
+    return False
 
 
 def close_when_unused(seconds: float = KEEP_OPEN) -> None:
