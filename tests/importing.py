@@ -204,3 +204,15 @@ def _final(parts: list[dict]) -> bool:
     texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
     calls = [b for b in blocks if b.get("type") in ("tool_use", "server_tool_use")]
     return any(t.strip() for t in texts) and not calls and stops <= {"end_turn", "stop_sequence"}
+
+
+# The tables of an opencode.db of v1.2 and later, only the columns the importer reads.
+OPENCODE_TABLES = """
+        create table if not exists session (id text primary key, project_id text, parent_id text,
+          slug text, directory text, title text, version text, time_created integer,
+          time_updated integer, model text, cost real);
+        create table if not exists message (id text primary key, session_id text,
+          time_created integer, time_updated integer, data text);
+        create table if not exists part (id text primary key, message_id text, session_id text,
+          time_created integer, time_updated integer, data text);
+"""

@@ -13,7 +13,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from importing import OLD
+from importing import OLD, OPENCODE_TABLES
 
 
 def _age(paths, live: bool) -> None:
@@ -74,15 +74,7 @@ def opencode(home: Path, folder: Path, sessions: dict[str, tuple[str, bool]]) ->
     path = home / ".local" / "share" / "opencode" / "opencode.db"
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path)
-    db.executescript("""
-        create table if not exists session (id text primary key, project_id text, parent_id text,
-          slug text, directory text, title text, version text, time_created integer,
-          time_updated integer, model text, cost real);
-        create table if not exists message (id text primary key, session_id text,
-          time_created integer, time_updated integer, data text);
-        create table if not exists part (id text primary key, message_id text, session_id text,
-          time_created integer, time_updated integer, data text);
-    """)
+    db.executescript(OPENCODE_TABLES)
     model = json.dumps({"id": "claude-sonnet-4-5", "providerID": "anthropic"})
     for n, (sid, (prompt, live)) in enumerate(sessions.items()):
         ms = int((time.time() if live else OLD + n) * 1000)

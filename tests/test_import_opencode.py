@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from importing import OLD, log_of
+from importing import OLD, OPENCODE_TABLES, log_of
 from nodwyn.catalogue import fold_log
 from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
@@ -70,16 +70,10 @@ def write_db(path: Path, convs: dict[str, list], title="Pager order fix", parent
     db = sqlite3.connect(path)
     if wal:
         db.execute("pragma journal_mode=wal")
-    db.executescript("""
-        create table if not exists session (id text primary key, project_id text, parent_id text,
-          slug text, directory text, title text, version text, time_created integer,
-          time_updated integer, model text, cost real);
-        create table if not exists message (id text primary key, session_id text,
-          time_created integer, time_updated integer, data text);
-        create table if not exists part (id text primary key, message_id text, session_id text,
-          time_created integer, time_updated integer, data text);
-        create table if not exists account (id text primary key, email text, access_token text);
-    """)
+    db.executescript(
+        OPENCODE_TABLES
+        + "create table if not exists account (id text primary key, email text, access_token text);"
+    )
     db.execute("insert or replace into account values ('a1', 'ana@example.org', ?)", (TOKEN,))
     for sid, messages in convs.items():
         db.execute(
