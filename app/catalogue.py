@@ -67,6 +67,7 @@ class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     digest_by: str = ""  # agent / provider / person
     digest_at: str = ""
     limits: list[Reading] = []  # the rate-limit readings of this log (limits.py)
+    closes: int = 0  # close summaries in the log (search reads a log's only where there are)
 
 
 class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
@@ -89,6 +90,7 @@ class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
     digest: str = ""  # the task's digest as shown (ADR 0033), its start
     digest_by: str = ""
     digest_at: str = ""
+    closes: int = 0  # close summaries in the log (search reads a log's only where there are)
 
 
 _json = msgspec.json.Encoder()
@@ -123,6 +125,7 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
         digest=summary.digest,
         digest_by=summary.digest_by,
         digest_at=summary.digest_at,
+        closes=summary.closes,
     )
 
 
@@ -186,6 +189,8 @@ def fold(summary: Summary, record: records.Event) -> None:
             summary.priced = True
         case records.Summary() if record.level == "digest":
             _fold_digest(summary, record)
+        case records.Summary() if record.level == "close":
+            summary.closes += 1
         case records.Limit() | records.Error():
             reading = limits.of_record(summary.tool, record)
             if reading is not None:

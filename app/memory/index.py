@@ -83,6 +83,7 @@ class Seen(Struct, kw_only=True):
     project: str = ""
     title: str = ""
     archived: bool = False
+    closes: int = 0  # its close summaries (catalogue.Summary.closes)
 
 
 class State(Struct, kw_only=True):
@@ -468,6 +469,7 @@ def _seen(stat: os.stat_result, problems: int, info) -> Seen:
         project=info.project if info else "",
         title=info.title if info else "",
         archived=info.archived if info else False,
+        closes=info.closes if info else 0,
     )
 
 

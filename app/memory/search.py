@@ -224,7 +224,7 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit], log=
     return TurnHit(
         task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
         last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,
-        events=events, summary=close_summary(log, card.first_seq) if log else "",
+        events=events, summary=close_summary(log, card.first_seq) if log and seen.closes else "",
     )  # fmt: skip
 
 
