@@ -81,7 +81,9 @@ def answers(data: Path, queries=QUERIES) -> dict[tuple[str, str], list]:
     run = _started(data, [sys.executable, "-c", ANSWER, str(data), json.dumps(keys)])
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err.decode()
-    return {key: [tuple(hit) for hit in hits] for key, hits in zip(keys, json.loads(out))}
+    return {
+        key: [tuple(hit) for hit in hits] for key, hits in zip(keys, json.loads(out), strict=True)
+    }
 
 
 def fresh(base: Path, logs: Path, name: str) -> Path:

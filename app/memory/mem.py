@@ -241,8 +241,9 @@ def write(log: Path, mem: Mem) -> None:
 def append(log: Path, base: Mem, gained: Mem) -> None:
     """Record what a fold gained on from `base` (a state read from this file): one frame
     appended, or the file written anew when there is none yet, the fold started again, or
-    there are many frames."""
-    if base.frames == 0 or gained.restarted or base.frames >= COMPACT_AFTER:
+    there are many frames, or a kill cut its last frame (made anew from the whole ones)."""
+    torn = base.frames and not _ends(path_of(log), _tail.size, _is_tail)
+    if base.frames == 0 or gained.restarted or base.frames >= COMPACT_AFTER or torn:
         if base.frames and not gained.restarted:
             whole = load(log)  # compaction: every frame read back, written as one
             if whole.fold.end == base.fold.end:
@@ -266,9 +267,31 @@ def append(log: Path, base: Mem, gained: Mem) -> None:
 
 def _append_heads(log: Path, frame: Frame) -> None:
     """The frame's heads appended to the log's .heads (one write, as the frame's); a .mem
-    from before .heads files has its heads written whole first (write_heads)."""
+    from before .heads files has its heads written whole first (write_heads), one a kill cut
+    in a line is made anew from the .mem."""
+    if not _ends(heads_path(log), 1, lambda end: end == b"\n"):
+        with contextlib.suppress(FileNotFoundError):
+            tmpfiles.replace(heads_path(log), HEADS_MAGIC + _heads_line(-1, 0, load(log).fold))
+        return
     if not _append_whole(heads_path(log), _heads_line(frame.base, frame.number, frame.fold)):
         write_heads(log, load(log).fold)
+
+
+def _ends(file: Path, size: int, whole) -> bool:
+    """Whether the file's last `size` bytes pass `whole` (a missing file does: nothing to
+    cut), so nothing is appended after what a killed append left half-written."""
+    try:
+        with open(file, "rb") as handle:
+            if handle.seek(0, os.SEEK_END) < size:
+                return False
+            handle.seek(-size, os.SEEK_END)
+            return whole(handle.read(size))
+    except FileNotFoundError:
+        return True
+
+
+def _is_tail(end: bytes) -> bool:
+    return _tail.unpack(end)[1] == TRAILER
 
 
 def _append_whole(file: Path, data: bytes) -> bool:
