@@ -15,13 +15,11 @@ remote one, all of it does. The built-in model sends nothing anywhere.
 Failures raise ProviderFailed (a NodwynError); search then falls back to words alone.
 """
 
-import json
 import os
-import urllib.error
-import urllib.request
 
 import numpy as np
 
+from .. import wire
 from ..errors import NodwynError
 from .encoder import normalised
 
@@ -58,19 +56,12 @@ class Provider:
         return normalised(matrix)
 
     def _request(self, texts: list[str]) -> list[list[float]]:
-        body = json.dumps({"model": self.model, "input": texts}).encode()
-        headers = {"Content-Type": "application/json"}
+        headers = {}
         key = self._key or os.environ.get(KEY_VARIABLE)
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        request = urllib.request.Request(self.address, data=body, headers=headers)
-        try:
-            with _opener().open(request, timeout=TIMEOUT) as answer:
-                data = json.loads(answer.read())
-        except urllib.error.HTTPError as exc:
-            raise ProviderFailed(f"{self.address} answered {exc.code} {exc.reason}") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise ProviderFailed(f"cannot get embeddings from {self.address}: {exc}") from None
+        body = {"model": self.model, "input": texts}
+        data = wire.post(self.address, body, headers, TIMEOUT, ProviderFailed, "embeddings")
         return self._vectors(data, len(texts))
 
     def _vectors(self, data, count: int) -> list[list[float]]:
@@ -84,18 +75,6 @@ class Provider:
         if not isinstance(vectors, list) or len(vectors) != count:
             raise ProviderFailed(f"{self.address} answered the wrong number of vectors")
         return vectors
-
-
-class _Stay(urllib.request.HTTPRedirectHandler):
-    """Redirects are not followed: urllib would send the Authorization header (the key) on to
-    whatever address the answer names; a redirect is an error the person sees instead."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-def _opener() -> urllib.request.OpenerDirector:
-    return urllib.request.build_opener(_Stay)
 
 
 def _index(item) -> int:
