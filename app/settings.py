@@ -5,9 +5,10 @@ write them. A missing file means the defaults; a damaged one is kept aside as
 `settings.json.damaged` and the defaults are used, so nothing the person wrote is lost.
 Read at every use, so a change takes effect at once in every process.
 
-An embeddings provider's API key is a secret, so it is not a setting: it lives alone in
-`<data>/embeddings.key`, readable only by its owner, and nothing that shows the settings (the
-page, `nodwyn settings`) ever reads it back; they say only whether one is set.
+A provider's API key is a secret, so it is not a setting: the embeddings provider's lives alone
+in `<data>/embeddings.key`, the summaries provider's in `<data>/summaries.key`, each readable
+only by its owner, and nothing that shows the settings (the page, `nodwyn settings`) ever reads
+one back; they say only whether one is set.
 """
 
 import _thread  # threading's RLock and get_ident, without threading's import
@@ -44,6 +45,11 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     # loads the model in its own process
     search_service: bool = True
     search_service_idle: int = 600
+    # past tasks summarized by a model the person chooses (ADR 0033), off until chosen; the
+    # turns' cards are sent to summaries_url only after an estimate the person confirmed
+    summaries: Literal["off", "ollama", "openai", "anthropic"] = "off"
+    summaries_url: str = ""  # e.g. http://127.0.0.1:11434 (Ollama), https://api.anthropic.com
+    summaries_model: str = ""  # e.g. llama3.2, gpt-5-mini, claude-haiku-4-5
 
 
 # one writer at a time in this process: the page's requests run on several threads, and a
@@ -59,13 +65,16 @@ def path(root: Path) -> Path:
     return root / "settings.json"
 
 
-def key_path(root: Path) -> Path:
-    return root / "embeddings.key"
+KEYS = {"embeddings": "Settings > Search", "summaries": "Settings > Summaries"}
 
 
-def embeddings_key(root: Path) -> str:
-    """The provider's API key the person gave, or "" when none is set."""
-    file = key_path(root)
+def key_path(root: Path, name: str = "embeddings") -> Path:
+    return root / f"{name}.key"
+
+
+def embeddings_key(root: Path, name: str = "embeddings") -> str:
+    """The API key the person gave for provider `name` (KEYS), or "" when none is set."""
+    file = key_path(root, name)
     try:
         return file.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
@@ -73,16 +82,16 @@ def embeddings_key(root: Path) -> str:
     except (OSError, UnicodeDecodeError) as exc:  # the file is kept: the person may mend it
         raise BadInput(
             f"the API key kept in {file} cannot be read ({exc.__class__.__name__}): "
-            "enter it again in Settings > Search"
+            f"enter it again in {KEYS[name]}"
         ) from exc
 
 
-def set_embeddings_key(root: Path, key: str) -> None:
-    """Keep the key where only its owner can read it; "" forgets it."""
+def set_embeddings_key(root: Path, key: str, name: str = "embeddings") -> None:
+    """Keep the key of provider `name` where only its owner can read it; "" forgets it."""
     key = key.strip()
     if any(ch.isspace() for ch in key) or not key.isprintable():
         raise BadInput("an API key is one word of printable characters")
-    file = key_path(root)
+    file = key_path(root, name)
     with _writing:
         if not key:
             file.unlink(missing_ok=True)

@@ -30,6 +30,7 @@ GROUPS = {
     "usage": "usage",
     **dict.fromkeys(("blame", "commit"), "provenance"),
     "quota": "quota",
+    "summarize": "summaries",
 }
 
 
@@ -188,6 +189,8 @@ def _adder(group: str):
         from . import provenance as module
     elif group == "quota":
         from . import quota as module
+    elif group == "summaries":
+        from . import summaries as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")

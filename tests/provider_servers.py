@@ -1,0 +1,84 @@
+"""A local HTTP server (127.0.0.1, a free port) that speaks one summaries provider's real
+request and response shapes (Ollama's /api/chat, OpenAI's /v1/chat/completions, Anthropic's
+/v1/messages), keeping every request it got and counting the connections made to it."""
+
+import json
+import math
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def ollama_answer(body: dict, text: str) -> dict:
+    prompt = body["messages"][0]["content"]
+    return {"model": body["model"], "created_at": "2026-12-02T10:00:00Z",
+            "message": {"role": "assistant", "content": text}, "done_reason": "stop",
+            "done": True, "prompt_eval_count": math.ceil(len(prompt) / 4),
+            "eval_count": len(text.split())}  # fmt: skip
+
+
+def openai_answer(body: dict, text: str) -> dict:
+    prompt = body["messages"][0]["content"]
+    usage = {"prompt_tokens": math.ceil(len(prompt) / 4), "completion_tokens": 9}
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {**usage, "total_tokens": usage["prompt_tokens"] + 9}}  # fmt: skip
+
+
+def anthropic_answer(body: dict, text: str) -> dict:
+    prompt = body["messages"][0]["content"]
+    return {"id": "msg_01", "type": "message", "role": "assistant", "model": body["model"],
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": math.ceil(len(prompt) / 4), "output_tokens": 9}}  # fmt: skip
+
+
+ANSWERS = {"/api/chat": ollama_answer, "/v1/chat/completions": openai_answer,
+           "/v1/messages": anthropic_answer}  # fmt: skip
+
+
+class ProviderServer:
+    def __init__(self, text: str = "The pager now keeps a ringbuffer; login still flaky."):
+        self.text, self.requests, self.connections = text, [], 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def setup(self):
+                outer.connections += 1
+                super().setup()
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                # header names are case-insensitive (urllib sends "X-api-key"): kept lowercase
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                outer.requests.append((self.path, headers, body))
+                answer = ANSWERS.get(self.path)
+                if answer is None:
+                    self.send_error(404)
+                    return
+                data = json.dumps(answer(body, outer.text)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def tokens_received(self) -> int:
+        """The prompts received, counted as the estimate counts (characters / 4, rounded up)."""
+        return sum(math.ceil(len(body["messages"][0]["content"]) / 4)
+                   for _, _, body in self.requests)  # fmt: skip
