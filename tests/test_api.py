@@ -125,6 +125,10 @@ BROKEN = {
     ("POST", "/api/mcp/<agent>"): ("/api/mcp/notepad", None, 400),
     ("GET", "/api/blame"): ("/api/blame?file=/no/such/file.py", None, 400),
     ("POST", "/api/who-wrote"): ("/api/who-wrote", b'{"code": "   "}', 400),
+    ("POST", "/api/summaries/estimate"): ("/api/summaries/estimate", b'{"tasks": 3}', 400),
+    ("POST", "/api/summaries/run"): ("/api/summaries/run", b'{"tasks": ["demo-pager-ci"]}', 400),
+    ("GET", "/api/summaries/progress"): ("/api/summaries/progress", None, 405),
+    ("POST", "/api/summaries/cancel"): ("/api/summaries/cancel", None, 405),
 }  # fmt: skip
 
 

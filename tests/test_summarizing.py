@@ -215,3 +215,50 @@ def test_nodwyn_summarize_with_summaries_off_says_so_in_one_line(tmp_path, data_
     assert done.stderr.strip().splitlines() == [
         "nodwyn: summaries are off: choose a provider in Settings > Summaries first"
     ]
+
+
+def test_the_api_estimates_then_runs_only_with_the_estimates_token(tmp_path, data_dir, server):
+    import time
+
+    from nodwyn import api
+    from test_api import TOKEN, Client
+
+    store = Store()
+    task = task_with_turns(store, str(tmp_path), ["the pager drops pages", "the login test"])
+    settings.update(store.root, summaries="ollama", summaries_url=server.url,
+                    summaries_model="llama3.2")  # fmt: skip
+    client = Client(api.make_app(store, TOKEN))
+    shown = client.post("/api/summaries/estimate", {"tasks": [task]}).json
+    assert (shown["tasks"], shown["turns"], shown["address"]) == (1, 2, server.url + "/api/chat")
+    refused = client.post("/api/summaries/run", {"tasks": [task], "token": "guessed"})
+    assert refused.status == 400 and "not confirmed" in refused.json["error"]
+    assert server.connections == 0
+    started = client.post("/api/summaries/run", {"tasks": [task], "token": shown["token"]}).json
+    assert started["state"] == "running" and started["requests"] == 1
+    deadline = time.monotonic() + 30
+    while client.get("/api/summaries/progress").json["state"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    done = client.get("/api/summaries/progress").json
+    assert done["state"] == "done" and done["finished"] == [task]
+    assert server.tokens_received() == shown["input_tokens"]
+    assert client.post("/api/summaries/cancel").json["state"] == "done"
+
+
+def test_settings_keep_the_summaries_key_apart_and_never_show_it(tmp_path, data_dir):
+    from nodwyn.api import settings_form
+
+    root = Store().root
+    change = settings_form.SettingsChange(
+        summaries="openai",
+        summaries_url="http://127.0.0.1:9",
+        summaries_model="gpt-5-mini",
+        summaries_key="sk-9",
+    )
+    shown = settings_form.change(root, change)  # fmt: skip
+    assert shown["summaries_key_set"] is True and "sk-9" not in repr(shown)
+    assert settings.embeddings_key(root, "summaries") == "sk-9"
+    moved = settings_form.SettingsChange(summaries_url="http://127.0.0.1:10")
+    assert settings_form.change(root, moved)["summaries_key_set"] is False
+    with pytest.raises(Exception, match="address and a model"):
+        settings_form.change(root, settings_form.SettingsChange(summaries_model=""))

@@ -43,3 +43,11 @@ class StarredList(msgspec.Struct, frozen=True):
 
 class TaskStars(msgspec.Struct, frozen=True):
     turns: dict[int, str]  # turn -> note
+
+
+class SummariesAsked(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The tasks to summarize (ids, or a project folder), and for a run the estimate's token."""
+
+    tasks: list[str] = []
+    project: str = ""
+    token: str = ""

@@ -21,6 +21,7 @@ from ..memory.search import search as words_only
 from ..reading import export as reading_export
 from ..reading import resume, shown
 from ..store import Store
+from ..summarizing.runs import Runs
 from . import settings_form
 from .bodies import (
     Archived,
@@ -29,6 +30,7 @@ from .bodies import (
     ImportFolder,
     Star,
     StarredList,
+    SummariesAsked,
     TaskList,
     TaskStars,
     Title,
@@ -56,6 +58,7 @@ class Handlers:
         # threads doing that at once saw a half-built index, so they take turns (with the
         # desktop worker too).
         self.memory_lock = memory.BUILDING
+        self.summaries = Runs(store, feed.poke)
 
     def page(self):
         given = bottle.request.query.get("token", "")
@@ -201,6 +204,18 @@ class Handlers:
 
         return holders.holders(self.store, _body(holders.Asked))
 
+    def summaries_estimate(self):
+        """What summarizing the tasks would send where, cost and take; nothing is sent."""
+        given = _body(SummariesAsked)
+        with self.memory_lock:
+            return self.summaries.estimate(given.tasks, given.project)
+
+    def summaries_run(self):
+        """The run, started only with the estimate's token (ADR 0033)."""
+        given = _body(SummariesAsked)
+        with self.memory_lock:
+            return self.summaries.start(given.tasks, given.project, given.token)
+
     def change_settings(self):
         given = _body(settings_form.SettingsChange)
         return self.changed(settings_form.change(self.store.root, given))
@@ -239,6 +254,10 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/mcp/<agent>", do.connect),
         ("GET", "/api/blame", do.blame),
         ("POST", "/api/who-wrote", do.who_wrote),
+        ("POST", "/api/summaries/estimate", do.summaries_estimate),
+        ("POST", "/api/summaries/run", do.summaries_run),
+        ("GET", "/api/summaries/progress", do.summaries.progress),
+        ("POST", "/api/summaries/cancel", do.summaries.cancel),
     ]
 
 

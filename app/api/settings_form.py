@@ -1,4 +1,4 @@
-"""The settings as the page shows and changes them (Settings > Search, Folders, Agents).
+"""The settings as the page shows and changes them (Settings > Search, Summaries, Folders, Agents).
 
 What the page sends is checked whole before anything is kept: an unknown agent, a relative
 folder, or an embeddings provider whose address or model could not work is refused (400) and
@@ -15,6 +15,7 @@ import msgspec
 from .. import agents, settings
 from ..errors import BadInput
 from ..memory.providers import Provider
+from ..summarizing.providers import Summarizer
 
 
 class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -33,6 +34,12 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     embeddings_url: str | None = None
     embeddings_model: str | None = None
     embeddings_key: str | None = None
+    # issue 26: the model that summarizes past tasks when the person asks, checked and its key
+    # kept the same way (settings.set_embeddings_key(..., "summaries"))
+    summaries: Literal["off", "ollama", "openai", "anthropic"] | None = None
+    summaries_url: str | None = None
+    summaries_model: str | None = None
+    summaries_key: str | None = None
     # issue 9: project folder -> whether agents may search its earlier tasks; merged into the
     # switches already set (false turns a switch off).
     earlier_tasks: dict[str, bool] | None = None
@@ -48,12 +55,13 @@ def shown(root: Path) -> dict:
     """The settings as the page reads them: the API key never, only whether one is set."""
     shown = msgspec.structs.asdict(settings.load(root))
     shown["embeddings_key_set"] = settings.key_path(root).exists()  # read only to be sent
+    shown["summaries_key_set"] = settings.key_path(root, "summaries").exists()
     return shown
 
 
 def change(root: Path, change: SettingsChange) -> dict:
     given = msgspec.structs.asdict(change)
-    key = given.pop("embeddings_key")
+    key, summaries_key = given.pop("embeddings_key"), given.pop("summaries_key")
     before = settings.load(root)
     if given["earlier_tasks"] is not None:
         switches = dict(before.earlier_tasks)
@@ -81,5 +89,16 @@ def change(root: Path, change: SettingsChange) -> dict:
         settings.set_embeddings_key(root, key)  # first: a key it refuses changes nothing
     elif after.embeddings_url != before.embeddings_url:
         settings.set_embeddings_key(root, "")
+    _keep_summaries_key(root, before, after, summaries_key)
     settings.update(root, **given)
     return shown(root)
+
+
+def _keep_summaries_key(root: Path, before, after, key: str | None) -> None:
+    """As the embeddings' key: the provider checked first, an address changed forgets it."""
+    if after.summaries != "off":
+        Summarizer(after.summaries, after.summaries_url, after.summaries_model)
+    if key is not None:
+        settings.set_embeddings_key(root, key, "summaries")
+    elif after.summaries_url != before.summaries_url:
+        settings.set_embeddings_key(root, "", "summaries")
