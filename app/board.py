@@ -2,13 +2,16 @@
 of a project folder since a day, newest first, each with its task's title and agent.
 
 The cards are memory's, redacted as shown (memory.cards); the project is matched on the folder
-each task's log names, as the sidebar groups them. Read only: nothing here is kept.
+each task's log names, as the sidebar groups them. Read only: nothing here is kept. Each card
+carries the close summary covering its turn, and the newest card of each task its task's
+digest (ADR 0033), redacted as every summary is read.
 """
 
 from msgspec import Struct
 
 from . import memory
 from .errors import BadInput, TaskNotFound
+from .memory import summaries
 from .memory.cards import Card
 from .usage import day_of, local_day
 
@@ -18,6 +21,8 @@ class BoardCard(Struct, frozen=True, kw_only=True):
     title: str
     agent: str
     card: Card
+    summary: str = ""  # the close summary covering the turn
+    digest: str = ""  # the task's digest, on its newest card only
 
 
 class Board(Struct, frozen=True, kw_only=True):
@@ -39,10 +44,24 @@ def board(store, task: str = "", project: str = "", since: str = "") -> Board:
     else:
         infos = [info for info in store.list(archived=None) if info.project == project]
     found = [
-        BoardCard(task=info.id, title=info.title, agent=info.origin, card=card)
+        card
         for info in infos
-        for card in memory.cards(store, info.id)
-        if first is None or local_day(card.at) >= first
+        for card in _cards(store, info)
+        if first is None or local_day(card.card.at) >= first
     ]
     found.sort(key=lambda c: (c.card.at, c.card.first_seq), reverse=True)
     return Board(task=task, project=project, since=since, cards=found)
+
+
+def _cards(store, info) -> list[BoardCard]:
+    written = summaries.of_log(store.log_path(info.id))
+    cards = memory.cards(store, info.id)
+    shown = summaries.digest(written)
+    out = []
+    for at, card in enumerate(cards):
+        close = summaries.covering(written, card.first_seq)
+        digest = shown if shown is not None and at == len(cards) - 1 else None
+        out.append(BoardCard(task=info.id, title=info.title, agent=info.origin, card=card,
+                             summary=summaries.redacted(close).text if close else "",
+                             digest=summaries.redacted(digest).text if digest else ""))  # fmt: skip
+    return out

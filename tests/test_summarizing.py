@@ -262,3 +262,17 @@ def test_settings_keep_the_summaries_key_apart_and_never_show_it(tmp_path, data_
     assert settings_form.change(root, moved)["summaries_key_set"] is False
     with pytest.raises(Exception, match="address and a model"):
         settings_form.change(root, settings_form.SettingsChange(summaries_model=""))
+
+
+def test_the_board_carries_each_turns_close_summary_and_the_tasks_digest(tmp_path, data_dir):
+    from nodwyn import board
+    from nodwyn.summarizing import recording
+
+    store = Store()
+    task = task_with_turns(store, str(tmp_path), ["the pager drops pages", "the login test"])
+    recording.record(store, task, "close", "Pager: backpressure.", by="provider",
+                     provider="ollama", model="llama3.2", seqs=(2, 4, 1))  # fmt: skip
+    recording.record(store, task, "digest", "The task: pager and login.", model="claude")
+    newest, oldest = board.board(store, task=task).cards
+    assert (oldest.summary, oldest.digest) == ("Pager: backpressure.", "")
+    assert (newest.summary, newest.digest) == ("", "The task: pager and login.")

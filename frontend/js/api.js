@@ -125,6 +125,12 @@ export const api = {
   blame: (file) => call("GET", "/api/blame", { file }),
   /** @param {{code?: string, file?: string, line?: number}} asked */
   whoWrote: (asked) => call("POST", "/api/who-wrote", {}, asked),
+  /** @param {{tasks?: string[], project?: string, token?: string}} asked */
+  summariesEstimate: (asked) => call("POST", "/api/summaries/estimate", {}, asked),
+  /** @param {{tasks?: string[], project?: string, token: string}} asked */
+  summariesRun: (asked) => call("POST", "/api/summaries/run", {}, asked),
+  summariesProgress: () => call("GET", "/api/summaries/progress"),
+  summariesCancel: () => call("POST", "/api/summaries/cancel"),
 };
 
 /** The URL of the page with some state, keeping the token so a reload still works. */

@@ -1,7 +1,7 @@
 // @ts-check
 // The History board (ADR 51): every turn's card of a task, or of its whole project folder over a
 // chosen time, newest first: outcome, duration, cost, files written, commands with their exit
-// codes, errors and the start of the answer. Failed turns stand out in red, cancelled ones in
+// codes, errors, the start of the answer and the summary or digest (ADR 0033). Failed turns stand out in red, cancelled ones in
 // grey. Filters: outcome, agent, a word. A card opens the transcript at its turn; arrow keys
 // move between cards as in the results list, Enter opens. `boardCard` draws one card.
 
@@ -40,7 +40,16 @@ export function boardCard(entry, { href, onOpen, showTask }) {
     el("li", { class: cmd.error ? "error" : "" }, el("code", {}, cmd.command), cmd.exit != null ? el("span", { class: "exit" }, ` exit ${cmd.exit}`) : null)),
   c.commands.length > 4 ? el("li", { class: "muted" }, `${c.commands.length - 4} more`) : null) : null,
   (c.errors || []).length ? el("div", { class: "board-errors error" }, c.errors[0], c.errors.length > 1 ? ` (+${c.errors.length - 1})` : "") : null,
-  c.answer ? el("div", { class: "board-answer" }, c.answer) : null);
+  c.answer ? el("div", { class: "board-answer" }, c.answer) : null,
+  // ADR 0033: the close summary of the turn's stretch, or the task's digest, on one line
+  summaryLine(entry));
+}
+
+/** @param {{summary?: string, digest?: string}} entry */
+function summaryLine(entry) {
+  const [label, text] = entry.summary ? ["summary", entry.summary] : entry.digest ? ["digest", entry.digest] : ["", ""];
+  if (!text) return null;
+  return el("div", { class: "board-summary", "data-board-summary": label, title: text }, el("span", { class: "label" }, `${label} `), text);
 }
 
 /**

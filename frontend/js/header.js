@@ -1,13 +1,15 @@
 // @ts-check
 // The task header: the title (pencil or double click renames: Enter or leaving saves,
 // Escape keeps the old name), Archive/Unarchive and Delete… (asks first) for closed tasks,
-// a History button, Resume (the agent's own command, copied) and Export…, and the task's
+// a History button, Resume (the agent's own command, copied), Export… and Summarize… (an
+// estimate first, then a provider's summaries once confirmed: summarize.js), and the task's
 // project, branch, agent and cost.
 
 import { api } from "./api.js";
 import { agentLabel } from "./agents.js";
 import { clear, cost, el } from "./dom.js";
 import { openExport, resumeButton } from "./exporting.js";
+import { openSummarize } from "./summarize.js";
 
 /**
  * @param {{titleBox: HTMLElement, actions: HTMLElement, meta: HTMLElement,
@@ -135,6 +137,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       el("button", { type: "button", "aria-pressed": String(historyOpen), "data-history-button": "", onclick: onHistory, title: "All of this task's turns" }, "History"),
       resumeButton(task.id, announce),
       el("button", { type: "button", "data-export-button": "", onclick: () => openExport(exportDialog, task.id), title: "Save this task as one Markdown or HTML file" }, "Export…"),
+      el("button", { type: "button", "data-summarize-button": "", onclick: summarize, title: "Have the model chosen in Settings summarize this task's turns (an estimate first)" }, "Summarize…"),
     );
     // as the store: only a task nodwyn runs and has not closed refuses archive and delete
     if (task.state === "open" || task.state === "needs an answer") return;
@@ -142,6 +145,11 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       el("button", { type: "button", "data-archive": "", onclick: () => setArchived(!task.archived) }, task.archived ? "Unarchive" : "Archive"),
       el("button", { type: "button", class: "danger", "data-delete": "", onclick: askDelete }, "Delete…"),
     );
+  }
+
+  function summarize() {
+    const dialog = /** @type {HTMLDialogElement} */ (document.querySelector("[data-summarize-dialog]"));
+    openSummarize(dialog, { tasks: [task.id] }, `Summarize “${task.title}”`);
   }
 
   function showMeta() {
@@ -184,7 +192,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     task = next;
     historyOpen = history;
     const active = document.activeElement;
-    const place = ["data-rename", "data-history-button", "data-archive", "data-delete", "data-export-button"].find((name) => active?.hasAttribute(name));
+    const place = ["data-rename", "data-history-button", "data-archive", "data-delete", "data-export-button", "data-summarize-button"].find((name) => active?.hasAttribute(name));
     if (!renaming) showTitle(); // a refresh never takes a half-typed name away
     showActions();
     showMeta();

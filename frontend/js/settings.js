@@ -8,6 +8,7 @@ import { api } from "./api.js";
 import { clear, el } from "./dom.js";
 import { agentConnections } from "./connect.js";
 import { embeddingsChoice } from "./embeddings.js";
+import { summariesChoice } from "./summarize.js";
 
 /** Agent name -> the name people read, from the server's registry (/api/places). */
 const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
@@ -112,7 +113,8 @@ export async function openSettings(dialog, onChange) {
   const anchor = list.children[2] || null;
   list.insertBefore(await agentSwitches(said, onChange), anchor);
   list.insertBefore(followedFolders(current, said, onChange), anchor);
-  list.append(modeChoice(current, said, onChange), embeddingsChoice(current, said, onChange));
+  list.append(modeChoice(current, said, onChange), embeddingsChoice(current, said, onChange),
+    summariesChoice(current, said, onChange));
   dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await agentConnections(),
     await earlierSwitches(current, said, onChange)), said.nextSibling);
 }
