@@ -40,6 +40,9 @@ ANSWERS = {"/api/chat": ollama_answer, "/v1/chat/completions": openai_answer,
 class ProviderServer:
     def __init__(self, text: str = "The pager now keeps a ringbuffer; login still flaky."):
         self.text, self.requests, self.connections = text, [], 0
+        self.arrived = threading.Event()  # a request came in
+        self.hold = threading.Event()  # cleared: each answer waits until it is set
+        self.hold.set()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -52,6 +55,8 @@ class ProviderServer:
                 # header names are case-insensitive (urllib sends "X-api-key"): kept lowercase
                 headers = {name.lower(): value for name, value in self.headers.items()}
                 outer.requests.append((self.path, headers, body))
+                outer.arrived.set()
+                outer.hold.wait(timeout=60)
                 answer = ANSWERS.get(self.path)
                 if answer is None:
                     self.send_error(404)
@@ -75,6 +80,7 @@ class ProviderServer:
         return self
 
     def __exit__(self, *exc):
+        self.hold.set()
         self.server.shutdown()
         self.server.server_close()
 

@@ -276,3 +276,27 @@ def test_the_board_carries_each_turns_close_summary_and_the_tasks_digest(tmp_pat
     newest, oldest = board.board(store, task=task).cards
     assert (oldest.summary, oldest.digest) == ("Pager: backpressure.", "")
     assert (newest.summary, newest.digest) == ("", "The task: pager and login.")
+
+
+def test_ctrl_c_stops_nodwyn_summarize_cleanly_and_the_next_run_goes_on(tmp_path, data_dir,
+                                                                         server):  # fmt: skip
+    import signal
+
+    store = Store()
+    tasks = [task_with_turns(store, str(tmp_path), [p]) for p in ("pager", "login")]
+    settings.update(store.root, summaries="ollama", summaries_url=server.url,
+                    summaries_model="llama3.2")  # fmt: skip
+    server.hold.clear()  # the first request is answered only once Ctrl+C was pressed
+    command = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(data_dir), "summarize",
+               *tasks, "--yes"]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL, text=True) as running:  # fmt: skip
+        assert server.arrived.wait(timeout=60)
+        running.send_signal(signal.SIGINT)
+        out, err = running.communicate(timeout=60)
+    server.hold.set()
+    assert running.returncode == 130 and "Traceback" not in err
+    assert "cancelled: 0 of 2 summaries recorded; run it again to go on" in err
+    assert all(summaries.of_log(store.log_path(task)) == [] for task in tasks)
+    again = nodwyn(data_dir, "summarize", *tasks, "--yes")
+    assert again.returncode == 0 and "done: 2 summaries recorded for 2 task(s)" in again.stdout
