@@ -8,6 +8,7 @@
 import { agentLabel } from "./agents.js";
 import { api } from "./api.js";
 import { clear, cost, duration, el, timeEl } from "./dom.js";
+import { openSummarize } from "./summarize.js";
 
 const OUTCOMES = { all: "All", failed: "Failed", cancelled: "Cancelled" };
 const SPANS = { 7: "7 days", 30: "30 days", 0: "All time" };
@@ -83,6 +84,14 @@ export function createBoard({ pane, href, onOpen, folderOf, failure }) {
   /** @param {{id: string, project: string}} info */
   function draw(info) {
     const list = el("ol", { class: "board", "data-history": "", "data-board": "" });
+    // the folder's board summarizes the tasks its filters show (a selection; ADR 0033)
+    const summarize = el("button", { type: "button", "data-summarize-shown": "", hidden: !filters.folder, onclick: () => {
+      const tasks = [...new Set(shownNow.map((e) => e.task))];
+      openSummarize(/** @type {HTMLDialogElement} */ (document.querySelector("[data-summarize-dialog]")), { tasks },
+        `Summarize ${tasks.length} task${tasks.length === 1 ? "" : "s"} of ${folderOf(info.project)}`);
+    } }, "Summarize these tasks…");
+    /** @type {any[]} */
+    let shownNow = [];
     const fill = () => {
       const word = filters.word.trim().toLowerCase();
       const shown = entries.filter((e) => (filters.outcome === "all" || e.card.outcome === filters.outcome)
@@ -95,6 +104,8 @@ export function createBoard({ pane, href, onOpen, folderOf, failure }) {
           onOpen(e.task, e.card.first_seq);
         } }))));
       count.textContent = `${shown.length} of ${entries.length} turn${entries.length === 1 ? "" : "s"}`;
+      shownNow = shown;
+      summarize.toggleAttribute("disabled", !shown.length);
       if (!shown.length) list.append(el("li", { class: "empty muted", "data-empty": "board" }, entries.length ? "No turn matches these filters." : "No turns yet."));
     };
     const count = el("span", { class: "muted", "data-board-count": "" });
@@ -122,7 +133,7 @@ export function createBoard({ pane, href, onOpen, folderOf, failure }) {
       el("div", { class: "board-filters" },
         segmented("Scope", { task: "This task", folder: `All of ${folderOf(info.project)}` }, "folder", true),
         filters.folder ? segmented("Time", SPANS, "days", true) : null,
-        segmented("Outcome", OUTCOMES, "outcome"), agentPick, word),
+        segmented("Outcome", OUTCOMES, "outcome"), agentPick, word, summarize),
       list);
     // the scope's buttons are drawn as "task"/"folder": their pressed state follows `folder`
     for (const button of pane.querySelectorAll("[data-filter-choice^='folder:']")) {

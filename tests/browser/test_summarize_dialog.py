@@ -43,3 +43,20 @@ def test_settings_say_exactly_where_the_cards_would_go(page, served):
     expect(page.get_by_text("Saved.")).to_be_visible()
     chosen = settings.load(served.root)
     assert (chosen.summaries, chosen.summaries_model) == ("anthropic", "claude-haiku-4-5")
+
+
+def test_a_folders_board_summarizes_the_tasks_its_filters_show(page, served):
+    with ProviderServer() as provider:
+        settings.update(served.root, summaries="ollama", summaries_url=provider.url,
+                        summaries_model="llama3.2")  # fmt: skip
+        page.goto(served.at(task="demo-pager-flaky"))
+        page.get_by_role("button", name="History").click()
+        page.locator("[data-filter-choice='folder:folder']").click()
+        expect(page.locator("[data-board-card]").first).to_be_visible()
+        shown = page.locator("[data-board-card]").evaluate_all(
+            "cards => new Set(cards.map(c => c.dataset.boardCard.split(':')[0])).size"
+        )
+        page.get_by_role("button", name="Summarize these tasks…").click()
+        dialog = page.get_by_role("dialog", name="Summarize")
+        expect(dialog.locator("[data-fact=tasks]")).to_have_text(str(shown))
+        assert provider.connections == 0
