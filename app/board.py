@@ -54,7 +54,9 @@ def board(store, task: str = "", project: str = "", since: str = "") -> Board:
 
 
 def _cards(store, info) -> list[BoardCard]:
-    written = summaries.of_log(store.log_path(info.id))
+    # a log is read for summaries only when the task list says it holds one (as search does)
+    holds = info.closes or info.digest
+    written = summaries.of_log(store.log_path(info.id)) if holds else []
     cards = memory.cards(store, info.id)
     shown = summaries.digest(written)
     out = []
