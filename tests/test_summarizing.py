@@ -198,6 +198,9 @@ def test_nodwyn_summarize_estimates_then_sends_only_with_yes(tmp_path, data_dir,
     assert "1 task(s), 2 turn(s), 1 request(s)" in shown.stdout
     assert f"{server.url}/api/chat for the model llama3.2" in shown.stdout
     assert "free" in shown.stdout
+    texts = nodwyn(data_dir, "summarize", task, "--estimate", "--texts").stdout
+    [plan] = estimating.estimate(store, summarizer_of(store.root), [task]).requests
+    assert plan.prompt in texts and server.connections == 0
     asked = nodwyn(data_dir, "summarize", task)
     assert "nothing was sent" in asked.stdout and server.connections == 0
     sent = nodwyn(data_dir, "summarize", task, "--yes")

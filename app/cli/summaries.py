@@ -1,8 +1,8 @@
-"""`nodwyn summarize TASK|--project DIR [--estimate] [--yes]` (ADR 0033): past tasks summarized
-by the provider chosen in Settings. It prints the estimate and exactly what would be sent where,
-and sends only with --yes or a "y" typed at the question; one line per task done; Ctrl+C stops
-before the next request (each summary already answered stays recorded, and a later run goes on
-from there)."""
+"""`nodwyn summarize TASK...|--project DIR [--estimate] [--texts] [--yes]` (ADR 0033): past tasks
+summarized by the provider chosen in Settings. It prints the estimate and what would be sent
+where (--texts: the exact text of each request), and sends only with --yes or a "y" typed at
+the question; one line per task done; Ctrl+C stops before the next request (each summary
+already answered stays recorded, and a later run goes on from there)."""
 
 import sys
 
@@ -15,6 +15,7 @@ def add_summaries(sub) -> None:
     cmd.add_argument("--project", default="", metavar="DIR", help="every task of a folder")
     cmd.add_argument("--estimate", action="store_true", help="the estimate only; send nothing")
     cmd.add_argument("--yes", action="store_true", help="send without asking")
+    cmd.add_argument("--texts", action="store_true", help="print the exact text of each request")
     cmd.set_defaults(run=cmd_summarize)
 
 
@@ -26,6 +27,9 @@ def cmd_summarize(args) -> int:
     job = Job(found, summarizer_of(found.root))
     plan = estimate(found, job.summarizer, args.tasks, args.project)
     print(estimate_text(plan))
+    for request in plan.requests if args.texts else ():
+        print(f"\n--- to {plan.address}, {request.task} seqs {request.first_seq}-"
+              f"{request.last_seq}:\n{request.prompt}")  # fmt: skip
     if not plan.requests or args.estimate:
         return 0
     if not (args.yes or _asked()):
