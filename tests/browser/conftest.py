@@ -7,6 +7,7 @@ server process, so tests that rename, archive or delete never see each other's c
 import contextlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -93,8 +94,23 @@ def serve(*extra: str, root: Path, log: Path):
                     pytest.fail(f"nodwyn serve outlived its SIGTERM by 30 s: {log.read_text()}")
 
 
+@pytest.fixture(scope="session")
+def encoded_demo(tmp_path_factory) -> Path:
+    """The demo's tasks with their memory, word index and vectors made once for the session.
+    A served demo copied from it starts with nothing left to encode, so a page's search ranks
+    as it does once the background encoding is done, whatever the machine's load (the demo
+    made anew by each `serve --demo` was encoded while the test searched: another ranking
+    while meaning covered only part of it, and a model starting beside the page)."""
+    from nodwyn import demo, memory
+
+    root = demo.demo_dir(tmp_path_factory.mktemp("demo-made") / "data")
+    memory.refresh(demo.make_demo(root))
+    return root
+
+
 @pytest.fixture
-def served(data_dir, tmp_path):
+def served(data_dir, tmp_path, encoded_demo):
+    shutil.copytree(encoded_demo, data_dir / "demo")  # `--demo` adds only the tasks missing
     with serve("--demo", root=data_dir / "demo", log=tmp_path / "serve.log") as server:
         yield server
 
