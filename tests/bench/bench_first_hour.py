@@ -241,11 +241,14 @@ def query_lane(data: Path, words: list[str]) -> list[str]:
         worker.join()
     finally:
         child.stop()
-    wait = corpus.median(during) - corpus.median(alone) if during else 0.0
-    return [f"query lane: a query's vector alone median {corpus.median(alone):.1f} ms, while the "
-            f"model's process encodes cards {corpus.median(during) if during else 0:.1f} ms "
-            f"({len(during)} queries); the wait {goal(max(wait, 0.0), GOALS['lane_wait_ms'], 'ms')}"
-            ]  # fmt: skip
+    # the wait goal said on the query's own time while cards encode (alone + 20 ms), a figure
+    # that is there even when the wait is nothing
+    alone_ms, during_ms = corpus.median(alone), corpus.median(during) if during else 0.0
+    bound = alone_ms + GOALS["lane_wait_ms"]
+    return [f"query lane: a query's vector alone median {alone_ms:.1f} ms, while the model's "
+            f"process encodes cards {during_ms:.1f} ms ({len(during)} queries), a wait of "
+            f"{max(during_ms - alone_ms, 0.0):.1f} ms; while encoding, alone + "
+            f"{GOALS['lane_wait_ms']:g} ms {goal(during_ms, bound, 'ms')}"]  # fmt: skip
 
 
 def lane_ms(child, query: str) -> float:
