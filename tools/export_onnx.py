@@ -14,7 +14,8 @@ A developer runs this once, in a build venv of its own (torch never enters nodwy
    exported by torch.onnx (opset 17, TorchScript exporter);
 3. quantised by onnxruntime's dynamic quantisation to int8 weights, one scale per output
    channel (`per_channel=True`): the default, one scale a tensor, moves vectors to a cosine of
-   about 0.93 with fp32, per channel keeps >= 0.99;
+   about 0.93 with fp32, per channel keeps >= 0.99; the weights then stored as uint8 with a
+   zero point of 128, the same integers (tools/unsigned_weights.py says why);
 4. checked: the shipped int8 graph, fed by nodwyn's own WordPiece (app/memory/wordpiece.py),
    against sentence-transformers' own fp32 encoding, on the fixture texts
    (tests/data/meaning_texts.txt) and on card-sized windows of ../shared/corpus;
@@ -37,6 +38,9 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "app" / "memory"))
 import wordpiece  # noqa: E402  app/memory/wordpiece.py: plain Python, no nodwyn imports
+
+sys.path.insert(0, str(ROOT / "tools"))
+import unsigned_weights  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 MODEL = ROOT / "app" / "memory" / "model"
@@ -89,6 +93,7 @@ def quantise(fp32: Path, out: Path) -> None:
         prepared = Path(folder) / "prepared.onnx"
         quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
         quantize_dynamic(str(prepared), str(out), per_channel=True, weight_type=QuantType.QInt8)
+    unsigned_weights.unsigned(out)  # the same integers, read by kernels that do not saturate
 
 
 def batch(pieces: wordpiece.WordPiece, texts: list[str]) -> dict[str, np.ndarray]:
@@ -170,7 +175,7 @@ def main() -> None:
         "vocab_sha256": sha256(source / "vocab.txt"),
         "onnx_sha256": sha256(MODEL / "minilm.onnx"),
         "fp32_onnx_bytes": fp32_size,
-        "quantisation": "onnxruntime quantize_dynamic, QInt8 weights, per_channel=True",
+        "quantisation": unsigned_weights.QUANTISATION,
         "versions": {
             "torch": torch.__version__,
             "onnx": onnx.__version__,
