@@ -57,7 +57,10 @@ def live(root) -> bool:
 def start(root) -> bool:
     """Make sure a service (or the app) serves `root`: start one unless one is there; True
     once one has announced itself, False when it could not be started."""
-    fd = os.open(os.path.join(os.fspath(root), LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(os.path.join(os.fspath(root), LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False  # a read-only data folder: no service can announce itself there either
     try:
         _lock(fd)
         if live(root):

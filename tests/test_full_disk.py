@@ -111,7 +111,9 @@ def test_a_full_disk_loses_nothing_and_the_import_after_room_is_made_equals_a_cl
     assert left == [], left
 
 
-def test_a_read_only_data_folder_still_lists_searches_recalls_and_exports(tmp_path, small_disk):
+def test_a_read_only_data_folder_still_lists_searches_recalls_and_exports(
+    tmp_path, small_disk, monkeypatch
+):
     source = tmp_path / "projects" / "-home-ana-pager"
     for number in range(2):
         age(write(source / f"{number:08d}-2222-3333-4444-555555555555.jsonl",
@@ -129,9 +131,12 @@ def test_a_read_only_data_folder_still_lists_searches_recalls_and_exports(tmp_pa
     found = nodwyn(data, "memory", "search", "failing build", "--mode", "words", "--json")
     recalled = nodwyn(data, "memory", "recall", task, "2")
     exported = nodwyn(data, "export", task)
-    for run in (listed, found, recalled, exported):
+    monkeypatch.delenv("NODWYN_SERVICE", raising=False)  # by meaning: it would start a service
+    meaning = nodwyn(data, "memory", "search", "failing build", "--mode", "both")
+    for run in (listed, found, recalled, exported, meaning):
         assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     assert "Step 0: fix the failing build" in listed.stdout
     assert found.stdout == before.stdout  # the same hits, read from a copy of the index
     assert "read-only" in found.stderr
+    assert "could not be started: searched in this process" in meaning.stderr
     assert "fix the failing build" in recalled.stdout + exported.stdout
