@@ -63,7 +63,8 @@ export function createOverview({ pane, href, onOpen, titleOf, folderOf, failure 
     clear(pane).append(root);
     /** @type {Context} */
     const context = { href, onOpen, titleOf, labelOf, signal };
-    for (const section of sections) {
+    // every section asked at once, each drawn in its place as it comes
+    await Promise.all(sections.map(async (section) => {
       const place = el("section", { class: "overview-section" }, el("p", { class: "muted" }, "Reading…"));
       root.append(place);
       try {
@@ -75,7 +76,7 @@ export function createOverview({ pane, href, onOpen, titleOf, folderOf, failure 
         if (signal.aborted) return;
         place.replaceWith(failure(`Could not read the overview: ${err.message}`, show));
       }
-    }
+    }));
   }
   return { show, cancel: () => controller.abort() };
 }
