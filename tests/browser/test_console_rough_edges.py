@@ -105,7 +105,12 @@ def test_text_falls_back_to_cjk_and_emoji_faces(page, served):
     page.goto(served.url)
     title = page.locator('[data-task="cjk"] .task-title')
     expect(title).to_have_text("修复分页器的测试 🚀")
-    family = title.evaluate("n => getComputedStyle(n).fontFamily")
+    # read from the node on the page at that moment: the change feed draws the list again when
+    # the new task arrives, and a replaced node has no computed style ("")
+    family = page.wait_for_function(
+        "() => { const n = document.querySelector('[data-task=\"cjk\"] .task-title');"
+        " return (n && n.isConnected && getComputedStyle(n).fontFamily) || null; }"
+    ).json_value()
     assert "Noto Sans CJK SC" in family and "Noto Color Emoji" in family
     # the glyphs come from a face that has them, not the last resort's boxes
     assert page.evaluate("document.fonts.check('14px \"Noto Sans CJK SC\"', '修复')")
