@@ -7,6 +7,7 @@
 
 import { api } from "./api.js";
 import { el } from "./dom.js";
+import { kindRadios, providerFields } from "./providers.js";
 
 const KINDS = [
   ["builtin", "Built-in model", "nothing leaves this computer"],
@@ -42,20 +43,8 @@ function describe(current) {
  */
 export function embeddingsChoice(current, said, onChange) {
   const now = el("p", { class: "muted", "data-embeddings-now": "" }, describe(current));
-  const radios = KINDS.map(([value, label, hint]) => {
-    const radio = /** @type {HTMLInputElement} */ (el("input", { type: "radio", name: "embeddings", value }));
-    radio.checked = value === (current.embeddings || "builtin");
-    return { radio, label: el("label", { class: "switch" }, radio, ` ${label} `, el("span", { class: "muted" }, `(${hint})`)) };
-  });
-  const field = (/** @type {string} */ label, /** @type {Record<string, any>} */ attrs) => {
-    const input = /** @type {HTMLInputElement} */ (el("input", { spellcheck: "false", autocomplete: "off", ...attrs }));
-    return { input, row: el("label", { class: "field" }, el("span", {}, label), input) };
-  };
-  const url = field("Address", { type: "url", "data-embeddings-url": "" });
-  const model = field("Model", { type: "text", "data-embeddings-model": "" });
-  const key = field("API key", { type: "password", "data-embeddings-key": "", autocomplete: "new-password" });
-  url.input.value = current.embeddings_url || "";
-  model.input.value = current.embeddings_model || "";
+  const radios = kindRadios(KINDS, "embeddings", current.embeddings || "builtin");
+  const { url, model, key } = providerFields("embeddings", current);
   const keyState = el("span", { class: "muted", "data-key-state": "" });
   const forget = el("button", { type: "button", "data-forget-key": "" }, "Forget the key");
   const keyRow = el("div", { class: "key-row" }, key.row, el("div", { class: "key-state" }, keyState, forget));

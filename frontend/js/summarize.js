@@ -7,6 +7,7 @@
 
 import { api } from "./api.js";
 import { el } from "./dom.js";
+import { kindRadios, providerFields } from "./providers.js";
 
 const POLL_MS = 500; // how often a run's progress is read while the dialog is open
 
@@ -107,20 +108,8 @@ const EXAMPLES = {
  * @param {(settings: Record<string, any>) => void} onChange
  */
 export function summariesChoice(current, said, onChange) {
-  const radios = KINDS.map(([value, label, hint]) => {
-    const radio = /** @type {HTMLInputElement} */ (el("input", { type: "radio", name: "summaries", value, "data-summaries-kind": value }));
-    radio.checked = value === (current.summaries || "off");
-    return { radio, label: el("label", { class: "switch" }, radio, ` ${label} `, el("span", { class: "muted" }, `(${hint})`)) };
-  });
-  const field = (/** @type {string} */ label, /** @type {Record<string, any>} */ attrs) => {
-    const input = /** @type {HTMLInputElement} */ (el("input", { spellcheck: "false", autocomplete: "off", ...attrs }));
-    return { input, row: el("label", { class: "field" }, el("span", {}, label), input) };
-  };
-  const url = field("Address", { type: "url", "data-summaries-url": "" });
-  const model = field("Model", { type: "text", "data-summaries-model": "" });
-  const key = field("API key", { type: "password", "data-summaries-key": "", autocomplete: "new-password" });
-  url.input.value = current.summaries_url || "";
-  model.input.value = current.summaries_model || "";
+  const radios = kindRadios(KINDS, "summaries", current.summaries || "off");
+  const { url, model, key } = providerFields("summaries", current);
   const sentence = el("p", { class: "leaves", role: "note", "data-summaries-note": "" });
   const use = el("button", { type: "submit", "data-summaries-use": "" }, "Use this provider");
   const form = el("form", { class: "provider" }, url.row, model.row, key.row, sentence, use);
