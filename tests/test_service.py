@@ -161,10 +161,11 @@ def status_line(root: Path, *extra: str) -> str:
 def test_the_time_left_is_counted_at_the_pace_of_the_tasks_encoded_not_of_those_passed_over():
     from nodwyn.feed import Status
 
-    status, began = Status(), time.monotonic()
+    status = Status()
     status.set("encoding", 0, 10)
     for done in (1, 2, 3):  # encoded before: passed over at once
         status.set("encoding", done, 10)
+    began = time.monotonic()  # after the last pass: the pace is counted from there, not before
     while time.monotonic() - began < 0.2:
         pass  # the fourth task takes 0.2 s to encode
     status.set("encoding", 4, 10)

@@ -258,8 +258,13 @@ def test_a_title_cut_short_is_whole_on_hover(browser, served):
         writer.append([records.Message(text=whole)])
     open_page(page, served, task="long-title")
     item = page.locator('[data-task="long-title"] .task-title')
-    assert item.evaluate("n => n.scrollHeight > n.clientHeight")  # cut after two lines
-    assert item.bounding_box()["height"] < 3 * 18
+    expect(item).to_be_visible()
+    # One look at one node: the change feed may draw the list again between two calls.
+    drawn = item.evaluate(
+        "n => ({cut: n.scrollHeight > n.clientHeight, height: n.getBoundingClientRect().height})"
+    )
+    assert drawn["cut"]  # cut after two lines
+    assert 0 < drawn["height"] < 3 * 18
     expect(item).to_have_attribute("title", re.compile("^Fix the flaky TestPagerOrder: it fails"))
     context.close()
 
