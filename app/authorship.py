@@ -10,7 +10,7 @@ as index-search's are.
 from pathlib import Path
 
 from .errors import BadInput
-from .memory.blame import blame
+from .memory.provenance.blame import blame
 from .toolbox import Answer, _recall_text, allowed, framed, leave_refusal, refused, same_project
 
 TURNS = 4  # turns one answer shows whole, the most lines first

@@ -11,8 +11,8 @@ from msgspec import Struct
 
 from . import memory
 from .errors import BadInput, TaskNotFound
-from .memory import summaries
-from .memory.cards import Card
+from .memory.cards import summaries
+from .memory.cards.fold import Card
 from .usage import day_of, local_day
 
 

@@ -95,7 +95,8 @@ def scrub_log(path: Path, root: Path) -> int:
 def forget_derived(root: Path) -> None:
     """Remove what spans every log (the word index, the vectors' stack, the catalogue): each
     is made again from the logs when next used."""
-    from .memory import index, vectors  # tantivy and numpy: only when there is work
+    from .memory.meaning import vectors  # tantivy and numpy: only when there is work
+    from .memory.words import index
 
     index.remove(root)
     vectors.stack_path(root).unlink(missing_ok=True)

@@ -172,7 +172,7 @@ class Toolbox:
         answer = _from_the_app(self.store, "search", given)
         if answer is not None:
             return msgspec.json.decode(answer, type=memory.FusedResults)
-        from .memory import index
+        from .memory.words import index
 
         index.close_when_unused()  # the server lives as long as the agent's session
         return memory.search(
@@ -241,7 +241,7 @@ def _service_started(store: Store) -> bool:
 
 def same_project(one: str, other: str) -> bool:
     """One folder, or folders of one git repository (worktrees too), as memory's project scope."""
-    from .memory.search import repository
+    from .memory.words.search import repository
 
     return one == other or repository(one) == repository(other)
 

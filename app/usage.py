@@ -2,7 +2,7 @@
 
 One function, `report`, makes the figures both the page's overview (GET /api/usage) and
 `nodwyn usage` show, so the two never disagree. Every figure comes from the turn cards
-(memory/cards.py): a turn's cost is its card's `cost_usd` (the turn end's cost where the log
+(memory/cards/fold.py): a turn's cost is its card's `cost_usd` (the turn end's cost where the log
 gives one, else its replies' summed), its tokens the card's `tokens`; a card marked `unpriced`
 had tokens with no price, and is counted as "cost unknown" rather than as free. So the totals
 are the sum of the cards' costs, row by row and overall.
@@ -16,7 +16,7 @@ import datetime as dt
 from msgspec import Struct
 
 from .errors import BadInput
-from .memory import mem as memfile
+from .memory.cards import mem as memfile
 
 BY = ("day", "week", "month", "project", "model", "agent")
 SPLITS = ("agent", "model", "project")

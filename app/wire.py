@@ -1,6 +1,6 @@
 """One JSON request to a provider the person chose (embeddings, summaries), over plain urllib.
 
-Shared by memory/providers.py and summarizing/providers.py: both POST a JSON body with their
+Shared by memory/meaning/providers.py and summarizing/providers.py: both POST a JSON body with their
 own headers and read a JSON answer, and both must never follow a redirect (urllib would send
 the key's header on to whatever address the answer names). A failure raises the caller's
 error class with one sentence naming the address.

@@ -3,7 +3,7 @@
 The same as the `nodwyn-app` gui-script: `nodwyn app` with the launcher's arguments
 (`--demo`, `--search`), so the package and a pip install behave alike; `--nodwyn-window`
 runs the window's own process, which the app starts (nodwyn/desktop/viewer.py), and
-`--nodwyn-model` the sentence model's (nodwyn/memory/model_process.py), `--nodwyn-cli` the
+`--nodwyn-model` the sentence model's (nodwyn/memory/meaning/model_process.py), `--nodwyn-cli` the
 command line (the search service a search starts, nodwyn/service.py).
 """
 
@@ -17,7 +17,7 @@ if __name__ == "__main__":
         window()
     elif sys.argv[1:2] == ["--nodwyn-model"]:  # the sentence model's own process
         del sys.argv[1]
-        from nodwyn.memory.model_process import main as model
+        from nodwyn.memory.meaning.model_process import main as model
 
         model()
     elif sys.argv[1:2] == ["--nodwyn-cli"]:  # the search service (nodwyn/service.py)

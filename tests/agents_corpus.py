@@ -7,7 +7,7 @@ from pathlib import Path
 from importing import OLD, plain
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
-from nodwyn.memory.search import search
+from nodwyn.memory.words.search import search
 from nodwyn.store import Store
 
 

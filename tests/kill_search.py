@@ -42,7 +42,7 @@ def make_logs(sessions: Path, count: int = 40, seed: int = 5) -> None:
 
 ENCODE = (
     "import sys; from pathlib import Path; from nodwyn.store import Store; "
-    "from nodwyn.memory import vectors; vectors.refresh(Store(Path(sys.argv[1])))"
+    "from nodwyn.memory.meaning import vectors; vectors.refresh(Store(Path(sys.argv[1])))"
 )
 
 

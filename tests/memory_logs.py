@@ -34,7 +34,7 @@ class Counting:
     """The built-in model, noting each text it is asked to encode."""
 
     def __init__(self):
-        from nodwyn.memory import encoder
+        from nodwyn.memory.meaning import encoder
 
         self.model, self.texts = encoder.builtin(), []
         self.id = self.model.id
@@ -47,7 +47,7 @@ class Counting:
 def encoded(store, model) -> None:
     """Every log's vectors made by `model`, as the background makes them (a search makes
     none: it encodes its query alone)."""
-    from nodwyn.memory import vectors
+    from nodwyn.memory.meaning import vectors
 
     for log in vectors.newest_first(store.sessions.glob("*.jsonl")):
         vectors.update(log, model)
@@ -58,7 +58,7 @@ def without_the_sentence_model(folder, monkeypatch) -> None:
     at `folder`, with no model loaded yet."""
     import shutil
 
-    from nodwyn.memory import encoder
+    from nodwyn.memory.meaning import encoder
 
     folder.mkdir()
     for name in ("table.npy", "vocab.txt", "meta.json"):

@@ -13,8 +13,8 @@ from corpus_writers import dump
 from nodwyn import memory
 from nodwyn.errors import BadInput
 from nodwyn.importers.sync import import_paths
-from nodwyn.memory import commits, ledger, ledgers
-from nodwyn.memory.blame import blame
+from nodwyn.memory.provenance import commits, ledger, ledgers
+from nodwyn.memory.provenance.blame import blame
 from nodwyn.store import Store
 
 
@@ -144,7 +144,7 @@ def test_nodwyn_blame_prints_each_line_and_json(pager, data_dir):
 
 
 def test_pasted_code_opens_the_turns_whose_edits_hold_it_with_the_lines_marked(pager):
-    from nodwyn.memory.holders import Asked, holders
+    from nodwyn.memory.provenance.holders import Asked, holders
 
     store, file = pager
     code = "    for page in order(pages):\n        print(page.number, page.name)\n}\nnot in any log"

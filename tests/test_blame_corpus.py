@@ -9,9 +9,9 @@ from blame_sessions import rebuild
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile, records
-from nodwyn.memory import commits, ledgers
-from nodwyn.memory.blame import blame
-from nodwyn.memory.cards import call_input
+from nodwyn.memory.cards.fold import call_input
+from nodwyn.memory.provenance import commits, ledgers
+from nodwyn.memory.provenance.blame import blame
 from nodwyn.store import Store
 
 

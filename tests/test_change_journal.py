@@ -11,8 +11,8 @@ from memory_logs import turn, write
 from nodwyn import memory
 from nodwyn.log import journal
 from nodwyn.log import records as r
-from nodwyn.memory import changes
-from nodwyn.memory import index as wordindex
+from nodwyn.memory.words import changes
+from nodwyn.memory.words import index as wordindex
 from nodwyn.store import Store
 
 

@@ -35,7 +35,7 @@ HEAVY = {
     "platform": "uuid's (msgspec's) on a search by words; not the running app's client",
     "pathlib": "paths as objects (fnmatch, urllib.parse, ipaddress: 2.5 ms)",
     "nodwyn.store": "the store (its catalogue, logs and records)",
-    "nodwyn.memory.index": "the word index's writer (msgspec, the catalogue, the folds)",
+    "nodwyn.memory.words.index": "the word index's writer (msgspec, the catalogue, the folds)",
 }
 
 
@@ -111,7 +111,7 @@ def test_a_search_by_words_left_to_the_full_search_imports_no_model_server_or_sd
     memory.refresh_words(store)
     write(store, "cc-pager", turn("a later turn about the pager"))
     modules = imported(store.root, "memory", "search", "pager", "--mode", "words")
-    assert {"msgspec", "nodwyn.memory.index"} <= modules
+    assert {"msgspec", "nodwyn.memory.words.index"} <= modules
     assert not {"numpy", "bottle", "mcp", "ssl", "email", "argparse"} & modules
 
 

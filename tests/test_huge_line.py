@@ -12,7 +12,7 @@ from importing import age, result, session, write
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
-from nodwyn.memory.documents import EVENT_TEXT, text_of
+from nodwyn.memory.words.documents import EVENT_TEXT, text_of
 from nodwyn.store import Store
 
 HUGE = 50_000_000

@@ -13,7 +13,7 @@ from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
 from nodwyn.importers.times import at_local
 from nodwyn.log import records as r
-from nodwyn.memory.search import search
+from nodwyn.memory.words.search import search
 from nodwyn.store import Store
 
 

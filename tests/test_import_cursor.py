@@ -13,7 +13,7 @@ from nodwyn.importers import registry
 from nodwyn.importers.cursor import keys
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
-from nodwyn.memory.search import search
+from nodwyn.memory.words.search import search
 from nodwyn.store import Store
 
 ACCESS = "eyJhbGciOiJIUzI1NiJ9.cursor-access-7Qw2"  # the person's login: never read

@@ -13,7 +13,7 @@ from nodwyn.catalogue import fold_log
 from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
-from nodwyn.memory.search import search
+from nodwyn.memory.words.search import search
 from nodwyn.store import Store
 
 TOKEN = "oc-account-token-4f1d9a2b7c"  # planted in the account table: never read

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from nodwyn.memory import words
+from nodwyn.memory.words import words
 
 MARKS = Path(__file__).resolve().parents[1] / "frontend" / "js" / "marks.js"
 

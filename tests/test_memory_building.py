@@ -12,9 +12,10 @@ import pytest
 import tantivy
 from memory_logs import at, turn, write
 from nodwyn.log import records as r
-from nodwyn.memory import documents as folding
-from nodwyn.memory import index, mem, sidecar, words
-from nodwyn.memory.search import search as word_search
+from nodwyn.memory.cards import mem
+from nodwyn.memory.words import documents as folding
+from nodwyn.memory.words import index, sidecar, words
+from nodwyn.memory.words.search import search as word_search
 from nodwyn.store import Store
 
 QUERIES = ["pager", "config order", "TestPagerOrder retry", "wombat", "kangaroo 42"]

@@ -7,8 +7,10 @@ from corpora import FIXTURES
 from memory_logs import encoded, turn, write
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
-from nodwyn.memory import compact, encoder, fusion, index, vectors
-from nodwyn.memory.index import text_of
+from nodwyn.memory import fusion
+from nodwyn.memory.meaning import compact, encoder, vectors
+from nodwyn.memory.words import index
+from nodwyn.memory.words.index import text_of
 from nodwyn.store import Store
 
 

@@ -8,8 +8,8 @@ import pytest
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile, records
-from nodwyn.memory import words
-from nodwyn.memory.search import search as word_search
+from nodwyn.memory.words import index, words
+from nodwyn.memory.words.search import search as word_search
 from nodwyn.store import Store
 
 
@@ -41,7 +41,7 @@ def samples(store: Store, kind: type) -> list[tuple[str, int, str]]:
         firsts = [card.first_seq for card in memory.cards(store, task)]
         taken: set[int] = set()
         for _, _, record in logfile.read(store.log_path(task)):
-            text = memory.index.text_of(record) if isinstance(record, kind) else ""
+            text = index.text_of(record) if isinstance(record, kind) else ""
             turn = max((seq for seq in firsts if seq <= record.seq), default=0)
             if turn and turn not in taken and record.agent is None and len(text) > 200:
                 out.append((task, turn, text))
@@ -56,7 +56,7 @@ def test_a_distinctive_phrase_of_a_turn_finds_that_turn_first(imported, kind):
     common = Counter()
     for log in imported.sessions.glob("*.jsonl"):
         for _, _, record in logfile.read(log):
-            common.update(set(words.words(memory.index.text_of(record))))
+            common.update(set(words.words(index.text_of(record))))
     tried = found = 0
     for task, turn, text in samples(imported, kind):
         query = phrase(text, common)

@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 from memory_logs import turn, write
-from nodwyn.memory import index
-from nodwyn.memory.search import hits
+from nodwyn.memory.words import index
+from nodwyn.memory.words.search import hits
 from nodwyn.store import Store
 
 WORDS = ("pager", "parser", "cache", "heater", "socket", "kernel", "buffer", "window", "cursor",
@@ -22,7 +22,8 @@ WORDS = ("pager", "parser", "cache", "heater", "socket", "kernel", "buffer", "wi
 KILLED_BUILD = """
 import os, signal, sys
 from pathlib import Path
-from nodwyn.memory import index, mem
+from nodwyn.memory.cards import mem
+from nodwyn.memory.words import index
 from nodwyn.store import Store
 index.BATCH = 40  # documents per commit, so the build commits many times
 written = []

@@ -6,8 +6,8 @@ the one-line cut of cards (cards.one_line: white space collapsed, then cut)."""
 import random
 import re
 
-from nodwyn.memory import words
-from nodwyn.memory.cards import one_line
+from nodwyn.memory.cards.fold import one_line
+from nodwyn.memory.words import words
 
 COMPOUND, PART = re.compile(words.COMPOUND), re.compile(words.PART)
 

@@ -4,7 +4,7 @@ import subprocess
 import sys
 import threading
 
-from nodwyn.memory import index
+from nodwyn.memory.words import index
 from nodwyn.store import Store
 
 
@@ -32,7 +32,7 @@ def test_threads_that_find_no_index_make_one_together_without_tripping(data_dir)
 
 def test_processes_that_find_no_index_make_one_together_without_tripping(data_dir):
     root = Store().root
-    script = "import sys; from pathlib import Path; from nodwyn.memory import index; " \
+    script = "import sys; from pathlib import Path; from nodwyn.memory.words import index; " \
         "print(index.current(Path(sys.argv[1])).id)"  # fmt: skip
     runs = [
         subprocess.Popen([sys.executable, "-c", script, str(root)], stdout=subprocess.PIPE,
@@ -48,7 +48,7 @@ def test_a_crash_after_the_index_commit_but_before_its_state_is_saved_adds_nothi
     data_dir,
 ):
     from memory_logs import turn, write
-    from nodwyn.memory.search import hits
+    from nodwyn.memory.words.search import hits
 
     store = Store()
     write(store, "old", turn("an older task about the pager"))

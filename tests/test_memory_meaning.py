@@ -12,10 +12,11 @@ from nodwyn import cli, memory, settings
 from nodwyn.errors import BadInput
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
-from nodwyn.memory import encoder, fusion, vectors
-from nodwyn.memory import index as wordindex
-from nodwyn.memory.search import hits
-from nodwyn.memory.wordpiece import WordPiece, basic_words
+from nodwyn.memory import fusion
+from nodwyn.memory.meaning import encoder, vectors
+from nodwyn.memory.meaning.wordpiece import WordPiece, basic_words
+from nodwyn.memory.words import index as wordindex
+from nodwyn.memory.words.search import hits
 from nodwyn.store import Store
 
 VOCAB = (encoder.MODEL / "vocab.txt").read_text(encoding="utf-8").split("\n")

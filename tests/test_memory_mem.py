@@ -9,8 +9,9 @@ import pytest
 from memory_logs import turn, write
 from nodwyn import memory
 from nodwyn.log import records as r
-from nodwyn.memory import index, mem
-from nodwyn.memory.search import search as word_search
+from nodwyn.memory.cards import mem
+from nodwyn.memory.words import index
+from nodwyn.memory.words.search import search as word_search
 from nodwyn.store import Store
 
 QUERIES = ["pager", "config order", "TestPagerOrder retry", "wombat"]

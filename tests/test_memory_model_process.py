@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from memory_logs import turn, without_the_sentence_model, write
 from nodwyn import memory
-from nodwyn.memory import encoder, model_process, vectors
-from nodwyn.memory.model_process import Child, Gone
+from nodwyn.memory.meaning import encoder, model_process, vectors
+from nodwyn.memory.meaning.model_process import Child, Gone
 from nodwyn.store import Store
 
 TEXTS = [
@@ -71,7 +71,7 @@ def test_a_request_keeps_the_child_for_another_keep_alive(child):
 
 
 def test_the_keep_alive_is_read_from_the_environment(monkeypatch):
-    from nodwyn.memory import model_process
+    from nodwyn.memory.meaning import model_process
 
     monkeypatch.setenv("NODWYN_MODEL_KEEP_ALIVE", "12.5")
     assert model_process.keep_alive() == 12.5
@@ -175,7 +175,7 @@ def test_where_the_child_cannot_load_the_model_the_static_table_serves(tmp_path,
 SERVE_AND_SEARCH = """
 import json, sys, threading, time
 from nodwyn import cli, running
-from nodwyn.memory import encoder
+from nodwyn.memory.meaning import encoder
 root = sys.argv[1]
 threading.Thread(target=cli.main, args=(["--data-dir", root, "serve"],), daemon=True).start()
 deadline = time.monotonic() + 60
@@ -210,4 +210,4 @@ def test_a_bundle_starts_the_child_through_its_own_launcher(monkeypatch):
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert model_process.child_command() == [sys.executable, "--nodwyn-model"]
     monkeypatch.delattr(sys, "frozen")
-    assert model_process.child_command()[1:] == ["-m", "nodwyn.memory.model_process"]
+    assert model_process.child_command()[1:] == ["-m", "nodwyn.memory.meaning.model_process"]

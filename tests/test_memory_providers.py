@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from nodwyn import memory, settings
 from nodwyn.log import records as r
-from nodwyn.memory import providers, vectors
+from nodwyn.memory.meaning import providers, vectors
 from nodwyn.store import Store
 
 DIMS = 16

@@ -7,7 +7,7 @@ import pytest
 from memory_logs import turn, write
 from nodwyn.log import records as r
 from nodwyn.memory import fusion
-from nodwyn.memory.search import search as word_search
+from nodwyn.memory.words.search import search as word_search
 from nodwyn.store import Store
 
 

@@ -12,9 +12,9 @@ from memory_logs import at, write
 from nodwyn import memory, settings
 from nodwyn.errors import BadInput, TaskNotFound
 from nodwyn.log import records as r
-from nodwyn.memory import index, words
-from nodwyn.memory.search import search as word_search
-from nodwyn.memory.search import snippet
+from nodwyn.memory.words import index, words
+from nodwyn.memory.words.search import search as word_search
+from nodwyn.memory.words.search import snippet
 from nodwyn.store import Store
 
 K1, B = 1.2, 0.75

@@ -12,8 +12,11 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.log import records as r
-from nodwyn.memory import compact, encoder, fusion, heads, index, mem, vectors, words
-from nodwyn.memory.heads import finished_card, turn_card
+from nodwyn.memory import fusion
+from nodwyn.memory.cards import heads, mem
+from nodwyn.memory.cards.heads import finished_card, turn_card
+from nodwyn.memory.meaning import compact, encoder, vectors
+from nodwyn.memory.words import index, words
 from nodwyn.store import Store
 
 HEAD_FIELDS = ("first_seq", "last_seq", "at", "head", "asked", "outcome", "duration_ms")
@@ -314,7 +317,7 @@ def test_a_stack_replaced_while_it_is_read_gives_the_rows_its_head_names(tmp_pat
 CLOSING = """
 import os, sys, time
 from nodwyn import memory
-from nodwyn.memory import index
+from nodwyn.memory.words import index
 from nodwyn.store import Store
 
 def watchers():  # tantivy's thread that looks at an open index's meta.json twice a second

@@ -13,9 +13,10 @@ from memory_logs import without_the_sentence_model
 from nodwyn import cli, memory
 from nodwyn.errors import TaskNotFound
 from nodwyn.log import records as r
-from nodwyn.memory import encoder, fusion, vectors
-from nodwyn.memory import index as wordindex
-from nodwyn.memory.wordpiece import WordPiece
+from nodwyn.memory import fusion
+from nodwyn.memory.meaning import encoder, vectors
+from nodwyn.memory.meaning.wordpiece import WordPiece
+from nodwyn.memory.words import index as wordindex
 from nodwyn.store import Store
 
 DATA = Path(__file__).parent / "data"
@@ -141,7 +142,7 @@ def test_a_task_deleted_while_the_worker_encodes_does_not_stop_the_others(store)
 ENCODE_AND_SAY = """
 import sys
 from nodwyn import memory
-from nodwyn.memory import encoder
+from nodwyn.memory.meaning import encoder
 from nodwyn.store import Store
 memory.encode(Store(sys.argv[1]))
 print("onnxruntime" in sys.modules, encoder._builtin is not None)

@@ -3,7 +3,7 @@ and the close summary covering a turn beside it in search results (ADR 0033)."""
 
 from nodwyn import memory
 from nodwyn.log import records
-from nodwyn.memory import vectors
+from nodwyn.memory.meaning import vectors
 from nodwyn.store import Store
 from nodwyn.summarizing import recording
 

@@ -5,7 +5,8 @@ appended after half a frame, where no reader would ever find it)."""
 import shutil
 
 from memory_logs import turn, write
-from nodwyn.memory import index, mem
+from nodwyn.memory.cards import mem
+from nodwyn.memory.words import index
 from nodwyn.store import Store
 
 

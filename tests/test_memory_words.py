@@ -2,7 +2,7 @@
 (tantivy, in Rust) and the Python twin must cut text the same way."""
 
 import tantivy
-from nodwyn.memory import index, words
+from nodwyn.memory.words import index, words
 
 
 def test_identifiers_are_also_split_at_case_changes_digits_underscores_dots_and_slashes():

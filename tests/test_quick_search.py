@@ -1,4 +1,4 @@
-"""The search by words without msgspec (memory/quick.py) answers as the full search does, or
+"""The search by words without msgspec (memory/words/quick.py) answers as the full search does, or
 leaves the search to it: compared over hand-written logs and the real corpus, line by line
 (records), turn by turn (heads) and answer by answer (the JSON bytes)."""
 
@@ -15,9 +15,10 @@ from nodwyn import memory, scrub
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import journal, logfile, plain, records
 from nodwyn.log import records as r
-from nodwyn.memory import changes, documents, heads, mem, quick
-from nodwyn.memory import index as wordindex
-from nodwyn.memory.search import MAX_LIMIT, SCAN
+from nodwyn.memory.cards import heads, mem
+from nodwyn.memory.words import changes, documents, quick
+from nodwyn.memory.words import index as wordindex
+from nodwyn.memory.words.search import MAX_LIMIT, SCAN
 from nodwyn.store import Store
 
 QUESTIONS = ["pager order", "flaky TestPagerOrder", "ls -la", "kangaroo", "parseConfig v2",
@@ -315,7 +316,7 @@ def test_a_heads_line_lost_or_raced_leaves_the_older_heads_or_the_lines(store):
 
 def test_the_memory_package_keeps_its_exports_whichever_submodule_comes_first():
     code = (
-        "import nodwyn.memory.search, nodwyn.memory.cards; from nodwyn import memory; "
+        "import nodwyn.memory.words.search, nodwyn.memory.cards.fold; from nodwyn import memory; "
         "from nodwyn.memory import cards; "
         "print(memory.search.__module__, memory.cards.__module__, cards.__module__)"
     )
@@ -324,7 +325,7 @@ def test_the_memory_package_keeps_its_exports_whichever_submodule_comes_first():
     assert done.stdout.split() == [
         "nodwyn.memory.fusion", "nodwyn.memory.recall", "nodwyn.memory.recall"
     ]  # fmt: skip
-    light = "import nodwyn.memory.quick, sys; print('msgspec' in sys.modules)"
+    light = "import nodwyn.memory.words.quick, sys; print('msgspec' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", light], capture_output=True, text=True,
                           check=True, timeout=60)  # fmt: skip
     assert done.stdout.strip() == "False"

@@ -11,7 +11,7 @@ import sys
 import pytest
 from nodwyn import settings
 from nodwyn.log import records
-from nodwyn.memory import summaries
+from nodwyn.memory.cards import summaries
 from nodwyn.store import Store
 from nodwyn.summarizing import estimate as estimating
 from nodwyn.summarizing.job import Job, Unconfirmed, summarizer_of

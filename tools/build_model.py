@@ -1,4 +1,4 @@
-"""Build nodwyn's static embedding table (app/memory/model/) from all-MiniLM-L6-v2.
+"""Build nodwyn's static embedding table (app/memory/meaning/model/) from all-MiniLM-L6-v2.
 
 A developer runs this once, in a build venv of its own; nodwyn never imports it and needs only
 numpy at run time. The recipe (figures in shared RETRIEVAL.md A2, ours in docs/decisions/):
@@ -202,8 +202,8 @@ def teacher(work: Path, name: str, windows: list[str]) -> np.ndarray:
 
 def tokenize(words: list[str], windows: list[str]) -> list[list[int]]:
     """Token ids as nodwyn's run-time WordPiece makes them (the same code, imported by path)."""
-    sys.path.insert(0, str(ROOT / "app" / "memory"))
-    import wordpiece  # app/memory/wordpiece.py: pure Python, no nodwyn imports
+    sys.path.insert(0, str(ROOT / "app" / "memory" / "meaning"))
+    import wordpiece  # app/memory/meaning/wordpiece.py: pure Python, no nodwyn imports
 
     pieces = wordpiece.WordPiece(words)
     return [pieces.ids(text) for text in windows]
@@ -273,7 +273,7 @@ def main() -> None:
     parser.add_argument("--session-share", type=float, default=0.3)
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--work", type=Path, default=Path("/tmp/nodwyn-model-work"))
-    parser.add_argument("--out", type=Path, default=ROOT / "app" / "memory" / "model")
+    parser.add_argument("--out", type=Path, default=ROOT / "app" / "memory" / "meaning" / "model")
     parser.add_argument("--only-code", action="store_true")
     parser.add_argument("--plain", action="store_true", help="export the distill untrained")
     args = parser.parse_args()

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "app" / "memory"))
+sys.path.insert(0, str(ROOT / "app" / "memory" / "meaning"))
 
 import wordpiece  # noqa: E402  (imports nothing of nodwyn)
 
@@ -32,7 +32,8 @@ def main() -> None:
     tok = Tokenizer.from_file(str(args.work / "distill" / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
-    vocab = (ROOT / "app" / "memory" / "model" / "vocab.txt").read_text().split("\n")[:-1]
+    model = ROOT / "app" / "memory" / "meaning" / "model"
+    vocab = (model / "vocab.txt").read_text().split("\n")[:-1]
     mine = wordpiece.WordPiece(vocab)
     texts = [
         json.dumps(json.loads(line), ensure_ascii=False)[:2000]

@@ -135,7 +135,7 @@ def fts5_table(store) -> sqlite3.Connection:
     """One FTS5 row per record with text: (task, turn key, text)."""
     from nodwyn import memory
     from nodwyn.log import logfile
-    from nodwyn.memory.documents import text_of
+    from nodwyn.memory.words.documents import text_of
 
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE m USING fts5(task UNINDEXED, turn UNINDEXED, text)")
@@ -168,8 +168,8 @@ def fts5_ranking(db, text: str) -> list[tuple[str, int]]:
 def scored(store, text: str, model) -> tuple[dict, list]:
     """The word scores by turn and the meaning ranking [(key, cosine)] for a question."""
     from nodwyn.memory import fusion
-    from nodwyn.memory import index as wordindex
-    from nodwyn.memory.search import hits
+    from nodwyn.memory.words import index as wordindex
+    from nodwyn.memory.words.search import hits
 
     state = wordindex.refresh(store)
     words = fusion.word_scores(hits(store, state, text, None, fusion.DEPTH))
@@ -210,7 +210,8 @@ def main() -> None:
     parser.add_argument("--static", action="store_true", help="meaning by the static table")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from nodwyn.memory import encoder, fusion, vectors
+    from nodwyn.memory import fusion
+    from nodwyn.memory.meaning import encoder, vectors
     from nodwyn.store import Store
 
     weight = fusion.WEIGHT if args.weight is None else args.weight

@@ -37,7 +37,7 @@ def turn_texts(store) -> dict[tuple[str, int], list[tuple[int, str, int]]]:
     """(task, turn) -> [(priority class, text, seq)] of each record after the prompt."""
     from nodwyn import memory
     from nodwyn.log import logfile, records
-    from nodwyn.memory.documents import text_of
+    from nodwyn.memory.words.documents import text_of
 
     out: dict = {}
     for log in sorted(store.sessions.glob("*.jsonl")):
@@ -144,7 +144,7 @@ class Asked:
 
     def __init__(self, model):
         from nodwyn.memory import fusion
-        from nodwyn.memory import index as wordindex
+        from nodwyn.memory.words import index as wordindex
         from nodwyn.store import Store
 
         self.model = model
@@ -206,7 +206,8 @@ def main() -> None:
     parser.add_argument("--thirds", default="", help="shares v of a third, window score")
     parser.add_argument("--weights", default="", help="of words in both (default: search's)")
     args = parser.parse_args()
-    from nodwyn.memory import encoder, fusion
+    from nodwyn.memory import fusion
+    from nodwyn.memory.meaning import encoder
 
     weights = [float(w) for w in args.weights.split(",")] if args.weights else [fusion.WEIGHT]
     caps = [int(c) for c in args.caps.split(",")]

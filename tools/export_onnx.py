@@ -1,4 +1,4 @@
-"""Export all-MiniLM-L6-v2 to ONNX, quantised to int8 per channel, for app/memory/model/.
+"""Export all-MiniLM-L6-v2 to ONNX, quantised to int8 per channel, for app/memory/meaning/model/.
 
 A developer runs this once, in a build venv of its own (torch never enters nodwyn's venv):
 
@@ -16,10 +16,10 @@ A developer runs this once, in a build venv of its own (torch never enters nodwy
    channel (`per_channel=True`): the default, one scale a tensor, moves vectors to a cosine of
    about 0.93 with fp32, per channel keeps >= 0.99; the weights then stored as uint8 with a
    zero point of 128, the same integers (tools/unsigned_weights.py says why);
-4. checked: the shipped int8 graph, fed by nodwyn's own WordPiece (app/memory/wordpiece.py),
+4. checked: the shipped int8 graph, fed by nodwyn's own WordPiece (app/memory/meaning/wordpiece.py),
    against sentence-transformers' own fp32 encoding, on the fixture texts
    (tests/data/meaning_texts.txt) and on card-sized windows of ../shared/corpus;
-5. written: app/memory/model/minilm.onnx, minilm-vocab.txt, minilm.json (provenance: hashes,
+5. written: app/memory/meaning/model/minilm.onnx, minilm-vocab.txt, minilm.json (provenance: hashes,
    versions, the check's figures), and the fp32 reference vectors of the fixture texts,
    tests/data/meaning_reference.npy, which tests/test_memory_sentence_model.py compares with.
 """
@@ -36,14 +36,14 @@ import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "app" / "memory"))
-import wordpiece  # noqa: E402  app/memory/wordpiece.py: plain Python, no nodwyn imports
+sys.path.insert(0, str(ROOT / "app" / "memory" / "meaning"))
+import wordpiece  # noqa: E402  app/memory/meaning/wordpiece.py: plain Python, no nodwyn imports
 
 sys.path.insert(0, str(ROOT / "tools"))
 import unsigned_weights  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
-MODEL = ROOT / "app" / "memory" / "model"
+MODEL = ROOT / "app" / "memory" / "meaning" / "model"
 TEXTS = ROOT / "tests" / "data" / "meaning_texts.txt"
 REFERENCE = ROOT / "tests" / "data" / "meaning_reference.npy"
 TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, [CLS] and [SEP] included

@@ -1,5 +1,5 @@
 """The sentence model's int8 weights stored as uint8 with a zero point of 128, for
-app/memory/model/minilm.onnx (tools/export_onnx.py calls it after quantising).
+app/memory/meaning/model/minilm.onnx (tools/export_onnx.py calls it after quantising).
 
 The integers are the same, shifted by 128, and so are the vectors; what changes is the kernel
 onnxruntime picks for each MatMulInteger. With int8 weights it multiplies uint8 activations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-MODEL = Path(__file__).resolve().parent.parent / "app" / "memory" / "model"
+MODEL = Path(__file__).resolve().parent.parent / "app" / "memory" / "meaning" / "model"
 QUANTISATION = ("onnxruntime quantize_dynamic, QInt8 weights, per_channel=True; the weights "
                 "then stored as uint8 with zero point 128 (tools/unsigned_weights.py)")  # fmt: skip
 

@@ -17,7 +17,7 @@ from .. import agents, board, mcp_install, memory, paths, quota, settings, starr
 from ..errors import BadInput, TaskNotFound
 from ..feed import Feed
 from ..memory.recall import cut
-from ..memory.search import search as words_only
+from ..memory.words.search import search as words_only
 from ..reading import export as reading_export
 from ..reading import resume, shown
 from ..store import Store
@@ -190,7 +190,7 @@ class Handlers:
 
     def blame(self):
         """Who wrote each line of a file on this machine (issue 25)."""
-        from ..memory.blame import blame
+        from ..memory.provenance.blame import blame
 
         file = bottle.request.query.get("file", "")
         if not file:
@@ -200,7 +200,7 @@ class Handlers:
 
     def who_wrote(self):
         """The turns whose edits hold pasted code, or wrote a file's line (issue 25)."""
-        from ..memory import holders
+        from ..memory.provenance import holders
 
         return holders.holders(self.store, _body(holders.Asked))
 

@@ -29,7 +29,7 @@ import msgspec
 from .. import running
 from ..errors import BadInput, NodwynError
 from ..feed import Feed, Status
-from ..memory import index as wordindex
+from ..memory.words import index as wordindex
 from ..store import Store
 from .routes import routes
 

@@ -14,7 +14,7 @@ import msgspec
 
 from .. import agents, settings
 from ..errors import BadInput
-from ..memory.providers import Provider
+from ..memory.meaning.providers import Provider
 from ..summarizing.providers import Summarizer
 
 

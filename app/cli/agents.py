@@ -57,7 +57,7 @@ def cmd_search_mode(args) -> int:
 
 def cmd_embeddings(args) -> int:
     from .. import settings
-    from ..memory.providers import Provider
+    from ..memory.meaning.providers import Provider
 
     if args.kind != "builtin":
         Provider(args.kind, args.url, args.model)  # refuses a bad address or no model

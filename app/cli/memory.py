@@ -232,11 +232,11 @@ def from_the_service(args, route: str, given: dict) -> bytes | None:
 
 
 def quick_here(args, given: dict) -> dict | None:
-    """The search in this process without msgspec (memory/quick.py: a search by words over
+    """The search in this process without msgspec (memory/words/quick.py: a search by words over
     a current index), its JSON under "json" when asked; None: search_here answers."""
     from .. import paths
     from ..log import plain
-    from ..memory import quick
+    from ..memory.words import quick
 
     root = paths.data_root(args.data_dir)
     found = quick.answer(root, given["q"], given["scope"], args.task, args.n, args.mode)
@@ -262,7 +262,7 @@ def search_here(args, given: dict) -> bytes:
         data, given["q"], scope=given["scope"], task=args.task, project=given["project"],
         limit=args.n, mode=args.mode,
     )  # fmt: skip
-    from ..memory import index
+    from ..memory.words import index
 
     if index.ASIDE:  # a read-only data folder: searched all the same, from a copy
         print("(the data folder is read-only: the word index was read from a copy)",
@@ -276,7 +276,7 @@ def load_the_model(root) -> None:
 
     gc.enable()  # off for a quick search (cli.main); seconds of encoding may make garbage
 
-    from ..memory import encoder
+    from ..memory.meaning import encoder
 
     began = time.perf_counter()
     try:

@@ -40,7 +40,7 @@ def line_range(text: str | None) -> tuple[int, int | None]:
 def cmd_blame(args) -> int:
     import msgspec
 
-    from ..memory.blame import blame
+    from ..memory.provenance.blame import blame
 
     first, last = line_range(args.lines)
     done = blame(store(args), Path(args.file), first, last)
@@ -75,7 +75,7 @@ def blame_lines(done) -> list[str]:
 def cmd_commit(args) -> int:
     import msgspec
 
-    from ..memory.commits import find
+    from ..memory.provenance.commits import find
 
     folder = Path(args.folder)
     answer = find(store(args), args.sha, folder if (folder / ".git").exists() or _in_git(folder)

@@ -140,7 +140,7 @@ def cmd_serve(args) -> int:
     import signal
 
     from .. import api, demo, service  # bottle is loaded only by the commands that serve
-    from ..memory import encoder
+    from ..memory.meaning import encoder
     from ..store import Store
 
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own

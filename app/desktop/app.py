@@ -175,7 +175,7 @@ def run(
     store: Store, claim: instance.Instance, self_check: Path | None = None, search: bool = False
 ) -> int:
     """The app until Quit, in a process that holds the data directory's claim."""
-    from ..memory import encoder
+    from ..memory.meaning import encoder
 
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
     status = Status()

@@ -42,7 +42,7 @@ def kind(pid: int) -> str:
         return "gone"
     if "nodwyn.desktop.window" in words or "--nodwyn-window" in words:
         return "window"
-    if "nodwyn.memory.model_process" in words:
+    if "nodwyn.memory.meaning.model_process" in words:
         return "model"
     found = [word[len("--type=") :] for word in words if word.startswith("--type=")]
     if not found:
@@ -164,7 +164,7 @@ def model_at_rest(deadline: float = 300.0) -> dict:
             break
         largest = max([largest, *(rss for rss, _ in memory(running).values())])
         time.sleep(0.2)
-    from ..memory import encoder
+    from ..memory.meaning import encoder
 
     return {"seen": seen, "rss_mb": round(largest, 1), "ended": not running,
             "waited_s": round(time.monotonic() - began, 1),

@@ -89,7 +89,7 @@ def check(app, report: Path) -> None:
 def by_meaning() -> str:
     """The sentence model answers through its own process (a bundle starts it with its
     launcher): the kind of encoder that made a vector of a query."""
-    from ..memory import encoder
+    from ..memory.meaning import encoder
 
     model = encoder.builtin()
     if model is None or not model.encode(["a flaky pager test"]).any():

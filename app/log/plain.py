@@ -1,5 +1,5 @@
 """Log lines and answers read and written as msgspec does, by json's C modules (`_json`), for
-a process that must start fast without msgspec (memory/quick.py, issue 16).
+a process that must start fast without msgspec (memory/words/quick.py, issue 16).
 
 `decoded_record` takes a line as records.decode takes it: a record of a known kind whose
 fields all have the types records.py gives them (RECORDS, which tests/test_quick_search.py

@@ -1,8 +1,10 @@
 """Task memory: turn cards (L1), episodes (L2), the word index of all logs, search and recall.
 
-Dependencies inside the package point one way: words <- cards <- mem <- index <- heads <-
-search, recall; wordpiece <- encoder <- providers, vectors <- fusion (search by words, meaning
-or both).
+Four parts, a folder each: cards/ (what is folded of each log and kept beside it), words/ (the
+word index and the search by words), meaning/ (vectors and the search by meaning) and
+provenance/ (which turn wrote a line). Here: fusion.py fuses the two searches, recall.py reads
+cards and events back, pipes.py is how child processes speak. Dependencies point one way:
+cards <- words <- meaning <- fusion; cards, words <- provenance; cards, words <- recall.
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
 """
 
@@ -19,11 +21,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # What this package exports is imported on first use (PEP 562), so that a new process
 # searching by words imports only the modules it needs (quick.py: no msgspec, issue 16).
 _EXPORTS = {
-    "Card": "cards", "Command": "cards", "Episode": "cards",
+    "Card": "cards.fold", "Command": "cards.fold", "Episode": "cards.fold",
     "MODES": "fusion", "FusedResults": "fusion", "search": "fusion",
-    "Recall": "recall", "Window": "recall", "cards": "recall", "context": "recall",
-    "episodes": "recall", "recall": "recall",
-    "EventHit": "search", "Results": "search", "TurnHit": "search",
+    "Recall": "recall", "Window": "recall", "cards": "recall",
+    "context": "recall", "episodes": "recall", "recall": "recall",
+    "EventHit": "words.search", "Results": "words.search", "TurnHit": "words.search",
 }  # fmt: skip
 
 
@@ -60,7 +62,8 @@ def refresh(store, progress=None, full: bool = False) -> None:
     """Bring every .mem, the word index and the vectors up to date with the logs (deleted
     tasks removed); `full`: every log looked at, not only those the change journal names;
     `progress(done, total)` is called as logs are folded."""
-    from . import index, ledgers
+    from .provenance import ledgers
+    from .words import index
 
     index.refresh(store, progress, full)
     ledgers.refresh(store)  # the lines each edit added (issue 25), kept beside each .mem
@@ -70,7 +73,8 @@ def refresh(store, progress=None, full: bool = False) -> None:
 def refresh_words(store, progress=None, full: bool = False) -> None:
     """Bring every .mem and the word index up to date with the logs (take BUILDING); `full`:
     every log looked at, not only those the change journal names."""
-    from . import index, ledgers
+    from .provenance import ledgers
+    from .words import index
 
     index.refresh(store, progress, full)
     ledgers.refresh(store)
@@ -80,7 +84,7 @@ def encode(store, progress=None, lock=None) -> None:
     """Bring every task's vectors up to date, newest tasks first; with `lock` (BUILDING),
     taken only while a task's cards are read, so searches and the transcript do not wait for
     the encoding, and search by what is encoded so far."""
-    from . import vectors  # numpy and the model: only here and when searching by meaning
+    from .meaning import vectors  # numpy and the model: only here and when searching by meaning
 
     vectors.refresh(store, progress, lock)
 

@@ -39,11 +39,11 @@ import msgspec
 from .. import settings as settingsmod
 from ..errors import BadInput, NodwynError, TaskNotFound
 from ..log import logfile, records
-from . import index as wordindex
-from . import words
-from .heads import shown_card
-from .search import Hit, Results, _check, damaged, event_hit, hits, scoped, turn_hit
-from .search import search as word_search
+from .cards.heads import shown_card
+from .words import index as wordindex
+from .words import words
+from .words.search import Hit, Results, _check, damaged, event_hit, hits, scoped, turn_hit
+from .words.search import search as word_search
 
 MODES = ("words", "meaning", "both")
 K = 60
@@ -160,7 +160,7 @@ def stacked(store, state, tasks, encoder) -> tuple[Stack, list]:
     (issue 23). Searching every task, the rows of unchanged logs come from the stack an
     earlier process saved (mapped, not read), the others from their .vec."""
     global _stack
-    from . import vectors
+    from .meaning import vectors
 
     asked = (state, len(state.tasks), tasks, encoder.id, vectors.made())
     if _stack.key and _stack.made_for == asked:
@@ -213,7 +213,7 @@ def _joined(store, encoder, names: list, parts: list, logs: list, saved) -> Stac
     """The parts (each a log's turns and float16 rows) as one Stack."""
     import numpy as np
 
-    from . import compact, vectors
+    from .meaning import compact, vectors
 
     if not parts:
         return Stack()
@@ -234,7 +234,7 @@ _saved_at = [float("-inf")]  # this often by one process (others fold the change
 
 
 def _save(root, model: str, seen: dict, kept: list[tuple[str, int]], stack: Stack) -> None:
-    from . import vectors
+    from .meaning import vectors
 
     if time.monotonic() - _saved_at[0] < SAVE_EVERY:
         return
@@ -261,7 +261,7 @@ def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
 def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0):
     """[((task, turn), cosine)] best first (cosine >= floor) over the vectors made so far,
     and the tasks that have none yet (they take part by words alone)."""
-    from . import compact
+    from .meaning import compact
 
     query = query_vector(encoder, text)
     stack, without = stacked(store, state, tasks, encoder)
@@ -309,7 +309,7 @@ def search(
     """Turns matching the words (see the module docstring for the modes)."""
     mode = mode_of(store, mode)
     if mode != "words":
-        from . import encoder as encodermod
+        from .meaning import encoder as encodermod
 
         try:
             return _by_meaning(store, words_text, scope, task, project, limit, mode)
@@ -320,7 +320,7 @@ def search(
 
 
 def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
-    from . import encoder as encodermod
+    from .meaning import encoder as encodermod
 
     _check(store, scope, task, project, limit)
     if not text.strip():

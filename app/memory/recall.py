@@ -9,9 +9,9 @@ from msgspec import Struct, structs
 from ..errors import BadInput, TaskNotFound
 from ..log import logfile, records
 from ..log.redact import redact
-from . import mem as memfile
-from .cards import Card, Episode, one_line, redacted, redacted_episode
-from .index import describe, heading, text_of
+from .cards import mem as memfile
+from .cards.fold import Card, Episode, one_line, redacted, redacted_episode
+from .words.index import describe, heading, text_of
 
 RECALL_TEXT = 8_000  # characters of one string field recall returns whole
 WINDOW_TEXT = 20_000  # characters of one string field in a context window

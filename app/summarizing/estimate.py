@@ -26,9 +26,9 @@ import msgspec
 
 from ..errors import BadInput
 from ..importers.prices import price_of
-from ..memory import summaries
+from ..memory.cards import summaries
+from ..memory.meaning.vectors import card_text
 from ..memory.recall import cards as cards_of
-from ..memory.vectors import card_text
 from ..store import Store
 from .providers import Summarizer
 

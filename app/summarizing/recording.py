@@ -5,7 +5,7 @@
 - Nothing new, nothing recorded: a summary of a level is refused while no reply, result or
   prompt came after the last one of that level.
 - The person's word wins: while the digest shown is one the person wrote, an agent's or a
-  provider's digest is refused (the person's stays shown; see memory/summaries.py).
+  provider's digest is refused (the person's stays shown; see memory/cards/summaries.py).
 - What it covers: a digest the whole task (seq 1 on), a close summary the seqs after the last
   close summary; up to the last record before it. A provider's summary names its own seqs.
 Checked and appended under the log's lock, so two writers cannot both pass the checks.

@@ -52,8 +52,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
-    from nodwyn.memory import blame as blaming
-    from nodwyn.memory import ledgers
+    from nodwyn.memory.provenance import blame as blaming
+    from nodwyn.memory.provenance import ledgers
     from nodwyn.store import Store
 
     work = Path(tempfile.mkdtemp(prefix="bench-blame-"))

@@ -35,7 +35,7 @@ GOAL_WARM_MS = 5.0
 
 
 def phase_build(data: Path, alone: bool, profile: bool) -> dict:
-    from nodwyn.memory import index as wordindex
+    from nodwyn.memory.words import index as wordindex
     from nodwyn.store import Store
 
     if alone:
@@ -59,8 +59,8 @@ def phase_build(data: Path, alone: bool, profile: bool) -> dict:
 
 def phase_warm(data: Path, words: list[str], every_log: bool) -> dict:
     from nodwyn import memory
-    from nodwyn.memory import changes
-    from nodwyn.memory import index as wordindex
+    from nodwyn.memory.words import changes
+    from nodwyn.memory.words import index as wordindex
     from nodwyn.store import Store
 
     store = Store(data)

@@ -128,7 +128,7 @@ def questions(count: int) -> list[str]:
 
 
 def match_of(query: str) -> str:
-    from nodwyn.memory import words
+    from nodwyn.memory.words import words
 
     terms = words.query_terms(query) or re.findall(r"\w+", query.lower())
     return " OR ".join(f'"{term}"' for term in terms)
@@ -138,7 +138,7 @@ def fill_fts5(data: Path) -> int:
     """One FTS5 row per event of every log, with the text nodwyn indexes (tool output too);
     the characters of that text."""
     from nodwyn.log import logfile, records
-    from nodwyn.memory.documents import text_of
+    from nodwyn.memory.words.documents import text_of
 
     (data / FTS5_DB).unlink(missing_ok=True)
     db = sqlite3.connect(data / FTS5_DB)

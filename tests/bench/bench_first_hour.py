@@ -163,7 +163,7 @@ def first_encoding(data: Path, python: str, words: list[str], runs: int) -> list
 
 
 def vec_entries(vec: Path) -> list:
-    from nodwyn.memory import vectors
+    from nodwyn.memory.meaning import vectors
 
     return vectors.load(vec.with_suffix(".jsonl")).entries
 
@@ -215,8 +215,9 @@ def with_no_app(data: Path, python: str, words: list[str], runs: int) -> list[st
 def query_lane(data: Path, words: list[str]) -> list[str]:
     """A query's vector made while the model's process encodes cards of the corpus (a task's
     texts a request, as vectors.update sends them), against the same query with nothing else."""
-    from nodwyn.memory import encoder, mem, vectors
-    from nodwyn.memory.model_process import Child
+    from nodwyn.memory.cards import mem
+    from nodwyn.memory.meaning import encoder, vectors
+    from nodwyn.memory.meaning.model_process import Child
 
     child = Child(encoder.MODEL, wait=-1)
     try:

@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import synthetic_logs  # noqa: E402  the corpus-shaped logs and queries of the benchmarks
 from nodwyn import memory  # noqa: E402
-from nodwyn.memory import encoder, fusion, vectors  # noqa: E402
+from nodwyn.memory import fusion  # noqa: E402
+from nodwyn.memory.meaning import encoder, vectors  # noqa: E402
 from nodwyn.store import Store  # noqa: E402
 
 PER_LOG = 100  # turns per log for the time to first vectors
@@ -68,7 +69,7 @@ def pool() -> dict:
 
 def card_texts(texts: dict, count: int) -> list[str]:
     """Card texts (vectors.card_text) of `count` synthetic turns."""
-    from nodwyn.memory.cards import Card, Command
+    from nodwyn.memory.cards.fold import Card, Command
 
     rng = random.Random(5)
     out = []
@@ -153,7 +154,7 @@ def stand_in_vectors(store: Store, model, texts: list[str]) -> None:
     """A .vec beside each log with one row per real card, as update() would leave it, the
     rows being the model's real vectors of `texts` (card texts), each given to many cards with
     a little noise: the cosines a query meets are like real ones, without encoding them all."""
-    from nodwyn.memory import mem as memfile
+    from nodwyn.memory.cards import mem as memfile
 
     rng = np.random.default_rng(1)
     known = model.encode(texts)
@@ -219,7 +220,7 @@ class Tasks:
     """What meaning_ranking needs of the word index's state: each task's log as last seen."""
 
     def __init__(self, folder: Path, names):
-        from nodwyn.memory.index import Seen
+        from nodwyn.memory.words.index import Seen
 
         stats = {name: (folder / f"{name}.jsonl").stat() for name in names}
         self.tasks = {n: Seen(size=s.st_size, mtime_ns=s.st_mtime_ns) for n, s in stats.items()}

@@ -41,14 +41,14 @@ def peak_mb() -> float:
 
 
 def word_search():
-    """Search by words (issue 4), whatever `nodwyn.memory.search` fuses it with."""
-    import nodwyn.memory.search  # noqa: F401
+    """Search by words (issue 4), whatever `nodwyn.memory.words.search` fuses it with."""
+    import nodwyn.memory.words.search  # noqa: F401
 
-    return sys.modules["nodwyn.memory.search"]
+    return sys.modules["nodwyn.memory.words.search"]
 
 
 def phase_build(data: Path) -> dict:
-    from nodwyn.memory import index as wordindex
+    from nodwyn.memory.words import index as wordindex
     from nodwyn.store import Store
 
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -81,8 +81,8 @@ def timed(run, items) -> dict:
 def phase_serve(data: Path, words: list[str]) -> dict:
     """Warm process: 10 warm-up searches, then every query: the whole search(), the index
     lookup only, and lookup + assembly without the change check (what the FTS5 side does)."""
-    from nodwyn.memory import index as wordindex
-    from nodwyn.memory import words as wordsmod
+    from nodwyn.memory.words import index as wordindex
+    from nodwyn.memory.words import words as wordsmod
     from nodwyn.store import Store
 
     module = word_search()
@@ -106,7 +106,7 @@ def phase_meaning(data: Path, words: list[str], in_a_child: bool = False) -> dic
     `in_a_child`, the sentence model runs in its child as in the app and `nodwyn serve`, and
     the first search after that child ended (its keep-alive over) is timed too, 5 times."""
     from nodwyn import memory
-    from nodwyn.memory import encoder
+    from nodwyn.memory.meaning import encoder
     from nodwyn.store import Store
 
     if in_a_child:
@@ -125,7 +125,7 @@ def phase_meaning(data: Path, words: list[str], in_a_child: bool = False) -> dic
 def restarted(store, query: str):
     """A search by meaning after the model's child ended, as at the end of its keep-alive."""
     from nodwyn import memory
-    from nodwyn.memory import encoder
+    from nodwyn.memory.meaning import encoder
 
     encoder.builtin().stop()
     found = memory.search(store, query, mode="both")
@@ -198,8 +198,8 @@ def child(*args: str) -> dict:
 def phase_fts5(data: Path, words: list[str]) -> dict:
     """The same queries through SQLite FTS5 (fts5_peer.py), its top 20 events then grouped,
     carded and snipped by nodwyn's own code: equal work."""
-    from nodwyn.memory import index as wordindex
-    from nodwyn.memory import words as wordsmod
+    from nodwyn.memory.words import index as wordindex
+    from nodwyn.memory.words import words as wordsmod
     from nodwyn.store import Store
 
     module = word_search()
@@ -217,8 +217,8 @@ def phase_fts5(data: Path, words: list[str]) -> dict:
 
 def append_cost(pool: dict, megabytes: int) -> list[str]:
     """Time refresh + search after one more turn, on a small log and on a `megabytes` log."""
-    from nodwyn.memory import index as wordindex
-    from nodwyn.memory import mem
+    from nodwyn.memory.cards import mem
+    from nodwyn.memory.words import index as wordindex
     from nodwyn.store import Store
 
     out = []

@@ -19,7 +19,7 @@ def fill(data: Path) -> float | None:
     optimize."""
     import tantivy
     from nodwyn.log import records
-    from nodwyn.memory import index as wordindex
+    from nodwyn.memory.words import index as wordindex
 
     if (data / DB).exists():
         return None
@@ -53,7 +53,7 @@ def fill(data: Path) -> float | None:
 
 def lookup(data: Path, hit):
     """The FTS5 search of a query: its top 20 events as `hit` tuples (search.Hit)."""
-    from nodwyn.memory import words as wordsmod
+    from nodwyn.memory.words import words as wordsmod
 
     db = sqlite3.connect(data / DB)
     sql = ("SELECT bm25(ev), task, seq, turn, turn_at, offset, heading FROM ev "

@@ -19,7 +19,7 @@ def pool_of_texts() -> dict[str, list[str]]:
     """Texts of the real corpus by kind, taken from its import into a scratch data dir."""
     from nodwyn.importers.sync import import_paths
     from nodwyn.log import logfile
-    from nodwyn.memory.index import text_of
+    from nodwyn.memory.words.index import text_of
     from nodwyn.store import Store
 
     with tempfile.TemporaryDirectory() as scratch:

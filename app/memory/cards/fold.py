@@ -17,9 +17,9 @@ again on its way out, so only what is shown pays for redaction.
 import msgspec
 from msgspec import Struct
 
-from ..log import records
-from ..log.records import PlanItem, Usage
-from ..log.redact import redact
+from ...log import records
+from ...log.records import PlanItem, Usage
+from ...log.redact import redact
 from .heading import ASKED_HEAD, duration, ending, head, one_line  # noqa: F401 (cards.X)
 
 ANSWER = 300  # characters of the answer kept on a card

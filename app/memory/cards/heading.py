@@ -11,7 +11,7 @@ def one_line(text: str, limit: int) -> str:
     """The text on one line (runs of white space as one space, terminal escapes removed: a
     colour code on a card reads as `[31m` noise), cut to `limit` characters."""
     if "\x1b" in text:  # ansi.has_escapes, its module imported only then (a regex to compile)
-        from ..reading import ansi
+        from ...reading import ansi
 
         text = ansi.plain(text if len(text) <= 8 * limit else text[: 8 * limit])
     if len(text) > 4 * limit:  # a long text (a pasted log): only its start is looked at

@@ -42,10 +42,10 @@ import msgspec
 import tantivy
 from msgspec import Struct
 
-from .. import catalogue, settings
-from ..log import journal, tmpfiles
+from ... import catalogue, settings
+from ...log import journal, tmpfiles
+from ..cards import mem as memfile
 from . import changes, documents, words
-from . import mem as memfile
 from .adding import Adding
 from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read as index.X)
     Job,

@@ -22,12 +22,12 @@ from pathlib import Path
 import msgspec
 from msgspec import Struct
 
-from ..log import records
-from ..log.redact import redact
+from ...log import records
+from ...log.redact import redact
 from . import mem as memfile
-from .cards import Card, Turn
-from .cards import card as card_of
-from .cards import head as head_of
+from .fold import Card, Turn
+from .fold import card as card_of
+from .fold import head as head_of
 
 
 class Brief(Struct, frozen=True):

@@ -2,7 +2,7 @@
 search.py and by quick.py (a new process searching by words without msgspec), so both show
 alike (terms.py builds the query both ask)."""
 
-from ..log.redact import redact
+from ...log.redact import redact
 
 EVENT_TEXT = 100_000  # characters of one event that the index holds and snippets come from
 SNIPPET_LINES = 3

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import settings as settingsmod
-from ..errors import NodwynError
+from ... import settings as settingsmod
+from ...errors import NodwynError
 from .wordpiece import WordPiece
 
 MODEL = Path(__file__).with_name("model")

@@ -31,11 +31,11 @@ from pathlib import Path
 import msgspec
 from msgspec import Struct
 
-from ..errors import TaskNotFound, no_room, not_written
-from ..log import logfile, tmpfiles
+from ...errors import TaskNotFound, no_room, not_written
+from ...log import logfile, tmpfiles
 from . import frames as frames_rule
-from .cards import Card, Episode, Fold, finish
-from .cards import feed as feed_card
+from .fold import Card, Episode, Fold, finish
+from .fold import feed as feed_card
 from .frames import crc_of, holds  # noqa: F401 (read as mem.X)
 
 MAGIC = b"nodwyn-mem 3\n"  # 3: cards carry tokens, model and unpriced (issue 24)

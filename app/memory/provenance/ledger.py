@@ -21,11 +21,11 @@ from pathlib import Path
 import msgspec
 from msgspec import Struct
 
-from ..log import logfile, records
-from ..reading import edits as diffs
-from .cards import SHELLS, call_input, command_of
-from .frames import crc_of, holds
-from .heading import one_line
+from ...log import logfile, records
+from ...reading import edits as diffs
+from ..cards.fold import SHELLS, call_input, command_of
+from ..cards.frames import crc_of, holds
+from ..cards.heading import one_line
 
 FORMAT = 1
 MAGIC = b"nodwyn-lines 1\n"

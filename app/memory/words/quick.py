@@ -18,12 +18,12 @@ answers with the full search's over hand-written logs and the real corpus.
 import os
 import time
 
-from ..log import journal
-from ..log.plain import RECORDS, NotPlain, decoded_record, plain
-from ..log.redact import redact
-from ..log.redact_rules import RULES, scrubbed_rules
+from ...log import journal
+from ...log.plain import RECORDS, NotPlain, decoded_record, plain
+from ...log.redact import redact
+from ...log.redact_rules import RULES, scrubbed_rules
+from ..cards.heading import ending, head
 from . import matching, terms, words
-from .heading import ending, head
 
 FORMAT = 4  # index.FORMAT, read here without index.py (a test keeps them equal)
 FULL_EVERY_NS = 10 * 60 * 1_000_000_000  # changes.FULL_EVERY_NS (a test keeps them equal)
@@ -204,7 +204,7 @@ def finished_heads(handle, log: str) -> dict[int, list]:
     """heads.finished_card's heads of a log's finished turns by first seq, from its `.heads`
     (its lines applied as heads.py applies the .mem's frames, checked against the log the
     same way); none when it is missing, large or no longer the log's."""
-    from . import frames
+    from ..cards import frames
 
     try:
         with open(log[: -len(".jsonl")] + ".heads", "rb") as file:

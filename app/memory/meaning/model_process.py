@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import NodwynError
+from ...errors import NodwynError
+from ..pipes import receive, send
 from .encoder import Unavailable
-from .pipes import receive, send
 
 KEEP_ALIVE = 300.0  # seconds, unless NODWYN_MODEL_KEEP_ALIVE says otherwise
 STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
@@ -270,11 +270,12 @@ def child_command() -> list[str]:
     app has no `python -m`), else this module."""
     if getattr(sys, "frozen", False):
         return [sys.executable, "--nodwyn-model"]
-    return [sys.executable, "-m", "nodwyn.memory.model_process"]
+    return [sys.executable, "-m", "nodwyn.memory.meaning.model_process"]
 
 
 def main() -> None:
-    """The child: `python -m nodwyn.memory.model_process FOLDER`, or the bundle's launcher."""
+    """The child: `python -m nodwyn.memory.meaning.model_process FOLDER`, or the bundle's
+    launcher."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C ends the app, which ends this

@@ -16,13 +16,13 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from ..errors import TaskNotFound
-from ..log import logfile, records
-from ..log.redact import redact
-from . import mem as memfile
+from ...errors import TaskNotFound
+from ...log import logfile, records
+from ...log.redact import redact
+from ..cards import mem as memfile
+from ..cards.fold import call_input, command_of, one_line
+from ..cards.fold import feed as feed_card
 from . import words
-from .cards import call_input, command_of, one_line
-from .cards import feed as feed_card
 from .matching import EVENT_TEXT, capped, strings  # noqa: F401 (EVENT_TEXT: read as documents.X)
 
 CALL_TEXT = 80

@@ -29,12 +29,12 @@ import msgspec
 import numpy as np
 from msgspec import Struct
 
-from .. import settings as settingsmod
-from ..errors import NodwynError, TaskNotFound
-from ..log import logfile, records, tmpfiles
+from ... import settings as settingsmod
+from ...errors import NodwynError, TaskNotFound
+from ...log import logfile, records, tmpfiles
+from ..cards import mem as memfile
+from ..words import words
 from . import encoder as encodermod
-from . import mem as memfile
-from . import words
 
 FORMAT = 1
 ASKED = 600  # characters of the prompt encoded (pasted logs add noise, not meaning)
@@ -116,7 +116,7 @@ def summary_texts(log: Path, cards) -> list[tuple[str, int, int, str]]:
     """(kind "summary", seq, turn, text) of each summary and digest (ADR 0033): a turn is
     found by what the agent or the provider wrote of it, as by its card. Its turn: the one it
     was written in; a provider's, written after the task, the last turn it covers."""
-    from . import summaries
+    from ..cards import summaries
 
     firsts = [card.first_seq for card in cards]
     out = []

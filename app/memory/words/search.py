@@ -14,12 +14,12 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from ..errors import BadInput, TaskNotFound
-from ..log import logfile, records
-from ..log.redact import redact
+from ...errors import BadInput, TaskNotFound
+from ...log import logfile, records
+from ...log.redact import redact
+from ..cards.heads import shown_card
 from . import index as wordindex
 from . import terms, words
-from .heads import shown_card
 from .index import text_of
 from .matching import cut, ranked, snippet  # noqa: F401 (read as search.X)
 
@@ -230,7 +230,7 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit], log=
 
 def close_summary(log: Path, seq: int) -> str:
     """The text of the close summary covering `seq` in a log, redacted; "" when none."""
-    from . import summaries
+    from ..cards import summaries
 
     try:
         found = summaries.covering(summaries.of_log(log), seq)

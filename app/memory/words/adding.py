@@ -13,8 +13,8 @@ their offset holds another seq) are deleted, as a log made anew needs.
 
 import tantivy
 
-from ..errors import TaskNotFound
-from ..log import records
+from ...errors import TaskNotFound
+from ...log import records
 from .documents import Job, Row, Taken, rows, start
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from ..errors import BadInput
+from ...errors import BadInput
 from . import blame as blaming
 from . import ledgers
 from .ledger import key

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import msgspec
 
-from ..errors import TaskNotFound
-from ..log import logfile, records
-from ..log.redact import redact
+from ...errors import TaskNotFound
+from ...log import logfile, records
+from ...log.redact import redact
 
 _NEEDLE = b'"memory.summary"'
 TAIL = 64  # bytes before the offset read to whose crc says the log is still the one read

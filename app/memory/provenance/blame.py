@@ -22,7 +22,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from ..errors import BadInput
+from ...errors import BadInput
 from . import ledgers
 from .ledger import Edit, key
 
@@ -233,7 +233,7 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
 def _titles(store) -> dict:
     """Task titles as the word index last saw them (no log read: a task's own title would
     fold its whole log)."""
-    from . import index
+    from ..words import index
 
     state = index.load_state(store.root, shared=True)
     return {task: seen.title for task, seen in state.tasks.items()} if state else {}

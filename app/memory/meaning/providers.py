@@ -19,8 +19,8 @@ import os
 
 import numpy as np
 
-from .. import wire
-from ..errors import NodwynError
+from ... import wire
+from ...errors import NodwynError
 from .encoder import normalised
 
 KINDS = ("ollama", "openai")

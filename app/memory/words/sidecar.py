@@ -32,13 +32,13 @@ from pathlib import Path
 
 import msgspec
 
+from ..pipes import receive, send
 from . import documents
-from .pipes import receive, send
 
 HELPER_LOG = 16 << 20  # bytes to read; logs with more are folded by this process only
 IN_FLIGHT = 2  # jobs sent ahead, so the helper never waits for the next one
 WAITING = 2  # folded logs waiting for this process to add them
-CHILD = "from nodwyn.memory import sidecar; sidecar.main()"
+CHILD = "from nodwyn.memory.words import sidecar; sidecar.main()"
 
 
 class Shared:
@@ -171,8 +171,8 @@ def main() -> None:
     which the indexing process reads when it commits: on a first build that is a read of
     every log, better done on this core."""
     if len(sys.argv) > 1:
-        from ..errors import NodwynError
-        from ..store import Store
+        from ...errors import NodwynError
+        from ...store import Store
 
         with contextlib.suppress(OSError, NodwynError):
             Store(Path(sys.argv[1])).list(archived=None)
