@@ -15,10 +15,9 @@ from nodwyn import memory, scrub
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import journal, logfile, plain, records
 from nodwyn.log import records as r
-from nodwyn.memory.cards import heads, mem
+from nodwyn.memory.cards import heads
 from nodwyn.memory.words import changes, documents, quick
 from nodwyn.memory.words import index as wordindex
-from nodwyn.memory.words.search import MAX_LIMIT, SCAN
 from nodwyn.store import Store
 
 QUESTIONS = ["pager order", "flaky TestPagerOrder", "ls -la", "kangaroo", "parseConfig v2",
@@ -236,11 +235,7 @@ def test_the_answer_is_written_as_msgspec_writes_it():
         plain.encoded({"turns": [{"score": 2e-5}]})
 
 
-def test_its_copies_of_the_full_searchs_constants_and_record_types_agree():
-    assert (quick.FORMAT, quick.FULL_EVERY_NS) == (wordindex.FORMAT, changes.FULL_EVERY_NS)
-    assert quick.SCAN == SCAN
-    assert quick.HEADS_MAGIC == mem.HEADS_MAGIC
-    assert quick.MAX_LIMIT == MAX_LIMIT and set(quick._CLOSING) == heads._CLOSING
+def test_its_record_types_agree_with_the_logs_records():
     base = {field.name for field in msgspec.structs.fields(records.Record)}
     for tag, cls in records.KINDS.items():
         fields, required = plain.RECORDS[tag]

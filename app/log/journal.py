@@ -26,6 +26,9 @@ import re
 NAME = "journal"
 MAGIC = b"nodwyn-journal 1 "
 LIMIT = 1 << 20  # about 35,000 notes
+# A reader checks every log at least this often, notes or none: a log changed behind nodwyn's
+# back (by hand, by a program that notes nothing) is seen within it.
+FULL_EVERY_NS = 10 * 60 * 1_000_000_000
 _HEAD = len(MAGIC) + 16 + 1
 _TASK = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}")
 _BINARY = getattr(os, "O_BINARY", 0)

@@ -3,6 +3,8 @@ and the check of the line a fold ended with against the log (mem.py, heads.py, q
 
 import zlib
 
+HEADS_MAGIC = b"nodwyn-heads 1\n"  # the first line of a .heads (its format)
+
 
 def counts(base: int, end: int, frames: int) -> bool:
     """Whether a frame going on from `base` goes on the frames applied before it (`frames` of

@@ -5,6 +5,8 @@ searching by words (quick.py) shows it without msgspec."""
 from datetime import datetime
 
 ASKED_HEAD = 60  # characters of the prompt in a head line
+# kinds that close a turn or say how it ended: decoded whole, exactly as the fold decodes them
+CLOSING = frozenset(("message", "session.resume", "turn.end"))
 
 
 def one_line(text: str, limit: int) -> str:

@@ -28,6 +28,7 @@ from . import mem as memfile
 from .fold import Card, Turn
 from .fold import card as card_of
 from .fold import head as head_of
+from .heading import CLOSING
 
 
 class Brief(Struct, frozen=True):
@@ -66,8 +67,6 @@ _brief = msgspec.json.Decoder(Brief)
 _heads_decoder = msgspec.msgpack.Decoder(_Frame)
 HEADS_FROM_MEM = 256 << 10  # bytes of a .mem up to which heads are read from it
 _finished: dict[tuple, dict[int, _Head]] = {}  # (log, size, mtime) -> first seq -> head
-# kinds that close a turn or say how it ended: decoded whole, exactly as the fold decodes them
-_CLOSING = frozenset(("message", "session.resume", "turn.end"))
 # shown cards by (log, first seq, the log's size and mtime as the index saw them): a warm
 # process folds and redacts each turn's head once, not once per search that finds it
 _shown: dict[tuple, Card | None] = {}
@@ -167,7 +166,7 @@ def turn_card(handle, log: Path, offset: int, first_seq: int) -> Card | None:
         brief = _brief_of(line)
         if brief is None:
             continue
-        if brief.kind in _CLOSING:
+        if brief.kind in CLOSING:
             record = _whole(line)
             if record is None:
                 continue

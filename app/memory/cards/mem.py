@@ -36,10 +36,9 @@ from ...log import logfile, tmpfiles
 from . import frames as frames_rule
 from .fold import Card, Episode, Fold, finish
 from .fold import feed as feed_card
-from .frames import crc_of, holds  # noqa: F401 (read as mem.X)
+from .frames import HEADS_MAGIC, crc_of, holds  # noqa: F401 (crc_of, holds: read as mem.X)
 
 MAGIC = b"nodwyn-mem 3\n"  # 3: cards carry tokens, model and unpriced (issue 24)
-HEADS_MAGIC = b"nodwyn-heads 1\n"  # the first line of a .heads (its format)
 TRAILER = b"MEMF"
 COMPACT_AFTER = 64  # frames; then the file is rewritten as one (amortised: 1/64 per turn)
 _head = struct.Struct("<II")

@@ -17,8 +17,8 @@ from pathlib import Path
 from msgspec import Struct
 
 from ...log import journal
+from ...log.journal import FULL_EVERY_NS
 
-FULL_EVERY_NS = 10 * 60 * 1_000_000_000
 SETTLED_NS = 3_000_000_000  # the coarsest clock of a folder's mtime (FAT: 2 s), and then some
 
 

@@ -60,7 +60,7 @@ from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read a
     text_of,
 )
 
-FORMAT = 4  # 2: simple tokenizer for `words`; 3: `parts` of compounds only; 4: turn_at
+FORMAT = words.FORMAT
 # tantivy's writer: (memory shared by its threads, threads). One thread, which tokenises beside
 # the Python fold on the second core, with memory for a whole batch: two threads with 64 MB
 # split each batch into more segments to merge, and cost more CPU for it (a first build of

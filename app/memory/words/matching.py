@@ -8,6 +8,8 @@ EVENT_TEXT = 100_000  # characters of one event that the index holds and snippet
 SNIPPET_LINES = 3
 SNIPPET_WIDTH = 240  # characters of a snippet line
 AROUND = 50  # characters kept either side of a matched word in a long line
+SCAN = 400_000  # characters of an event's text looked at for snippets
+MAX_LIMIT = 200  # turns a search gives at most
 
 
 def strings(value) -> list[str]:

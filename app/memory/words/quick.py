@@ -22,15 +22,11 @@ from ...log import journal
 from ...log.plain import RECORDS, NotPlain, decoded_record, plain
 from ...log.redact import redact
 from ...log.redact_rules import RULES, scrubbed_rules
-from ..cards.heading import ending, head
+from ..cards import frames
+from ..cards.heading import CLOSING, ending, head
 from . import matching, terms, words
 
-FORMAT = 4  # index.FORMAT, read here without index.py (a test keeps them equal)
-FULL_EVERY_NS = 10 * 60 * 1_000_000_000  # changes.FULL_EVERY_NS (a test keeps them equal)
-SCAN = 400_000  # search.SCAN
 HEADS = 8 << 20  # bytes of a .heads read; a larger one is left to heads.py
-HEADS_MAGIC = b"nodwyn-heads 1\n"  # mem.HEADS_MAGIC (a test keeps them equal)
-MAX_LIMIT = 200
 
 
 def answer(root: str, text: str, scope: str, task: str | None, limit: int, mode: str | None):
@@ -46,7 +42,7 @@ def answer(root: str, text: str, scope: str, task: str | None, limit: int, mode:
 def _answer(root: str, text: str, scope: str, task: str | None, limit: int, mode) -> dict:
     if scope not in ("all", "task") or (scope == "task" and not task):
         raise NotPlain("a scope by project, or none")
-    if not text.strip() or not 1 <= limit <= MAX_LIMIT or scrubbed_rules(root) < RULES:
+    if not text.strip() or not 1 <= limit <= matching.MAX_LIMIT or scrubbed_rules(root) < RULES:
         raise NotPlain("bad input, or the logs are to be scrubbed first")
     state = current_state(root, mode)
     tasks = state["tasks"]
@@ -79,11 +75,11 @@ def current_state(root: str, mode: str | None) -> dict:
         raise NotPlain("a search by meaning")
     with open(os.path.join(root, "index", "state.json"), "rb") as file:
         state = plain(file.read())
-    if state["format"] != FORMAT or state["tool_output"] != tool_output:
+    if state["format"] != words.FORMAT or state["tool_output"] != tool_output:
         raise NotPlain("the index is of another format or setting")
     if not os.path.exists(os.path.join(root, "index", "meta.json")):
         raise NotPlain("no index")
-    if time.time_ns() - state["checked_ns"] > FULL_EVERY_NS:
+    if time.time_ns() - state["checked_ns"] > journal.FULL_EVERY_NS:
         raise NotPlain("a full check of the logs is due")
     if not journal.quiet(root, state["journal"], state["journal_at"]):
         raise NotPlain("a log changed since the index last looked")
@@ -152,7 +148,7 @@ def event(handle, hit: tuple, wanted: set[str], tool_output: bool) -> dict:
     kind, record = decoded_record(line[:-1])
     if record["seq"] != hit[2]:
         raise NotPlain("the log moved under the index: found by seq in full")
-    found = text_of(kind, record, tool_output)[:SCAN]
+    found = text_of(kind, record, tool_output)[: matching.SCAN]
     return {"seq": hit[2], "kind": kind if kind is not None else str(record.get("kind", "")),
             "at": record.get("at", "") if kind is not None else str(record.get("at", "")),
             "heading": redact(hit[5]), "lines": matching.snippet(found, wanted)}  # fmt: skip
@@ -204,18 +200,16 @@ def finished_heads(handle, log: str) -> dict[int, list]:
     """heads.finished_card's heads of a log's finished turns by first seq, from its `.heads`
     (its lines applied as heads.py applies the .mem's frames, checked against the log the
     same way); none when it is missing, large or no longer the log's."""
-    from ..cards import frames
-
     try:
         with open(log[: -len(".jsonl")] + ".heads", "rb") as file:
             data = file.read(HEADS + 1)
     except FileNotFoundError:
         return {}
-    if len(data) > HEADS or not data.startswith(HEADS_MAGIC):
+    if len(data) > HEADS or not data.startswith(frames.HEADS_MAGIC):
         return {}  # large, or of another format: from the lines
     cards: list = []
     end, start, crc, count = 0, -1, 0, 0
-    for line in data[len(HEADS_MAGIC) :].splitlines(keepends=True):
+    for line in data[len(frames.HEADS_MAGIC) :].splitlines(keepends=True):
         if not line.endswith(b"\n"):
             break  # being written
         base, number, line_end, line_start, line_crc, heads = plain(line)
@@ -227,7 +221,6 @@ def finished_heads(handle, log: str) -> dict[int, list]:
     return {card[0]: card for card in cards}
 
 
-_CLOSING = ("message", "session.resume", "turn.end")  # heads._CLOSING
 _PREFIX = b'{"kind":"'  # how the log's writer (msgspec, tag first) begins every line
 
 
@@ -268,7 +261,7 @@ def turn_head(handle, offset: int, first_seq: int) -> tuple:
     return first_seq, last_seq, at, asked, outcome, ms
 
 
-_NOT_CLOSING = frozenset(RECORDS) - set(_CLOSING)
+_NOT_CLOSING = frozenset(RECORDS) - CLOSING
 
 
 def _later(last: list, record: dict) -> list:

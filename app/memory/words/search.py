@@ -21,11 +21,9 @@ from ..cards.heads import shown_card
 from . import index as wordindex
 from . import terms, words
 from .index import text_of
-from .matching import cut, ranked, snippet  # noqa: F401 (read as search.X)
+from .matching import MAX_LIMIT, SCAN, cut, ranked, snippet  # noqa: F401 (read as search.X)
 
 SCOPES = ("task", "project", "all")
-MAX_LIMIT = 200
-SCAN = 400_000  # characters of an event's text looked at for snippets
 
 
 class EventHit(Struct, frozen=True, kw_only=True):
