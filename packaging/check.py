@@ -103,6 +103,24 @@ def app_env(display: str, work: Path) -> dict:
     return env
 
 
+def tray_up(display: str, limit: float = 60.0) -> None:
+    """Wait until a tray manager (trayer) holds the display's system-tray selection: an app
+    started before it has no tray, and closing its window would quit it."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    screen = xdisplay.Display(display)
+    try:
+        atom = screen.intern_atom(f"_NET_SYSTEM_TRAY_S{screen.get_default_screen()}")
+        end = time.monotonic() + limit
+        while screen.get_selection_owner(atom) == X.NONE:
+            if time.monotonic() > end:
+                raise SystemExit(f"no tray manager took the tray on {display} in {limit:.0f} s")
+            time.sleep(0.02)
+    finally:
+        screen.close()
+
+
 def attempt(app: Path, work: Path) -> dict:
     """One start of the app with --demo --self-check under a fresh Xvfb and tray.
 
@@ -116,7 +134,7 @@ def attempt(app: Path, work: Path) -> dict:
     helpers = [server]
     try:
         helpers.append(subprocess.Popen(TRAYER, env=env, stderr=subprocess.DEVNULL))
-        time.sleep(1)  # trayer takes the tray selection before the app looks for one
+        tray_up(display)  # the app looks for a tray once, as it starts
         watcher = subprocess.Popen(
             [sys.executable, __file__, "--watch-paint", display], stdout=subprocess.PIPE, text=True
         )

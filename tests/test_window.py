@@ -28,6 +28,13 @@ FALLBACK = (37, 99, 235)
 SCREEN = "1280x800x24"
 TRAY = "trayer --edge top --align right --widthtype pixel --width 64 --heighttype pixel --height 32"
 
+# The app looks for a tray once, as it starts (tray.present): one that came up later would make
+# closing the window quit the app. So the app starts once trayer holds the tray's selection.
+TRAY_UP = (
+    "import time; from nodwyn.desktop.tray import present; end = time.monotonic() + 60\n"
+    "while not present() and time.monotonic() < end: time.sleep(0.02)"
+)
+
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="Xvfb and trayer exist on Linux only"
 )
@@ -52,7 +59,7 @@ def run_app(report: Path, tmp_path: Path, *args: str) -> subprocess.CompletedPro
         "GTK_THEME": "Adwaita",  # a light theme: the xorg tray still takes the white glyph
     }
     script = (
-        f"{TRAY} 2>/dev/null & tray=$!; sleep 1; "
+        f"{TRAY} 2>/dev/null & tray=$!; {sys.executable} -c '{TRAY_UP}'; "
         f"{sys.executable} -m nodwyn.cli app {' '.join(args)} --self-check {report}; code=$?; "
         "kill $tray; exit $code"
     )
