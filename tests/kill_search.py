@@ -3,8 +3,10 @@ here, a clean build's answers, and a killed build's answers once the same work h
 its end (the search again, then the encoding: a search answers from the vectors made so far,
 ADR 0031, so answers are compared only once every task's vectors are made).
 
+Every kill comes while the work runs (a moment drawn after a faster run had ended is drawn
+again), and the tally says how many came after the work had begun to write its files.
 Used by tests/test_kill_first_search.py (a few kills; NODWYN_SEARCH_KILLS=40 for the issue's
-40). Seeded: the same seed kills at the same moments of the same logs.
+40 first searches, and 40 encodings). Seeded: the same seed draws the same moments.
 """
 
 import json
@@ -15,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 from memory_logs import turn, write
@@ -101,9 +104,21 @@ def ended(run: subprocess.Popen) -> float:
     return time.monotonic() - began
 
 
+def first_search(data: Path) -> subprocess.Popen:
+    """The first search, in the default mode, as a person runs it with no app running."""
+    return nodwyn(data, "memory", "search", SEARCH, "--json")
+
+
 def searched(data: Path) -> float:
-    """The first search (default mode), run to its end; how long it took."""
-    return ended(nodwyn(data, "memory", "search", SEARCH, "--json"))
+    """The first search run to its end; how long it took."""
+    return ended(first_search(data))
+
+
+def searched_copy(base: Path, logs: Path, name: str) -> Path:
+    """A fresh copy of the logs, searched once (the encoding's kills start from there)."""
+    data = fresh(base, logs, name)
+    searched(data)
+    return data
 
 
 def encoded(data: Path) -> float:
@@ -121,30 +136,59 @@ def killed(run: subprocess.Popen, after: float) -> bool:
     return alive
 
 
+TRIES = 6  # moments drawn for one kill; each after a miss from a shorter span (SHRINK)
+SHRINK = 0.7
+
+
+def kill_while_running(rng: random.Random, span: float, made, start) -> tuple[Path, bool]:
+    """A copy of the logs (`made()`) whose work (`start(data)`) is killed at a seeded random
+    moment of `span` while it runs: a moment that came after the work had ended (a run faster
+    than the clean one) is no kill, and the work is tried again on a new copy, its moment drawn
+    from a span SHRINK times shorter. The copy, and whether the kill came while it ran."""
+    for attempt in range(TRIES):
+        data = made()
+        if killed(start(data), rng.uniform(0.0, span * SHRINK**attempt)):
+            return data, True
+        shutil.rmtree(data, ignore_errors=True)
+    return made(), False
+
+
+def midway(data: Path, what: str) -> bool:
+    """Whether a kill left some of the work's files made (it came after the work had begun to
+    write, not while Python started): a `.mem` or the word index of a first search, a `.vec`
+    of the encoding (a first search makes none: NODWYN_SERVICE=0)."""
+    if what == "encoding":
+        return any(data.glob("sessions/*.vec"))
+    return any(data.glob("sessions/*.mem")) or (data / "index").exists()
+
+
 class Tally:
-    """What the kills came to: killed while running, differing from a clean build, and what
-    differed (the kill's number, what was killed, the keys whose hits differ)."""
+    """What the kills came to: killed while running, of those after the work had begun to
+    write (`midway`), differing from a clean build, and what differed (the kill's number, what
+    was killed, the keys whose hits differ)."""
 
     def __init__(self, told=None):
-        self.tried, self.stopped, self.failed, self.said = 0, 0, 0, []
+        self.tried, self.stopped, self.midway, self.failed, self.said = 0, 0, 0, 0, []
         self.told = told  # called with a line after each kill, if given (a run by hand)
 
-    def compare(self, what: str, stopped: bool, got: dict, expected: dict) -> None:
+    def compare(self, what: str, stopped: bool, began: bool, got: dict, expected: dict) -> None:
         self.tried += 1
         self.stopped += stopped
+        self.midway += stopped and began
         wrong = [key for key in expected if got[key] != expected[key]]
         if wrong:
             self.failed += 1
             self.said.append(f"kill {self.tried} ({what}): {wrong}")
         if self.told:
+            when = ("midway" if began else "before it wrote") if stopped else "ended first"
             self.told(f"kill {self.tried} ({what}): {'differs' if wrong else 'same'}, "
-                      f"{'killed' if stopped else 'ended first'}")  # fmt: skip
+                      f"killed {when}")  # fmt: skip
 
 
 def kills(base: Path, count: int, seed: int = 27, tasks: int = 40, queries=QUERIES,
           told=None) -> Tally:  # fmt: skip
-    """`count` first searches, and `count` encodings after a first search, killed at seeded
-    random moments of their span, then the same work run to its end, then every mode's
+    """`count` first searches, and `count` encodings after a whole first search, each killed
+    while it runs (kill_while_running), then the same work run to its end, then every mode's
     answers compared with a clean build's."""
     logs = base / "logs" / "sessions"
     make_logs(logs, tasks)
@@ -154,18 +198,18 @@ def kills(base: Path, count: int, seed: int = 27, tasks: int = 40, queries=QUERI
     expected = answers(clean, queries)
     rng, tally = random.Random(seed), Tally(told)
     for number in range(count):
-        data = fresh(base, logs, f"search{number}")
-        stopped = killed(nodwyn(data, "memory", "search", SEARCH, "--json"),
-                         rng.uniform(0.0, search_span))  # fmt: skip
+        made = partial(fresh, base, logs, f"search{number}")
+        data, stopped = kill_while_running(rng, search_span, made, first_search)
+        began = midway(data, "first search")
         searched(data)  # the same command run again, as a person would
         encoded(data)
-        tally.compare("first search", stopped, answers(data, queries), expected)
+        tally.compare("first search", stopped, began, answers(data, queries), expected)
         shutil.rmtree(data, ignore_errors=True)
-        data = fresh(base, logs, f"encode{number}")
-        searched(data)
-        stopped = killed(encoding(data), rng.uniform(0.0, encode_span))
+        made = partial(searched_copy, base, logs, f"encode{number}")
+        data, stopped = kill_while_running(rng, encode_span, made, encoding)
+        began = midway(data, "encoding")
         encoded(data)
-        tally.compare("encoding", stopped, answers(data, queries), expected)
+        tally.compare("encoding", stopped, began, answers(data, queries), expected)
         shutil.rmtree(data, ignore_errors=True)
     return tally
 
@@ -175,5 +219,6 @@ if __name__ == "__main__":  # by hand: python tests/kill_search.py [kills] [fold
 
     where = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp())
     result = kills(where, int(sys.argv[1]) if len(sys.argv) > 1 else 3, told=print)
-    print(f"{result.tried} kills, {result.stopped} while running, {result.failed} differ")
+    print(f"{result.tried} kills, {result.stopped} while running ({result.midway} after the work "
+          f"had begun to write), {result.failed} differ")  # fmt: skip
     print("\n".join(result.said))
