@@ -239,8 +239,8 @@ from nodwyn.toolbox import Toolbox
 box = Toolbox(Store(Path(sys.argv[1])), "claude", Path("/work/p"))
 for name, arguments in (("index-search", {"query": "pager"}), ("recall", {"seq": 2})):
     print(box.run(name, arguments).text)
-from nodwyn.memory.words import index
-print("closes its index when unused:", index._closer is not None)
+from nodwyn.memory.words import opened
+print("closes its index when unused:", opened._closer is not None)
 print("model loaded here:", "nodwyn.memory.meaning.encoder" in sys.modules)
 """
 
