@@ -145,6 +145,15 @@ def test_the_first_hour_benchmark_prints_the_first_encoding_and_the_service(corp
     assert_goals_judged(out, 4)  # after: ratio; warm: ms, ratio; no app: ratio; lane
 
 
+def test_the_words_paths_benchmark_prints_each_way_beside_fts5(corpus):
+    out = run("bench_words_paths.py", "--scales", "1", "--runs", "2", "--sources", "3")
+    for label in ("nothing running, quick.py: median", "nothing running, in full: median",
+                  "a service running: median", "FTS5 process: median"):  # fmt: skip
+        assert figure(out, label) > 0, label
+    assert figure(out, "starting the search service, until it announced itself: ") > 0
+    assert_goals_judged(out, 1)  # quick.py's ratio to a new FTS5 process
+
+
 def test_the_meaning_benchmark_prints_its_figures():
     out = run("bench_meaning.py", "--cards", "400", "--tasks", "4", "--texts", "20",
               "--searches", "2", "--turns", "150", "--encode-logs", "1", "--events", "300",
