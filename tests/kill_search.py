@@ -3,8 +3,9 @@ here, a clean build's answers, and a killed build's answers once the same work h
 its end (the search again, then the encoding: a search answers from the vectors made so far,
 ADR 0031, so answers are compared only once every task's vectors are made).
 
-Every kill comes while the work runs (a moment drawn after a faster run had ended is drawn
-again), and the tally says how many came after the work had begun to write its files.
+Every kill comes while the work writes its files: at a random moment after the run's first
+file appeared (a moment after a faster run had ended is drawn again); the tally says how many
+left some of the work's files made.
 Used by tests/test_kill_first_search.py (a few kills; NODWYN_SEARCH_KILLS=40 for the issue's
 40 first searches, and 40 encodings). Seeded: the same seed draws the same moments.
 """
@@ -96,6 +97,13 @@ def fresh(base: Path, logs: Path, name: str) -> Path:
     return data
 
 
+def writing(run: subprocess.Popen, data: Path, what: str) -> float:
+    """Seconds from the run's first file (midway) to its end; it must have succeeded."""
+    while run.poll() is None and not midway(data, what):
+        time.sleep(0.002)
+    return ended(run)
+
+
 def ended(run: subprocess.Popen) -> float:
     """Wait for a run to end; how long it took from now. It must have succeeded."""
     began = time.monotonic()
@@ -140,14 +148,19 @@ TRIES = 6  # moments drawn for one kill; each after a miss from a shorter span (
 SHRINK = 0.7
 
 
-def kill_while_running(rng: random.Random, span: float, made, start) -> tuple[Path, bool]:
-    """A copy of the logs (`made()`) whose work (`start(data)`) is killed at a seeded random
-    moment of `span` while it runs: a moment that came after the work had ended (a run faster
-    than the clean one) is no kill, and the work is tried again on a new copy, its moment drawn
-    from a span SHRINK times shorter. The copy, and whether the kill came while it ran."""
+def kill_while_running(rng: random.Random, span: float, made, start, what: str):
+    """A copy of the logs (`made()`) whose work (`start(data)`) is killed while it writes: at a
+    seeded random moment of `span` (the clean run's time from its first file written to its
+    end) after this run's own first file appeared (a kill before is one of Python starting,
+    with nothing to leave half-made). A moment that came after the work had ended (a run
+    faster than the clean one) is no kill: the work is tried again on a new copy, the span
+    drawn in by SHRINK. The copy, and whether the kill came while it ran."""
     for attempt in range(TRIES):
         data = made()
-        if killed(start(data), rng.uniform(0.0, span * SHRINK**attempt)):
+        run = start(data)
+        while run.poll() is None and not midway(data, what):
+            time.sleep(0.002)  # looking for the first file, not waiting for time to pass
+        if killed(run, rng.uniform(0.0, span * SHRINK**attempt)):
             return data, True
         shutil.rmtree(data, ignore_errors=True)
     return made(), False
@@ -193,20 +206,20 @@ def kills(base: Path, count: int, seed: int = 27, tasks: int = 40, queries=QUERI
     logs = base / "logs" / "sessions"
     make_logs(logs, tasks)
     clean = fresh(base, logs, "clean")
-    search_span = searched(clean)
-    encode_span = encoded(clean)
+    search_span = writing(first_search(clean), clean, "first search")
+    encode_span = writing(encoding(clean), clean, "encoding")
     expected = answers(clean, queries)
     rng, tally = random.Random(seed), Tally(told)
     for number in range(count):
         made = partial(fresh, base, logs, f"search{number}")
-        data, stopped = kill_while_running(rng, search_span, made, first_search)
+        data, stopped = kill_while_running(rng, search_span, made, first_search, "first search")
         began = midway(data, "first search")
         searched(data)  # the same command run again, as a person would
         encoded(data)
         tally.compare("first search", stopped, began, answers(data, queries), expected)
         shutil.rmtree(data, ignore_errors=True)
         made = partial(searched_copy, base, logs, f"encode{number}")
-        data, stopped = kill_while_running(rng, encode_span, made, encoding)
+        data, stopped = kill_while_running(rng, encode_span, made, encoding, "encoding")
         began = midway(data, "encoding")
         encoded(data)
         tally.compare("encoding", stopped, began, answers(data, queries), expected)

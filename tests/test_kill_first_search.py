@@ -1,7 +1,7 @@
 """A first search in the default mode (the `.mem` files, their `.heads`, the word index being
 made) and the background encoding (the `.vec` files, the vector stack) killed with SIGKILL at
 seeded random moments, then the same work run to its end: every mode's hits for a set of
-queries equal a clean build's (#27). Every kill comes while the work runs.
+queries equal a clean build's (#27). Every kill comes while the work writes its files.
 NODWYN_SEARCH_KILLS=40 runs the issue's 40 first searches (and 40 encodings) by hand; the suite
 runs 2 of each on a smaller history."""
 
