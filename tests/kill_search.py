@@ -97,10 +97,15 @@ def fresh(base: Path, logs: Path, name: str) -> Path:
     return data
 
 
+def until_writing(run: subprocess.Popen, data: Path, what: str) -> None:
+    """Return once the run's first file is there (midway) or the run has ended."""
+    while run.poll() is None and not midway(data, what):
+        time.sleep(0.002)  # looking for the first file, not waiting for time to pass
+
+
 def writing(run: subprocess.Popen, data: Path, what: str) -> float:
     """Seconds from the run's first file (midway) to its end; it must have succeeded."""
-    while run.poll() is None and not midway(data, what):
-        time.sleep(0.002)
+    until_writing(run, data, what)
     return ended(run)
 
 
@@ -158,8 +163,7 @@ def kill_while_running(rng: random.Random, span: float, made, start, what: str):
     for attempt in range(TRIES):
         data = made()
         run = start(data)
-        while run.poll() is None and not midway(data, what):
-            time.sleep(0.002)  # looking for the first file, not waiting for time to pass
+        until_writing(run, data, what)
         if killed(run, rng.uniform(0.0, span * SHRINK**attempt)):
             return data, True
         shutil.rmtree(data, ignore_errors=True)
