@@ -8,7 +8,7 @@ from memory_logs import encoded, turn, write
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.memory import fusion
-from nodwyn.memory.meaning import compact, encoder, vectors
+from nodwyn.memory.meaning import compact, encoder, stack, vectors
 from nodwyn.memory.words import index
 from nodwyn.memory.words.index import text_of
 from nodwyn.store import Store
@@ -140,7 +140,7 @@ def float32_ranking(store: Store, table, query: str, depth: int) -> list:
 
 
 def fresh_process(monkeypatch) -> None:
-    monkeypatch.setattr(fusion, "_stack", fusion.Stack())
+    monkeypatch.setattr(stack, "_stack", stack.Stack())
     monkeypatch.setattr(vectors, "_cache", {})
 
 
@@ -157,7 +157,7 @@ def test_a_search_by_meaning_ranks_the_turns_as_float32_vectors_do(
 ):
     store = Store(tmp_path / "data")
     many_turns(store)
-    monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
+    monkeypatch.setattr(stack, "SAVE_EVERY", 0.0)
     for query in QUERIES:
         fresh_process(monkeypatch)
         first = searched(store, table, query, depth=10)  # the stack made from the .vec files
@@ -195,7 +195,7 @@ def test_a_stack_of_format_1_is_passed_over_and_saved_again_as_format_2(
 ):
     store = Store(tmp_path / "data")
     many_turns(store)
-    monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
+    monkeypatch.setattr(stack, "SAVE_EVERY", 0.0)
     fresh_process(monkeypatch)
     expected = searched(store, table, "tensor shapes", depth=10)
     entries, turns, rows = vectors.load_stack(store.root, table.id)

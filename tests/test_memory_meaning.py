@@ -208,6 +208,40 @@ def test_meaning_finds_a_turn_that_shares_no_word_with_the_query(store):
     assert found.turns[0].events[0].lines == ["install the cuda toolkit on the laptop"]
 
 
+def test_turns_read_while_the_query_is_encoded_are_those_read_after_it(store, corpus):
+    for tool in ("claude", "codex"):
+        import_paths(store, tool, [corpus / tool])
+    memory.encode(store)
+    state = wordindex.refresh(store)
+    query = "why did the pager test fail"
+    terms = set(memory.search(store, query, mode="both").terms)
+    found = hits(store, state, query, None, fusion.DEPTH)
+    made = fusion.turns_meanwhile(store, state, found, terms, 20, lambda: True)
+    assert len(made) == 20  # the best 20 turns by words, read ahead
+    assert fusion.turns_meanwhile(store, state, found, terms, 20, lambda: False) == {}
+    meant, _ = fusion.meaning_ranking(store, state, query, None, encoder.current(store.root))
+    order = fusion.weighted(fusion.word_scores(found), meant)[:20]
+    shown = {key for key, _ in order}
+    assert shown & made.keys() and shown - made.keys()  # some read ahead, some not
+    ahead = fusion.assemble(store, state, order, found, terms, made)
+    assert ahead == fusion.assemble(store, state, order, found, terms)
+    assert [(turn.task, turn.first_seq) for turn in ahead] == [key for key, _ in order]
+
+
+def test_a_turn_found_by_meaning_alone_shows_its_prompt_whatever_its_offset_index_says(store):
+    paraphrase_store(store)
+    query = "set up nvidia graphics drivers"
+    first = memory.search(store, query, mode="both").turns[0]
+    index = store.log_path("gpu").with_suffix(".idx")
+    for wrong in (b"", b"\x00" * 16, index.read_bytes()[8:] + (1 << 40).to_bytes(8, sys.byteorder)):
+        index.write_bytes(wrong)  # missing entries, the wrong offsets, one past the end
+        again = memory.search(store, query, mode="both").turns[0]
+        assert again == first
+        assert again.events[0].lines == ["install the cuda toolkit on the laptop"]
+    index.unlink()
+    assert memory.search(store, query, mode="both").turns[0] == first
+
+
 def test_search_fails_open_to_words_when_the_model_is_missing(store, tmp_path, monkeypatch):
     paraphrase_store(store)
     monkeypatch.setattr(encoder, "MODEL", tmp_path / "nothing")

@@ -15,7 +15,7 @@ from nodwyn.log import records as r
 from nodwyn.memory import fusion
 from nodwyn.memory.cards import heads, mem
 from nodwyn.memory.cards.heads import finished_card, turn_card
-from nodwyn.memory.meaning import compact, encoder, vectors
+from nodwyn.memory.meaning import compact, encoder, stack, vectors
 from nodwyn.memory.words import index, words
 from nodwyn.store import Store
 
@@ -198,7 +198,7 @@ def test_a_search_that_first_folds_a_long_prompt_loads_no_numpy_for_it(tmp_path)
 
 
 def as_a_new_process(monkeypatch) -> None:
-    monkeypatch.setattr(fusion, "_stack", fusion.Stack())
+    monkeypatch.setattr(stack, "_stack", stack.Stack())
     monkeypatch.setattr(vectors, "_cache", {})
 
 
@@ -208,7 +208,7 @@ def test_a_new_process_maps_the_saved_stack_and_folds_only_changed_logs_on_it(
     store = Store(tmp_path / "data")
     write(store, "t1", turn("install the cuda toolkit", reply="apt install cuda", t0=0))
     write(store, "t2", turn("fix the broken bibliography", reply="bibtex fixed", t0=0))
-    monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
+    monkeypatch.setattr(stack, "SAVE_EVERY", 0.0)
     as_a_new_process(monkeypatch)
     state = index.refresh(store)
     encoded(store, Counting())
@@ -268,7 +268,7 @@ def test_a_deleted_task_takes_its_vectors_out_of_the_saved_stack(tmp_path, monke
     store = Store(tmp_path / "data")
     write(store, "t1", turn("install the cuda toolkit", reply="apt install cuda", t0=0))
     write(store, "t2", turn("fix the broken bibliography", reply="bibtex fixed", t0=0))
-    monkeypatch.setattr(fusion, "SAVE_EVERY", 0.0)
+    monkeypatch.setattr(stack, "SAVE_EVERY", 0.0)
     as_a_new_process(monkeypatch)
     encoded(store, Counting())
     fusion.meaning_ranking(store, index.refresh(store), "cuda", None, Counting(), floor=-1.0)

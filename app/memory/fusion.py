@@ -23,7 +23,9 @@ never makes them (issue 23): it encodes its query alone and ranks what is encode
 turns of tasks not encoded yet take part by words alone (their meaning the lowest z, as any
 turn missing from one ranking), and the answer says how many of the tasks searched meaning
 covered (`covered` of `searched`). Vectors are made in the background, newest tasks first, by
-the app, `nodwyn serve` and the search service (vectors.refresh). With no encoder (model
+the app, `nodwyn serve` and the search service (vectors.refresh). The query's vector is made
+in a thread of its own (Ahead) while this one searches by words and reads the best word
+turns, which are then not read again (turns_meanwhile). With no encoder (model
 missing, provider failing) the search fails open to words alone, and
 `mode` in the answer says which ranking was used. Fused answers list turns best first, at most
 `limit` of them, each with its matched events (or, found by meaning alone, its prompt).
@@ -32,7 +34,8 @@ numpy, the model and the vectors (encoder.py, vectors.py) are imported only by a
 ranks by meaning: a new process searching by words alone does not pay for them.
 """
 
-import time
+import sys
+import threading
 
 import msgspec
 
@@ -135,135 +138,15 @@ def standard(scores: list[float]) -> list[float]:
     return [(score - mean) / spread if spread > 0 else 0.0 for score in scores]
 
 
-class Stack(msgspec.Struct):
-    """Every searched log's vectors in one matrix, so a search is one product, not one a log.
-    owner and turns are numpy arrays, rows a vectors.Rows (typed `object`: numpy is imported
-    only here); made_for the index state, tasks, encoder and vectors it was last found current
-    for; without the tasks searched that have no vectors yet, searched how many were."""
-
-    key: tuple = ()
-    names: list = []
-    owner: object = None
-    turns: object = None
-    rows: object = None
-    made_for: tuple = ()
-    without: list = []
-    searched: int = 0
-
-
-_stack = Stack()
-
-
-def stacked(store, state, tasks, encoder) -> tuple[Stack, list]:
-    """The stack of the tasks' vectors as encoded so far (made again only when a log or this
-    process's vectors changed), and the tasks that have none yet. Nothing is encoded here
-    (issue 23). Searching every task, the rows of unchanged logs come from the stack an
-    earlier process saved (mapped, not read), the others from their .vec."""
-    global _stack
-    from .meaning import vectors
-
-    asked = (state, len(state.tasks), tasks, encoder.id, vectors.made())
-    if _stack.key and _stack.made_for == asked:
-        return _stack, _stack.without  # the same state, unchanged since (a refresh copies)
-    chosen = sorted(state.tasks if tasks is None else tasks & state.tasks.keys())
-    seen = {task: (state.tasks[task].size, state.tasks[task].mtime_ns) for task in chosen}
-    key = (encoder.id, tuple(seen.items()), vectors.made())
-    if _stack.key == key:
-        _stack.made_for = asked
-        return _stack, _stack.without
-    saved = vectors.load_stack(store.root, encoder.id) if tasks is None else None
-    entries, saved_turns, saved_rows = saved or ({}, None, None)
-    if saved is not None and not entries.keys() <= seen.keys():
-        vectors.drop_stale_stack(store.root, seen)  # a deleted task's vectors go with it
-    names, parts, without, logs, kept, current = [], [], [], [], [], True
-    for task in chosen:
-        entry = entries.get(task)
-        log = None
-        if entry is not None and (entry.size, entry.mtime_ns) == seen[task]:
-            found = saved_turns[entry.start : entry.end], saved_rows.exact[entry.start : entry.end]
-        else:
-            log = store.log_path(task)
-            found = vectors.searchable(log, encoder.id, seen[task])
-            if found is not None:
-                found, whole = found[:2], found[2]
-                current = current and whole
-        if found is None:
-            without.append(task)
-            continue
-        kept.append((task, len(found[0])))
-        if len(found[0]):
-            names.append(task)
-            parts.append(found)
-            logs.append(log)
-    stack = _joined(store, encoder, names, parts, logs, saved)
-    stack.key, stack.made_for = key, asked
-    stack.without, stack.searched = without, len(chosen)
-    if tasks is None and current and not without and parts and not _whole(stack, saved):
-        _save(store.root, encoder.id, seen, kept, stack)
-    _stack = stack
-    return stack, without
-
-
-def _whole(stack: Stack, saved) -> bool:
-    """Whether the stack is the saved one itself (nothing to save again)."""
-    return saved is not None and stack.turns is saved[1]
-
-
-def _joined(store, encoder, names: list, parts: list, logs: list, saved) -> Stack:
-    """The parts (each a log's turns and float16 rows) as one Stack."""
-    import numpy as np
-
-    from .meaning import compact, vectors
-
-    if not parts:
-        return Stack()
-    lengths = [len(turns) for turns, _ in parts]
-    stack = Stack(names=names, owner=np.repeat(np.arange(len(parts)), lengths))
-    if saved is not None and all(log is None for log in logs) and sum(lengths) == len(saved[1]):
-        stack.turns, stack.rows = saved[1], compact.held(saved[2])
-        return stack
-    stack.turns = np.concatenate([t for t, _ in parts])
-    exact = np.concatenate([m for _, m in parts], dtype=np.float16)
-    stack.rows = compact.held(vectors.Rows(*compact.quantised(exact), exact))
-    _keep_rows(vectors, logs, lengths, stack)
-    return stack
-
-
-SAVE_EVERY = 30.0  # seconds: a stack changing with every turn of a live task is saved at most
-_saved_at = [float("-inf")]  # this often by one process (others fold the changed logs on it)
-
-
-def _save(root, model: str, seen: dict, kept: list[tuple[str, int]], stack: Stack) -> None:
-    from .meaning import vectors
-
-    if time.monotonic() - _saved_at[0] < SAVE_EVERY:
-        return
-    _saved_at[0] = time.monotonic()
-    entries, start = [], 0
-    for task, rows in kept:
-        size, mtime_ns = seen[task]
-        entries.append(vectors.StackEntry(task, size, mtime_ns, start, start + rows))
-        start += rows
-    vectors.save_stack(root, model, entries, stack.turns, stack.rows)
-
-
-def _keep_rows(vectors, logs: list, lengths: list[int], stack: Stack) -> None:
-    """Point each log's cached vectors at its rows of the stack (a process holds them once)."""
-    start = 0
-    for log, length in zip(logs, lengths, strict=True):
-        if log is not None:
-            vectors.keep(
-                log, stack.turns[start : start + length], stack.rows.exact[start : start + length]
-            )
-        start += length
-
-
-def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0):
+def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0,
+                    vector=None):  # fmt: skip
     """[((task, turn), cosine)] best first (cosine >= floor) over the vectors made so far,
-    and the tasks that have none yet (they take part by words alone)."""
+    and the tasks that have none yet (they take part by words alone); `vector` the query's,
+    when it was made already."""
     from .meaning import compact
+    from .meaning.stack import stacked
 
-    query = query_vector(encoder, text)
+    query = query_vector(encoder, text) if vector is None else vector
     stack, without = stacked(store, state, tasks, encoder)
     if stack.rows is None or not query.any():
         return [], without
@@ -287,6 +170,35 @@ def query_vector(encoder, text: str):
     model's process: a query goes ahead of the cards being encoded, model_process.py)."""
     ahead = getattr(encoder, "encode_query", None)
     return ahead(text) if ahead is not None else encoder.encode([text])[0]
+
+
+class Ahead(threading.Thread):
+    """The query's vector, made in a thread of its own while this one searches by words and
+    reads the best word turns: the model works outside the GIL (in its own process, or in
+    onnxruntime), so its 4-5 ms and theirs overlap on two cores instead of adding up."""
+
+    def __init__(self, encoder, text: str):
+        super().__init__(name="nodwyn-query", daemon=True)
+        self.encoder, self.text = encoder, text
+        self.vector, self.error = None, None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.vector = query_vector(self.encoder, self.text)
+        except BaseException as exc:  # noqa: BLE001  raised again where it is waited for
+            self.error = exc
+
+    def result(self):
+        """The vector, once made; what making it raised, raised here."""
+        self.join()
+        error, self.error = self.error, None  # no cycle of it, its frames and this thread,
+        if error is None:  # which would keep a provider's socket until a collection
+            return self.vector
+        try:
+            raise error
+        finally:
+            del error
 
 
 def mode_of(store, mode: str | None) -> str:
@@ -321,6 +233,7 @@ def search(
 
 def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     from .meaning import encoder as encodermod
+    from .meaning.stack import stacked
 
     _check(store, scope, task, project, limit)
     if not text.strip():
@@ -331,15 +244,19 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
         raise TaskNotFound(f"no task {task}")
     tasks = scoped(state, scope, task, project)
     terms = words.query_terms(text)
+    vector = Ahead(encoder, text)
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
         floor, alone = floors_of(encoder)
-        meant, without = meaning_ranking(store, state, text, tasks, encoder, floor=floor)
+        stack, _ = stacked(store, state, tasks, encoder)
+        made = turns_meanwhile(store, state, found, set(terms), limit, vector.is_alive)
+        meant, without = meaning_ranking(store, state, text, tasks, encoder, floor=floor,
+                                         vector=vector.result())  # fmt: skip
     except encodermod.Unavailable:
         raise
     except NodwynError as exc:  # a provider failing
         raise encodermod.Unavailable(str(exc)) from exc
-    covered = {"searched": _stack.searched, "covered": _stack.searched - len(without)}
+    covered = {"searched": stack.searched, "covered": stack.searched - len(without)}
     if not meant and not found:  # nothing to say
         return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode, **covered)
     if mode == "meaning":
@@ -347,43 +264,96 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     else:
         order = weighted(word_scores(found), meant, alone=alone, floor=floor)
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
-    turns = assemble(store, state, order[:limit], found, set(terms))
+    turns = assemble(store, state, order[:limit], found, set(terms), made)
     note = (encodermod.fallback() or "") if isinstance(encoder, encodermod.Builtin) else ""
     return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note,
                         **covered)  # fmt: skip
 
 
-def assemble(store, state, order, found: list[Hit], terms: set[str]):
-    """TurnHits for ((task, turn), score) pairs, in that order."""
+def members_of(found: list[Hit]) -> dict:
+    """(task, turn) -> its hits, in the order of each turn's best hit (an event outside
+    turns stands alone)."""
     members: dict = {}
     for hit in found:
         members.setdefault((hit.task, hit.turn or -hit.seq), []).append(hit)
+    return members
+
+
+def turns_meanwhile(store, state, found: list[Hit], terms: set[str], limit: int, busy) -> dict:
+    """(task, turn) -> turn_of for the best `limit` turns by words, made while `busy()` (the
+    query's vector under way): most of them are among those shown, and `assemble` takes
+    them from here rather than reading them again."""
+    made: dict = {}
+    for key, hits_of in list(members_of(found).items())[:limit]:
+        if not busy():
+            break
+        made[key] = turn_of(store, state, key, hits_of, terms)
+    return made
+
+
+def assemble(store, state, order, found: list[Hit], terms: set[str], made=None):
+    """TurnHits for ((task, turn), score) pairs, in that order; `made` those already read
+    (turns_meanwhile)."""
+    members, made = members_of(found), made or {}
     out = []
-    for (task, turn), score in order:
-        log = store.log_path(task)
-        try:
-            chosen = sorted(members.get((task, turn), []), key=lambda hit: hit.seq)[:3]
-            if not chosen:
-                chosen = [_prompt_hit(log, task, abs(turn))]
-            with open(log, "rb") as handle:
-                events = [event_hit(handle, log, hit, terms, state) for hit in chosen]
-                card = shown_card(handle, log, state, task, chosen[0].turn_at, turn)
-        except (FileNotFoundError, TaskNotFound):
-            continue  # deleted while we read
-        found_turn = turn_hit(task, state, card, chosen, events, log)
-        out.append(msgspec.structs.replace(found_turn, score=round(score, 6)))
+    for key, score in order:
+        if key in made:
+            found_turn = made[key]
+        else:
+            found_turn = turn_of(store, state, key, members.get(key, []), terms)
+        if found_turn is not None:
+            out.append(msgspec.structs.replace(found_turn, score=round(score, 6)))
     return out
 
 
-def _prompt_hit(log, task: str, seq: int) -> Hit:
-    """The event that stands for a turn found by meaning alone: its first record."""
-    table = logfile.offsets(log)
-    if not 1 <= seq <= len(table):
-        raise TaskNotFound(f"no record {seq} in {task}")
-    offset = table[seq - 1]
-    with open(log, "rb") as handle:
+def turn_of(store, state, key: tuple[str, int], members: list[Hit], terms: set[str]):
+    """The TurnHit of a turn with (up to three of) its hits in order, or its prompt when it
+    has none; None when its task was deleted while we read."""
+    task, turn = key
+    log = store.log_path(task)
+    try:
+        chosen = sorted(members, key=lambda hit: hit.seq)[:3]
+        with open(log, "rb") as handle:
+            if chosen:
+                events = [event_hit(handle, log, hit, terms, state) for hit in chosen]
+            else:
+                prompt, record = _prompt_hit(handle, log, task, abs(turn))
+                chosen, events = [prompt], [event_hit(handle, log, prompt, terms, state, record)]
+            card = shown_card(handle, log, state, task, chosen[0].turn_at, turn)
+    except (FileNotFoundError, TaskNotFound):
+        return None
+    return turn_hit(task, state, card, chosen, events, log)
+
+
+def _prompt_hit(handle, log, task: str, seq: int) -> tuple[Hit, records.Event]:
+    """The event that stands for a turn found by meaning alone, its first record, and that
+    record. Its offset is the one entry of the log's `.idx` (the record read there must have
+    that seq), else the whole index made current (logfile.offsets)."""
+    offset, record = _indexed(handle, log, seq), None
+    if offset is not None:
+        handle.seek(offset)
+        try:
+            record = records.decode(handle.readline().rstrip(b"\n"))
+        except records.Damaged:
+            record = None
+    if record is None or record.seq != seq:
+        table = logfile.offsets(log)
+        if not 1 <= seq <= len(table):
+            raise TaskNotFound(f"no record {seq} in {task}")
+        offset = table[seq - 1]
         handle.seek(offset)
         record = records.decode(handle.readline().rstrip(b"\n"))
     heading = wordindex.heading(record, {})
     return Hit(score=0.0, task=task, seq=seq, turn=seq, offset=offset, heading=heading,
-               turn_at=offset)  # fmt: skip
+               turn_at=offset), record  # fmt: skip
+
+
+def _indexed(handle, log, seq: int) -> int | None:
+    """The offset the log's `.idx` gives for `seq`, or None (no such entry)."""
+    try:
+        with open(logfile.seq_index_path(log), "rb") as idx:
+            idx.seek((seq - 1) * 8)
+            raw = idx.read(8)
+    except (OSError, ValueError):
+        return None
+    return int.from_bytes(raw, sys.byteorder) if len(raw) == 8 and seq >= 1 else None

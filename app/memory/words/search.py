@@ -249,8 +249,10 @@ def record_at(handle, log: Path, offset: int, seq: int) -> records.Event:
     return record
 
 
-def event_hit(handle, log: Path, hit: Hit, terms: set[str], state) -> EventHit:
-    record = record_at(handle, log, hit.offset, hit.seq)
+def event_hit(handle, log: Path, hit: Hit, terms: set[str], state, record=None) -> EventHit:
+    """A hit as shown: its kind, time, heading and snippet lines (`record` its record, when
+    it was read already)."""
+    record = record or record_at(handle, log, hit.offset, hit.seq)
     text = text_of(record, state.tool_output, clean=False)[:SCAN]
     return EventHit(
         seq=hit.seq,
