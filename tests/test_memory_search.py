@@ -279,6 +279,21 @@ def test_a_log_with_unreadable_lines_is_named_incomplete(store):
     assert word_search(store, "pager").incomplete == ["A"]
 
 
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("\n \n\tfirst words\nsecond", "first words"),
+        ("\r\n\x0c" + "x" * 5000 + "\u2028after", "x" * 239 + "…"),  # cut as any long line
+        ("\n" * 4000 + "y" * 200 + "\nnext", "y" * 200),  # whole across the first piece's end
+        ("\n" * 9000 + "late line", "late line"),  # past the first pieces looked at
+        (" \n" * 3000, None),
+        ("no match and one line", "no match and one line"),
+    ],
+)
+def test_a_text_without_the_words_shows_its_first_line_that_is_not_blank(text, first):
+    assert snippet(text, {"quokka"}) == ([first] if first else [])
+
+
 def test_snippets_headings_and_prompts_are_redacted_again_when_shown(store):
     secret = "sk-ant-" + "b" * 30
     write(store, "T", [r.Message(text="deploy it")])

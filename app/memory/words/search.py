@@ -258,6 +258,19 @@ def event_hit(handle, log: Path, hit: Hit, terms: set[str], state, record=None) 
         seq=hit.seq,
         kind=records.kind_of(record),
         at=record.at,
-        heading=redact(hit.heading),
+        heading=shown_heading(hit.heading),
         lines=snippet(text, terms),
     )
+
+
+_headings: dict[str, str] = {}  # heading -> as shown: few (kinds, agents, tools) and many hits
+
+
+def shown_heading(heading: str) -> str:
+    """A hit's heading redacted, once per process for each heading (the rules are the code's)."""
+    shown = _headings.get(heading)
+    if shown is None:
+        if len(_headings) >= 4096:
+            _headings.clear()
+        shown = _headings[heading] = redact(heading)
+    return shown
