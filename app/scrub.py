@@ -3,7 +3,7 @@
 Redaction runs on every record before it is written, so a secret that the rules of the time
 missed stays in the log. When the rules change (redact.RULES goes up), every log is run
 through the new rules once: each line redacted again, the log swapped whole under its writer's
-lock (logfile.rewrite: every line and seq kept, only the secrets' characters changed), and what
+lock (writer.rewrite: every line and seq kept, only the secrets' characters changed), and what
 was derived from it made again: its `.idx`, `.mem`, `.heads` and `.vec` removed, the word
 index and the vectors' stack removed (tantivy keeps a deleted document's words until segments
 merge, so only a new index forgets them), the catalogue removed. Each is rebuilt from the logs
@@ -24,9 +24,10 @@ import msgspec
 
 from . import listing
 from .errors import TaskBusy, TaskNotFound
-from .log import journal, logfile
+from .log import journal
 from .log.redact import RULES, redact, redacted_count
 from .log.redact_rules import SCRUBBED, scrubbed_rules  # noqa: F401 (scrub.scrubbed_rules)
+from .log.writer import rewrite
 
 FILE = SCRUBBED
 DERIVED = (".idx", ".mem", ".heads", ".vec")  # beside a log; `.imp` holds no text of the log
@@ -85,7 +86,7 @@ def scrub_log(path: Path, root: Path) -> int:
         counted[0] += redacted_count(text, again)
         return again.encode("utf-8", "surrogateescape")
 
-    if logfile.rewrite(path, change):
+    if rewrite(path, change):
         for suffix in DERIVED:
             path.with_suffix(suffix).unlink(missing_ok=True)
         journal.note(root, path.stem)

@@ -27,8 +27,9 @@ from .catalogue import (
     running_since,
 )
 from .errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
-from .log import journal, logfile, records
+from .log import journal, records
 from .log.redact import redact
+from .log.writer import Writer
 
 NOTE = 500  # characters of a bookmark's note
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}")
@@ -66,16 +67,16 @@ class Store:
     def exists(self, task: str) -> bool:
         return self.log_path(task).exists()
 
-    def create(self, start: records.SessionStart, task: str | None = None) -> logfile.Writer:
+    def create(self, start: records.SessionStart, task: str | None = None) -> Writer:
         """A new task's log with its first line; the returned writer holds its lock."""
         task = task or new_id()
         if self.was_deleted(task):
             raise BadInput(f"task {task} was deleted")
-        return logfile.Writer(self.log_path(task), start=start, root=self.root)
+        return Writer(self.log_path(task), start=start, root=self.root)
 
-    def writer(self, task: str) -> logfile.Writer:
+    def writer(self, task: str) -> Writer:
         """The writer of an existing task (TaskBusy when another holds it)."""
-        return logfile.Writer(self.log_path(task), root=self.root)
+        return Writer(self.log_path(task), root=self.root)
 
     def list(self, archived: bool | None = False) -> list[TaskInfo]:
         """Tasks, newest activity first; archived=None lists archived and unarchived alike."""
@@ -158,7 +159,7 @@ class Store:
         if not path.exists():
             raise TaskNotFound(f"no task {task}")
         try:
-            with logfile.Writer(path, root=self.root) as writer:
+            with Writer(path, root=self.root) as writer:
                 writer.append([record])
         except TaskBusy:
             raise TaskBusy(f"task {task} is open in another process") from None

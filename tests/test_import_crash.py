@@ -4,7 +4,7 @@ A real `nodwyn import` process is stopped at each of its writes in turn (the tes
 `NODWYN_STOP_AT_WRITE=N` of nodwyn.log.faults ends it there with `os._exit`, a torn point
 after writing half its bytes), and at random moments with SIGKILL; then a new import runs.
 The log must then be byte for byte one clean import's: nothing lost, nothing twice, and no
-torn fragment kept (the next writer cuts it off, logfile.py; #27).
+torn fragment kept (the next writer cuts it off, writer.py; #27).
 """
 
 import os

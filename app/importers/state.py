@@ -17,6 +17,7 @@ from ..catalogue import RANK, fold_log
 from ..errors import TaskBusy
 from ..log import faults, logfile, tmpfiles
 from ..log import records as r
+from ..log.writer import Writer
 from ..store import Store
 
 FORMAT = 1
@@ -93,7 +94,7 @@ def title_of(log: Path) -> tuple[str, str]:
     return summary.title, summary.title_by
 
 
-def write(writer: logfile.Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
+def write(writer: Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
     """Append the records; a title only where no higher actor named the task and it is new."""
     batch: list[r.Known] = []
     for record in emitted:

@@ -37,6 +37,7 @@ import msgspec
 from ..errors import NotWritten, no_room, not_written
 from ..log import logfile
 from ..log import records as r
+from ..log.writer import Writer
 from ..store import Store
 from . import formats, problems, registry, sources
 from .agent import Agent, Found
@@ -159,7 +160,7 @@ def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tupl
     return "created", found.task
 
 
-def _extend(agent: Agent, path: Path, found: Found, writer: logfile.Writer, lines):
+def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):
     log = writer.path
     state = load(log)
     if state is not None and not _same_prefix(path, state):
@@ -191,7 +192,7 @@ def _extend(agent: Agent, path: Path, found: Found, writer: logfile.Writer, line
     return ("extended" if written or backfilled else "unchanged"), found.task
 
 
-def _limits(agent: Agent, path: Path, found: Found, writer: logfile.Writer, state: State) -> bool:
+def _limits(agent: Agent, path: Path, found: Found, writer: Writer, state: State) -> bool:
     """A log imported before its agent's limits were read gets them once: the imported part
     of the source is read again and its limit records the log lacks are appended (each with
     its own event's time), then `.imp` says so. Stopped before that save, the next import

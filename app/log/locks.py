@@ -1,6 +1,6 @@
 """The writer's lock on a log: exclusive, taken at once or refused, never waited for.
 
-A `logfile.Writer` holds it for as long as it lives, so a second writer, in this process or
+A `writer.Writer` holds it for as long as it lives, so a second writer, in this process or
 another, is refused (TaskBusy). POSIX: `flock` on the whole file. Windows: `msvcrt.locking` on
 one byte far past the end, so readers of the file are never blocked. The operating system
 drops the lock when the process ends, however it ends.
