@@ -124,7 +124,7 @@ def test_a_body_that_stops_after_three_bytes_frees_its_thread_with_a_408(server)
     sock.close()
     assert got.startswith(b"HTTP/1.0 408") and b"did not arrive in time" in got
     assert time.monotonic() - began < 8
-    assert _serving_threads() == 0
+    assert _serving_threads(server) == 0
 
 
 def test_headers_that_never_end_free_their_thread(server):
@@ -133,17 +133,60 @@ def test_headers_that_never_end_free_their_thread(server):
     assert answer_of(sock) == b""  # closed without an answer, once the read timed out
     sock.close()
     assert time.monotonic() - began < 8
-    assert _serving_threads() == 0
+    assert _serving_threads(server) == 0
 
 
-def _serving_threads() -> int:
-    """Request threads still alive (socketserver names them Thread-N (process_request_thread))."""
+def _serving_threads(server: Server) -> int:
+    """Requests still being answered: their threads not back waiting for the next request."""
     deadline = time.monotonic() + 5
     while True:
-        alive = [t for t in threading.enumerate() if "process_request_thread" in t.name]
-        if not alive or time.monotonic() > deadline:
-            return len(alive)
+        answering = server.answering()
+        if not answering or time.monotonic() > deadline:
+            return answering
         time.sleep(0.02)
+
+
+def test_requests_one_after_another_are_answered_by_the_threads_kept(server):
+    def status() -> None:
+        request = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/status",
+                                         headers={"X-Nodwyn-Token": server.token})  # fmt: skip
+        with urllib.request.urlopen(request, timeout=20) as response:
+            assert response.status == 200
+
+    status()
+    assert _serving_threads(server) == 0
+    kept = {t.ident for t in threading.enumerate() if t.name == "nodwyn-api-request"}
+    assert len(kept) == 1  # the thread that answered waits for the next request
+    for _ in range(20):
+        status()
+    assert _serving_threads(server) == 0
+    now = {t.ident for t in threading.enumerate() if t.name == "nodwyn-api-request"}
+    assert kept <= now and len(now) <= 2  # a request sent as the last one ends may take another
+
+
+def test_a_waiting_request_keeps_its_thread_and_the_next_gets_another(server):
+    sock = raw(server, request_head(server, "POST", "/api/import", 5000), b'{"t')  # stalls
+    try:
+        assert answering_settles_at(server, 1)
+        request = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/status",
+                                         headers={"X-Nodwyn-Token": server.token})  # fmt: skip
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.status == 200  # answered while the first still waits for its body
+        assert answering_settles_at(server, 1)  # the stalled one, still in its own thread
+    finally:
+        sock.close()
+    assert _serving_threads(server) == 0
+
+
+def answering_settles_at(server: Server, count: int) -> bool:
+    """Whether the requests being answered come to `count` within 0.8 s (under the stalled
+    request's 1 s read timeout)."""
+    deadline = time.monotonic() + 0.8
+    while server.answering() != count:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def wake_ups(thread: threading.Thread) -> int:
