@@ -273,12 +273,12 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     if not text.strip():
         raise BadInput("nothing to search for: give some words")
     encoder = encodermod.current(store.root)
+    vector = Ahead(encoder, text)  # first: the rest of the search runs while it is made
     state = wordindex.refresh(store)
     if task and task not in state.tasks:
         raise TaskNotFound(f"no task {task}")
     tasks = scoped(state, scope, task, project)
     terms = words.query_terms(text)
-    vector = Ahead(encoder, text)
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
         floor, alone = floors_of(encoder)

@@ -91,7 +91,11 @@ def best(rows, query, count: int) -> tuple[np.ndarray, np.ndarray]:
     if count <= 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
     if rows.codes.size <= SMALL:
-        chosen, exact = np.arange(len(rows.codes)), scores(rows.exact, query)
+        exact = scores(rows.exact, query)
+        chosen = np.arange(len(exact))
+        if len(exact) > 2 * count:  # sort only the rows that can be among the best
+            chosen = np.flatnonzero(exact >= np.partition(exact, len(exact) - count)[-count])
+            exact = exact[chosen]
     else:
         first, error = rough(rows.codes, rows.scales, rows.sums, query)
         error += 1e-4 * (1 + np.abs(first))  # room for float32's own rounding of the sums
