@@ -110,8 +110,10 @@ def test_a_first_run_without_agents_says_where_it_looked_and_offers_an_import(tm
 def seen(report: Path, done: subprocess.CompletedProcess) -> dict:
     steps = report.with_suffix(".steps")
     done_steps = steps.read_text() if steps.exists() else "none\n"
+    tray = [line for line in done.stderr.splitlines() if "tray" in line.lower() or "dock" in line]
     assert report.exists(), (
         f"no self-check report (exit {done.returncode}); steps done:\n{done_steps}"
+        f"what the app said of the tray:\n{chr(10).join(tray[-20:])}\n"
         f"the app said:\n{done.stderr[-3000:]}"
     )
     picture = report.with_suffix(".png")

@@ -62,7 +62,7 @@ def check(app, report: Path) -> None:
 
     window.events.loaded.wait(60)
     step("geometry_at_start", lambda: geometry(window))
-    step("tray_shown", lambda: wait_for(lambda: app.tray_shown, 10))
+    step("tray_shown", lambda: tray_shown(app))
     step("tasks", lambda: listed(app))
     step("start", lambda: js(window, START))  # the first-run pane, when there is no task
     step("progress", lambda: wait_for(lambda: app.worker.passes > 0, 30) and app.worker.passes)
@@ -84,6 +84,14 @@ def check(app, report: Path) -> None:
         step("idle", lambda: measure(app, float(os.environ["NODWYN_SELFCHECK_IDLE"])))
     report.write_text(json.dumps(seen, indent=1), encoding="utf-8")
     tray(app, "Quit")
+
+
+def tray_shown(app) -> bool:
+    """The tray icon, shown within 10 s; without it closing the window quits the app, which
+    the steps after it would take for a failure of theirs."""
+    if not wait_for(lambda: app.tray_shown, 10):
+        raise RuntimeError("no tray icon after 10 s: closing the window will quit the app")
+    return True
 
 
 def by_meaning() -> str:

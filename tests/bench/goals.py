@@ -11,6 +11,11 @@ def goal(value: float, target: float, unit: str, at_least: bool = False) -> str:
     events/s`); unit "x" for a ratio (`goal <= 1x: 0.85x met`)."""
     met = value >= target if at_least else value <= target
     shown = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.2f}"
+    for places in range(2, 7):  # 150.4 shown as 150 would read as meeting 150: more places
+        figure = float(shown.replace(",", ""))
+        if (figure >= target if at_least else figure <= target) == met:
+            break
+        shown = f"{value:,.{places}f}"
     space = "" if unit == "x" else " "
     return (
         f"goal {'>=' if at_least else '<='} {target:,g}{space}{unit}: {shown}{space}{unit} "
