@@ -45,7 +45,7 @@ from ..log import logfile, records
 from .cards.heads import shown_card
 from .words import index as wordindex
 from .words import words
-from .words.search import Hit, Results, _check, damaged, event_hit, hits, scoped, turn_hit
+from .words.search import Hit, Results, _check, damaged, event_hit, hits, scoped, seq_at, turn_hit
 from .words.search import search as word_search
 
 MODES = ("words", "meaning", "both")
@@ -363,14 +363,9 @@ def _prompt_hit(handle, log, task: str, seq: int) -> tuple[Hit, records.Event]:
     """The event that stands for a turn found by meaning alone, its first record, and that
     record. Its offset is the one entry of the log's `.idx` (the record read there must have
     that seq), else the whole index made current (logfile.offsets)."""
-    offset, record = _indexed(handle, log, seq), None
-    if offset is not None:
-        handle.seek(offset)
-        try:
-            record = records.decode(handle.readline().rstrip(b"\n"))
-        except records.Damaged:
-            record = None
-    if record is None or record.seq != seq:
+    offset = _indexed(handle, log, seq)
+    record = None if offset is None else seq_at(handle, offset, seq)
+    if record is None:
         table = logfile.offsets(log)
         if not 1 <= seq <= len(table):
             raise TaskNotFound(f"no record {seq} in {task}")

@@ -239,14 +239,18 @@ def close_summary(log: Path, seq: int) -> str:
 
 def record_at(handle, log: Path, offset: int, seq: int) -> records.Event:
     """The record of `seq`, read at its offset (or found by seq if the log moved under us)."""
+    record = seq_at(handle, offset, seq)
+    return logfile.by_seq(log, seq) if record is None else record
+
+
+def seq_at(handle, offset: int, seq: int) -> records.Event | None:
+    """The record whose line starts at `offset` of the open log, if it is `seq`'s."""
     handle.seek(offset)
     try:
         record = records.decode(handle.readline().rstrip(b"\n"))
     except records.Damaged:
-        record = None
-    if record is None or record.seq != seq:
-        record = logfile.by_seq(log, seq)
-    return record
+        return None
+    return record if record.seq == seq else None
 
 
 def event_hit(handle, log: Path, hit: Hit, terms: set[str], state, record=None) -> EventHit:
