@@ -24,7 +24,7 @@ turns of tasks not encoded yet take part by words alone (their meaning the lowes
 turn missing from one ranking), and the answer says how many of the tasks searched meaning
 covered (`covered` of `searched`). Vectors are made in the background, newest tasks first, by
 the app, `nodwyn serve` and the search service (vectors.refresh). The query's vector is made
-in a thread of its own (Ahead) while this one searches by words and reads the best word
+by a thread kept for that (Ahead) while this one searches by words and reads the best word
 turns, which are then not read again (turns_meanwhile). With no encoder (model
 missing, provider failing) the search fails open to words alone, and
 `mode` in the answer says which ranking was used. Fused answers list turns best first, at most
