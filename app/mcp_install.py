@@ -27,7 +27,10 @@ NAME = "nodwyn"
 
 
 def command(agent: str) -> list[str]:
-    """The command line that starts nodwyn's MCP server for `agent`, with absolute paths."""
+    """The command line that starts nodwyn's MCP server for `agent`, with absolute paths: the
+    packaged app's own launcher (`--nodwyn-cli`) in the packaged app, else the `nodwyn` script."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--nodwyn-cli", "mcp", "--agent", agent]
     script = sys.argv[0] if Path(sys.argv[0]).name == "nodwyn" else shutil.which("nodwyn")
     base = [os.path.abspath(script)] if script else [sys.executable, "-m", "nodwyn.cli"]
     return [*base, "mcp", "--agent", agent]

@@ -6,7 +6,9 @@
    a fresh Xvfb with a system tray (trayer), with `--demo --self-check REPORT`: the app waits
    for its page to list the demo tasks, works every tray item, writes what it saw and quits
    through the tray; the check wants exit status 0, no failed step and the demo tasks listed;
-4. removes the package again with `dpkg -r`, so the machine stays as it was.
+4. starts the installed app's MCP server as Settings > Agents' memory writes it for an agent
+   (the launcher with `--nodwyn-cli mcp`) and lists its tools over stdio;
+5. removes the package again with `dpkg -r`, so the machine stays as it was.
 It prints the bundle's size and its time to first paint: from starting the process to the
 first frame of the screen that shows the page (its sidebar colour, --bg-side in
 frontend/style.css), read by polling the X screen every 50 ms from outside the app.
@@ -220,6 +222,34 @@ def judge(result: dict) -> None:
     print(f"the window listed {len(tasks)} demo tasks; every tray item did its work")
 
 
+MCP_HELLO = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "packaging-check", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]  # fmt: skip
+
+
+def mcp_tools(app: Path, work: Path) -> list[str]:
+    """The installed app's MCP server, started as Settings > Agents' memory writes it into an
+    agent's config (the launcher with --nodwyn-cli mcp): the tools it lists over stdio."""
+    env = {**os.environ, "NODWYN_DATA_DIR": str(work / "mcp-data")}
+    talk = "".join(json.dumps(message) + "\n" for message in MCP_HELLO)
+    try:
+        done = subprocess.run([str(app), "--nodwyn-cli", "mcp", "--agent", "claude"], input=talk,
+                              capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    except subprocess.TimeoutExpired as exc:
+        raise Failed("the installed app's MCP server did not answer within 120 s") from exc
+    for line in done.stdout.splitlines():
+        with contextlib.suppress(ValueError):
+            answer = json.loads(line)
+            if answer.get("id") == 2:
+                return [tool["name"] for tool in answer["result"]["tools"]]
+    raise Failed(f"the installed app's MCP server listed no tools (exit {done.returncode}):\n"
+                 f"{done.stdout[-1000:]}{done.stderr[-2000:]}")  # fmt: skip
+
+
 def install(deb: Path) -> None:
     subprocess.run(["dpkg", "-i", str(deb)], check=True, stdout=subprocess.DEVNULL)
     if not INSTALLED.exists() or not DESKTOP_FILE.exists():
@@ -264,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         ARTIFACTS.mkdir(parents=True)
         result = smoke_start(INSTALLED, ARTIFACTS)
         judge(result)
+        tools = mcp_tools(INSTALLED, ARTIFACTS)
+        print(f"the installed app's MCP server lists {len(tools)} tools: {', '.join(tools)}")
     except (Failed, subprocess.CalledProcessError) as failure:
         print(f"FAILED: {failure}", file=sys.stderr)
         return 1

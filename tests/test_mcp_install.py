@@ -6,7 +6,7 @@ import sys
 import tomllib
 
 import pytest
-from nodwyn import cli, settings
+from nodwyn import cli, mcp_install, settings
 from nodwyn.store import Store
 
 CODEX_BEFORE = '# my settings\nmodel = "gpt-5.5"\n\n[mcp_servers.other]\ncommand = "other"'
@@ -102,3 +102,12 @@ def test_listing_sessions_does_not_import_the_mcp_sdk():
     code = "import sys; from nodwyn import cli; cli.main(['sessions']); print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("False")
+
+
+def test_the_packaged_app_connects_agents_to_its_own_launcher(monkeypatch):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", "/opt/nodwyn/nodwyn")
+    monkeypatch.setenv("PATH", "")  # no pip-installed nodwyn: the bundle is all there is
+    assert mcp_install.command("codex") == [
+        "/opt/nodwyn/nodwyn", "--nodwyn-cli", "mcp", "--agent", "codex",
+    ]  # fmt: skip
