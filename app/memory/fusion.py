@@ -363,7 +363,7 @@ def _prompt_hit(handle, log, task: str, seq: int) -> tuple[Hit, records.Event]:
     """The event that stands for a turn found by meaning alone, its first record, and that
     record. Its offset is the one entry of the log's `.idx` (the record read there must have
     that seq), else the whole index made current (logfile.offsets)."""
-    offset = _indexed(handle, log, seq)
+    offset = _indexed(log, seq)
     record = None if offset is None else seq_at(handle, offset, seq)
     if record is None:
         table = logfile.offsets(log)
@@ -377,7 +377,7 @@ def _prompt_hit(handle, log, task: str, seq: int) -> tuple[Hit, records.Event]:
                turn_at=offset), record  # fmt: skip
 
 
-def _indexed(handle, log, seq: int) -> int | None:
+def _indexed(log, seq: int) -> int | None:
     """The offset the log's `.idx` gives for `seq`, or None (no such entry)."""
     try:
         with open(logfile.seq_index_path(log), "rb") as idx:

@@ -256,7 +256,8 @@ def seq_at(handle, offset: int, seq: int) -> records.Event | None:
 def event_hit(handle, log: Path, hit: Hit, terms: set[str], state, record=None) -> EventHit:
     """A hit as shown: its kind, time, heading and snippet lines (`record` its record, when
     it was read already)."""
-    record = record or record_at(handle, log, hit.offset, hit.seq)
+    if record is None:
+        record = record_at(handle, log, hit.offset, hit.seq)
     text = text_of(record, state.tool_output, clean=False)[:SCAN]
     return EventHit(
         seq=hit.seq,
