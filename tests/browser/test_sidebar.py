@@ -259,14 +259,19 @@ def test_a_title_cut_short_is_whole_on_hover(browser, served):
     open_page(page, served, task="long-title")
     item = page.locator('[data-task="long-title"] .task-title')
     expect(item).to_be_visible()
-    # The whole title first: the list may show the task before its title is known (CI drew it
-    # uncut once), then one look at one node, as the feed may draw the list again between calls.
-    expect(item).to_have_attribute("title", re.compile("^Fix the flaky TestPagerOrder: it fails"))
-    drawn = item.evaluate(
-        "n => ({cut: n.scrollHeight > n.clientHeight, height: n.getBoundingClientRect().height})"
-    )
-    assert drawn["cut"]  # cut after two lines
-    assert 0 < drawn["height"] < 3 * 18
+    # One look at one node, once it shows the whole title and is laid out: the list may show
+    # the task before its title is known (CI drew it uncut once), and the feed may draw the
+    # list again between two calls from here.
+    drawn = page.wait_for_function(
+        """() => {
+          const node = document.querySelector('[data-task="long-title"] .task-title');
+          const height = node ? node.getBoundingClientRect().height : 0;
+          if (!height || !node.title.startsWith("Fix the flaky TestPagerOrder: it fails")) return null;
+          return {cut: node.scrollHeight > node.clientHeight, height, text: node.textContent};
+        }"""
+    ).json_value()
+    assert drawn["cut"], drawn  # cut after two lines
+    assert 0 < drawn["height"] < 3 * 18, drawn
     expect(item).to_have_attribute("title", re.compile("^Fix the flaky TestPagerOrder: it fails"))
     context.close()
 
