@@ -5,7 +5,7 @@
 
 import { agentTag, loadAgents } from "./agents.js";
 import { api, pageUrl } from "./api.js";
-import { clear, el, folderLabels } from "./dom.js";
+import { clear, el, failure, folderLabels, noticeIn } from "./dom.js";
 import { createHeader } from "./header.js";
 import { createBoard } from "./board.js";
 import { addSection, createOverview } from "./overview.js";
@@ -17,6 +17,8 @@ import { createAuthorship } from "./authorship.js";
 import { createTranscript } from "./transcript.js";
 import { firstRun, openSettings } from "./settings.js";
 import { drawQuota } from "./quota.js";
+import { createDrawer } from "./drawer.js";
+import { showProgress } from "./progress.js";
 
 /** @typedef {{task: string, q: string, scope: string, seq: number|null, view: string}} State */
 
@@ -27,6 +29,10 @@ const form = /** @type {HTMLFormElement} */ ($("[data-search-form]"));
 const input = /** @type {HTMLInputElement} */ ($("[data-search-input]"));
 const scopeSelect = /** @type {HTMLSelectElement} */ ($("[data-scope]"));
 const progress = $("[data-progress]");
+const drawer = createDrawer({ layout, sidebar: $("[data-sidebar]"), button: $("[data-drawer-button]"),
+  scrim: $("[data-scrim]"), filter: $("[data-filter]") });
+const closeDrawer = drawer.close;
+const notice = noticeIn($("[data-header]")); // a failed change, said over the header
 
 /** @returns {State} */
 function readState() {
@@ -49,25 +55,6 @@ function navigate(next, replace = false) {
   else history.pushState(null, "", url);
   state = readState();
   apply();
-}
-
-/** A message with Retry, for a failed read. @param {string} message @param {() => void} retry */
-function failure(message, retry) {
-  return el("div", { class: "failure", role: "alert", "data-failure": "" },
-    el("p", {}, message),
-    el("button", { type: "button", onclick: retry }, "Retry"));
-}
-
-/** A failed change, said over the header with Retry; it stays until dismissed or retried.
- * @param {string} message @param {() => void} retry */
-function notice(message, retry) {
-  const box = el("div", { class: "notice", role: "alert", "data-notice": "" }, message,
-    el("button", { type: "button", onclick: () => {
-      box.remove();
-      retry();
-    } }, "Retry"),
-    el("button", { type: "button", class: "icon", "aria-label": "Dismiss", onclick: () => box.remove() }, "×"));
-  $("[data-header]").append(box);
 }
 
 const sidebar = createSidebar({
@@ -96,6 +83,12 @@ const header = createHeader({
   announce: (text) => announce(text),
 });
 
+/** A project's short name as the sidebar's heading says it ("src/site" beside "work/site").
+ * @param {string} project */
+function folderOf(project) {
+  return folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project];
+}
+
 /** One line for screen readers (the pane itself is not a live region: a transcript is long). */
 function announce(/** @type {string} */ text) {
   $("[data-announce]").textContent = text;
@@ -104,8 +97,7 @@ function announce(/** @type {string} */ text) {
 const results = createResults({
   pane,
   announce,
-  // a project's short name as the sidebar's heading says it ("src/site" beside "work/site")
-  folder: (project) => folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project],
+  folder: folderOf,
   // the agent's name beside each task's heading, from the task as the list knows it
   agentOf: (task) => agentTag(el, sidebar.find(task)?.origin),
   href: (task, seq) => pageUrl({ task, seq, q: state.q, scope: state.scope, from: state.task }),
@@ -162,7 +154,7 @@ const overview = createOverview({
   href: (task) => pageUrl({ task }),
   onOpen: (task) => navigate({ task }),
   titleOf: (task) => sidebar.find(task)?.title || task,
-  folderOf: (project) => folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project],
+  folderOf,
   failure,
 });
 
@@ -170,7 +162,7 @@ const board = createBoard({
   pane,
   href: (task, seq) => pageUrl({ task, seq }),
   onOpen: (task, seq) => navigate({ task, seq }),
-  folderOf: (project) => folderLabels([...new Set([...sidebar.all().map((t) => t.project), project])])[project],
+  folderOf,
   failure,
 });
 
@@ -301,68 +293,12 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-const drawerButton = $("[data-drawer-button]");
-const sidebarBox = $("[data-sidebar]");
-
-// The sidebar's width, as the person dragged it, is kept for the next time (not the drawer's).
-const WIDTH_KEY = "nodwyn.sidebar-width";
-const phone = matchMedia("(max-width: 700px)");
-const keptWidth = Number(localStorage.getItem(WIDTH_KEY));
-if (keptWidth >= 190 && keptWidth <= 480) sidebarBox.style.width = `${keptWidth}px`;
-new ResizeObserver(() => {
-  const width = Math.round(sidebarBox.getBoundingClientRect().width);
-  if (!phone.matches && width) localStorage.setItem(WIDTH_KEY, String(width));
-}).observe(sidebarBox);
-/** The drawer closes; the keyboard, if it was in there, goes back to the button that opened it. */
-function closeDrawer() {
-  if (!layout.classList.contains("drawer-open")) return;
-  const inside = sidebarBox.contains(document.activeElement);
-  layout.classList.remove("drawer-open");
-  drawerButton.setAttribute("aria-expanded", "false");
-  $("[data-scrim]").hidden = true;
-  if (inside || document.activeElement === document.body) drawerButton.focus();
-}
-drawerButton.addEventListener("click", () => {
-  if (layout.classList.contains("drawer-open")) {
-    closeDrawer();
-    return;
-  }
-  layout.classList.add("drawer-open");
-  drawerButton.setAttribute("aria-expanded", "true");
-  $("[data-scrim]").hidden = false;
-  // the keyboard goes into the drawer: to the open task, else to the filter
-  const current = sidebarBox.querySelector('.task-item[aria-current="page"]');
-  (current instanceof HTMLElement ? current : $("[data-filter]")).focus();
-});
-$("[data-scrim]").addEventListener("click", closeDrawer);
 
 window.addEventListener("popstate", () => {
   moves += 1;
   state = readState();
   apply();
 });
-
-/** @param {any} snapshot */
-/** "encoding 412 of 1,216 tasks, about 3 min left", or "indexing 3/40". */
-function progressText(snapshot) {
-  if (snapshot.phase === "encoding" && snapshot.total) {
-    const left = snapshot.left >= 0 ? `, about ${Math.max(1, Math.round(snapshot.left / 60))} min left` : "";
-    return `encoding ${snapshot.done.toLocaleString()} of ${snapshot.total.toLocaleString()} tasks${left}`;
-  }
-  return `${snapshot.phase} ${snapshot.total ? `${snapshot.done}/${snapshot.total}` : "…"}`;
-}
-
-function showProgress(snapshot) {
-  const busy = snapshot && snapshot.phase;
-  progress.hidden = !busy && !(snapshot && snapshot.note);
-  clear(progress);
-  if (!busy) {
-    if (snapshot && snapshot.note) progress.append(el("span", { "data-import-note": "" }, snapshot.note));
-    return;
-  }
-  progress.append(el("span", {}, progressText(snapshot)),
-    el("progress", { max: String(snapshot.total || 1), value: String(snapshot.done || 0), "aria-label": snapshot.phase }));
-}
 
 /** Follow the change feed: re-read the list, and the open task when it changed. */
 /** @param {number} since the feed's version before the page first read the list */
@@ -371,7 +307,7 @@ async function follow(since) {
     try {
       const changes = await api.changes(since, 55);
       since = changes.version;
-      showProgress(changes.progress);
+      showProgress(progress, changes.progress);
       if (!changes.tasks.length) continue;
       await reloadTasks();
       if (state.task && changes.tasks.includes(state.task)) {
@@ -389,7 +325,7 @@ async function follow(since) {
 // The feed's version is taken before the list is read, so no change falls in between.
 const movedBefore = moves;
 const start = await api.changes(0, 0).catch(() => null);
-showProgress(start?.progress);
+showProgress(progress, start?.progress);
 await reloadTasks();
 // A person who searched or opened a task while the page started has their answer already:
 // drawing the first state again would ask their search twice and wipe what it showed.

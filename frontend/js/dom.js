@@ -127,3 +127,24 @@ export function folderLabels(projects) {
 export function plainText(text) {
   return String(text).replace(/\x1b(?:\[[0-9;?]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])/g, "");
 }
+
+/** A message with Retry, for a failed read. @param {string} message @param {() => void} retry */
+export function failure(message, retry) {
+  return el("div", { class: "failure", role: "alert", "data-failure": "" },
+    el("p", {}, message),
+    el("button", { type: "button", onclick: retry }, "Retry"));
+}
+
+/** A failed change, said in `where` with Retry; it stays until dismissed or retried.
+ * @param {HTMLElement} where @returns {(message: string, retry: () => void) => void} */
+export function noticeIn(where) {
+  return (message, retry) => {
+    const box = el("div", { class: "notice", role: "alert", "data-notice": "" }, message,
+      el("button", { type: "button", onclick: () => {
+        box.remove();
+        retry();
+      } }, "Retry"),
+      el("button", { type: "button", class: "icon", "aria-label": "Dismiss", onclick: () => box.remove() }, "×"));
+    where.append(box);
+  };
+}
