@@ -168,12 +168,13 @@ class Encoding:
         return self.thread.is_alive()
 
     def _run(self) -> None:
-        from . import memory
+        from . import memory, usage
 
         def progress(phase):
             return lambda done, total: self.status.set(phase, done, total)
 
         try:  # the word index is a search's to bring up to date, as ever: not waited for
+            usage.keep(self.store)  # the overview's figures read once, not by its first draw
             memory.encode(self.store, progress("encoding"), lock=memory.BUILDING)
         finally:
             self.status.set("")

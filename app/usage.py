@@ -12,10 +12,11 @@ time zone, as ccusage's reports do by default; `since` and `until` are such days
 """
 
 import datetime as dt
+from pathlib import Path
 
 from msgspec import Struct
 
-from .errors import BadInput
+from .errors import BadInput, TaskNotFound
 from .memory.cards import mem as memfile
 
 BY = ("day", "week", "month", "project", "model", "agent")
@@ -127,22 +128,69 @@ def report(store, by: str = "day", split: str = "", since: str = "", until: str 
                   newest=newest.isoformat() if newest else "")  # fmt: skip
 
 
-def _turns(store, infos) -> list[_Turn]:
-    found = []
+class _Used(Struct, frozen=True):
+    """What a card says of a turn's usage (its task's facts are added from the task list)."""
+
+    at: str
+    model: str
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    cost_usd: float
+    unpriced: bool
+
+
+# Each log's cards as _Used, by the log's size and mtime: the overview asks for a report two or
+# three times a draw, and folding every log on from its .mem again (its last turn, never saved
+# while it may go on) took 0.7 s a report at 1,600 tasks (docs/decisions/0031's amendment).
+_used: dict[Path, tuple[tuple[int, int], list[_Used]]] = {}
+
+
+def keep(store) -> None:
+    """Read every log's figures now (the background's start), so the first report reads only
+    the logs that changed since. Read only (each log folded on from its .mem in memory, the
+    .mem not written), so it takes no lock and no search waits for it."""
+    _turns(store, {info.id: info for info in store.list(archived=None)}, saving=False)
+
+
+def _turns(store, infos, saving: bool = True) -> list[_Turn]:
+    found, seen = [], set()
     for task, info in infos.items():
+        log = store.log_path(task)
         try:
-            cards, _ = memfile.cards_of(store.log_path(task))
-        except FileNotFoundError:  # deleted since the list was read
+            used = _used_of(log, saving)
+        except (FileNotFoundError, TaskNotFound):  # deleted since the list was read
             continue
-        for card in cards:
+        seen.add(log)
+        for card in used:
             found.append(_Turn(
                 task=task, day=local_day(card.at), project=info.project,
                 model=card.model or info.model or "(no model)", agent=info.origin,
-                input=card.tokens.input, output=card.tokens.output,
-                cache_read=card.tokens.cache_read, cache_write=card.tokens.cache_write,
-                cost_usd=card.cost_usd or 0.0, unpriced=card.unpriced,
+                input=card.input, output=card.output, cache_read=card.cache_read,
+                cache_write=card.cache_write, cost_usd=card.cost_usd, unpriced=card.unpriced,
             ))  # fmt: skip
+    for gone in _used.keys() - seen:  # tasks deleted: not kept for nothing
+        _used.pop(gone, None)  # (the background may be reading them meanwhile)
     return found
+
+
+def _used_of(log: Path, saving: bool) -> list[_Used]:
+    """A log's cards as _Used; `saving`: what its .mem lacked saved there (memfile.cards_of,
+    under the memory lock), else folded in memory alone (a .mem being written meanwhile is
+    read up to its last whole frame, the rest folded from the log)."""
+    stat = log.stat()
+    key = (stat.st_size, stat.st_mtime_ns)
+    known = _used.get(log)
+    if known is not None and known[0] == key:
+        return known[1]
+    cards = memfile.cards_of(log)[0] if saving else memfile.fold_log(log)[1]
+    used = [_Used(at=card.at, model=card.model, input=card.tokens.input,
+                  output=card.tokens.output, cache_read=card.tokens.cache_read,
+                  cache_write=card.tokens.cache_write, cost_usd=card.cost_usd or 0.0,
+                  unpriced=card.unpriced) for card in cards]  # fmt: skip
+    _used[log] = (key, used)
+    return used
 
 
 def local_day(at: str) -> dt.date:

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from . import agents, memory, scrub, settings
+from . import agents, memory, scrub, settings, usage
 from .agents import session_files
 from .errors import NodwynError, NotWritten
 from .importers import registry
@@ -312,6 +312,8 @@ class Worker:
     def _fold(self, full: bool) -> None:
         with memory.BUILDING:
             memory.refresh_words(self.store, self._progress("indexing"), full=full)
+        if full:  # the overview's figures read once now, not by the page's first draw
+            usage.keep(self.store)
         # task by task, so searches by meaning run meanwhile on what is encoded so far
         memory.encode(self.store, self._progress("encoding"), lock=memory.BUILDING)
 

@@ -68,3 +68,22 @@ def test_a_bad_period_or_day_is_one_line(data_dir):
         "nodwyn: since is a day as YYYY-MM-DD or YYYYMMDD, not 'yesterday'"
     )
     assert nodwyn("usage", data_dir=data_dir).stdout.strip() == "No turns yet."
+
+
+def test_a_report_kept_from_before_follows_a_turn_added_and_a_task_deleted(data_dir):
+    """The figures a process keeps of each log (the overview asks two or three times a draw)
+    are those of the log as it is now: a turn appended since counts, a deleted task does not."""
+    from nodwyn import usage
+
+    store = Store(data_dir)
+    unpriced_task(store)
+    assert usage.report(store, by="model").total.turns == 1
+    more = records.Usage(input=500, output=50)
+    with store.writer("unpriced") as writer:
+        writer.append([records.Message(text="And the okapis?"),
+                       records.Reply(text="Two.", model="gemini-2.5-pro", usage=more)])  # fmt: skip
+    grown = usage.report(store, by="model").total
+    assert (grown.turns, grown.input, grown.output) == (2, 1500, 250)
+    store.close("unpriced")
+    store.delete("unpriced")
+    assert usage.report(store, by="model").total.turns == 0

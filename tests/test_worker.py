@@ -319,3 +319,17 @@ def test_a_log_changed_behind_the_apps_back_wakes_the_watched_change_feed_at_onc
         assert time.monotonic() - began < 10  # woken by the notification, not the wait's end
     finally:
         worker.stop(timeout=30)
+
+
+def test_after_the_first_pass_the_overview_reads_no_log_again(agents, worker):
+    """The worker's first pass reads every task's usage once, so the page's first overview
+    (two or three reports a draw) folds no log that has not changed since."""
+    from nodwyn import usage
+
+    ClaudeSession(agents).turn("Why does the zebrafish test flake?", "A race in the pager.")
+    ClaudeSession(agents).turn("Count the okapis", "Two.")
+    worker.start()
+    assert worker.wait_for_pass(0, timeout=30)
+    logs = {worker.store.log_path(info.id) for info in worker.store.list(archived=None)}
+    assert len(logs) == 2 and logs <= usage._used.keys()
+    assert usage.report(worker.store).total.turns == 2
