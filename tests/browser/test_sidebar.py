@@ -266,7 +266,8 @@ def test_a_title_cut_short_is_whole_on_hover(browser, served):
         """() => {
           const node = document.querySelector('[data-task="long-title"] .task-title');
           const height = node ? node.getBoundingClientRect().height : 0;
-          if (!height || !node.title.startsWith("Fix the flaky TestPagerOrder: it fails")) return null;
+          const whole = node && node.title.startsWith("Fix the flaky TestPagerOrder: it fails");
+          if (!height || !whole) return null;
           return {cut: node.scrollHeight > node.clientHeight, height, text: node.textContent};
         }"""
     ).json_value()
