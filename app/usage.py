@@ -73,18 +73,23 @@ class Report(Struct, kw_only=True):
     newest: str = ""  # the day of the newest turn of all, whatever since and until say
 
 
-class _Turn(Struct, frozen=True, kw_only=True):
-    task: str
-    day: dt.date
-    project: str
-    model: str
-    agent: str
+class _Figures(Struct, frozen=True, kw_only=True):
+    """A turn's tokens and cost, as its card gives them."""
+
     input: int
     output: int
     cache_read: int
     cache_write: int
     cost_usd: float
     unpriced: bool
+
+
+class _Turn(_Figures, frozen=True, kw_only=True):
+    task: str
+    day: dt.date
+    project: str
+    model: str
+    agent: str
 
 
 def day_of(text: str, name: str) -> dt.date | None:
@@ -128,17 +133,11 @@ def report(store, by: str = "day", split: str = "", since: str = "", until: str 
                   newest=newest.isoformat() if newest else "")  # fmt: skip
 
 
-class _Used(Struct, frozen=True):
+class _Used(_Figures, frozen=True, kw_only=True):
     """What a card says of a turn's usage (its task's facts are added from the task list)."""
 
     at: str
     model: str
-    input: int
-    output: int
-    cache_read: int
-    cache_write: int
-    cost_usd: float
-    unpriced: bool
 
 
 # Each log's cards as _Used, by the log's size and mtime: the overview asks for a report two or
