@@ -151,12 +151,14 @@ class Watch:
 class Encoding:
     """The background's vectors for a serving process (`nodwyn serve`, the service): every
     task encoded, newest first, the progress in
-    `status` (the page's status line, /api/status, `nodwyn status`)."""
+    `status` (the page's status line, /api/status, `nodwyn status`). `overview`: a page is
+    served (`nodwyn serve`, not the service its searches start), whose overview's figures are
+    read first (usage.keep)."""
 
-    def __init__(self, store, status):
+    def __init__(self, store, status, overview: bool = True):
         import threading
 
-        self.store, self.status = store, status
+        self.store, self.status, self.overview = store, status, overview
         self.ended = time.monotonic()
         self.thread = threading.Thread(target=self._run, name="nodwyn-encoding", daemon=True)
 
@@ -174,7 +176,8 @@ class Encoding:
             return lambda done, total: self.status.set(phase, done, total)
 
         try:  # the word index is a search's to bring up to date, as ever: not waited for
-            usage.keep(self.store)  # the overview's figures read once, not by its first draw
+            if self.overview:  # the overview's figures read once, not by its first draw
+                usage.keep(self.store)
             memory.encode(self.store, progress("encoding"), lock=memory.BUILDING)
         finally:
             self.status.set("")

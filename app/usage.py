@@ -142,7 +142,7 @@ class _Used(_Figures, frozen=True, kw_only=True):
 
 # Each log's cards as _Used, by the log's size and mtime: the overview asks for a report two or
 # three times a draw, and folding every log on from its .mem again (its last turn, never saved
-# while it may go on) took 0.7 s a report at 1,600 tasks (docs/decisions/0031's amendment).
+# while it may go on) took 0.7 s a report at 1,600 tasks (docs/decisions/0030's amendment).
 _used: dict[Path, tuple[tuple[int, int], list[_Used]]] = {}
 
 

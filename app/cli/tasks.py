@@ -151,7 +151,7 @@ def cmd_serve(args) -> int:
         return 0  # another serves this data directory already
     waits = _hold_signals(hangup=args.service)  # before the threads start: they inherit it
     server = api.Server(data, port=args.port).start()
-    encoding = service.Encoding(data, server.status).start()
+    encoding = service.Encoding(data, server.status, overview=not args.service).start()
     watch = service.Watch(server, encoding) if args.service else None
     if not args.service:
         print(f"nodwyn serves {data.root} at {server.url}", flush=True)
