@@ -29,9 +29,8 @@ const form = /** @type {HTMLFormElement} */ ($("[data-search-form]"));
 const input = /** @type {HTMLInputElement} */ ($("[data-search-input]"));
 const scopeSelect = /** @type {HTMLSelectElement} */ ($("[data-scope]"));
 const progress = $("[data-progress]");
-const drawer = createDrawer({ layout, sidebar: $("[data-sidebar]"), button: $("[data-drawer-button]"),
-  scrim: $("[data-scrim]"), filter: $("[data-filter]") });
-const closeDrawer = drawer.close;
+const { close: closeDrawer } = createDrawer({ layout, sidebar: $("[data-sidebar]"),
+  button: $("[data-drawer-button]"), scrim: $("[data-scrim]"), filter: $("[data-filter]") });
 const notice = noticeIn($("[data-header]")); // a failed change, said over the header
 
 /** @returns {State} */
@@ -292,7 +291,6 @@ document.addEventListener("keydown", (event) => {
     else if (state.seq !== null && state.task && !isTyping(event.target)) back(); // as "Back to results"
   }
 });
-
 
 window.addEventListener("popstate", () => {
   moves += 1;
