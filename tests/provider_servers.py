@@ -88,3 +88,70 @@ class ProviderServer:
         """The prompts received, counted as the estimate counts (characters / 4, rounded up)."""
         return sum(math.ceil(len(body["messages"][0]["content"]) / 4)
                    for _, _, body in self.requests)  # fmt: skip
+
+
+class VoyageServer:
+    """Voyage AI's embeddings API on 127.0.0.1: POST /v1/embeddings {input, model, input_type}
+    with a bearer key, answering {object, data: [{object, embedding, index}], model, usage}.
+    As Voyage does, it refuses a request without a key (401) or with an input_type other than
+    null, "query" or "document" (400); a query's vector is the document's turned a little, so
+    a client that asks for queries as documents still finds, but not the same numbers."""
+
+    DIMS = 16
+
+    def __init__(self):
+        self.requests: list[tuple[str, dict, dict]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                outer.requests.append((self.path, headers, body))
+                if self.path != "/v1/embeddings":
+                    return self.answer(404, {"detail": "Not Found"})
+                if not headers.get("authorization", "").startswith("Bearer "):
+                    return self.answer(401, {"detail": "Provide an API key."})
+                if body.get("input_type") not in (None, "query", "document"):
+                    return self.answer(400, {"detail": "input_type must be query or document"})
+                vectors = [outer.embedding(text, body.get("input_type")) for text in body["input"]]
+                data = [{"object": "embedding", "embedding": v, "index": i}
+                        for i, v in enumerate(vectors)]  # fmt: skip
+                tokens = sum(math.ceil(len(text) / 4) for text in body["input"])
+                self.answer(200, {"object": "list", "data": data, "model": body["model"],
+                                  "usage": {"total_tokens": tokens}})  # fmt: skip
+
+            def answer(self, status: int, payload: dict):
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def embedding(self, text: str, input_type: str | None) -> list[float]:
+        """A hashed bag of words (texts sharing words point the same way)."""
+        vector = [0.0] * self.DIMS
+        for word in text.lower().split():
+            vector[sum(word.encode()) % self.DIMS] += 1.0
+        if input_type == "query":
+            vector[0] += 0.25
+        return vector
+
+    def input_types(self) -> list[str | None]:
+        return [body.get("input_type") for _, _, body in self.requests]
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()

@@ -121,6 +121,7 @@ BROKEN = {
     ("POST", "/api/import"): ("/api/import", b'{"tool": "claude", "path": "relative/path"}', 400),
     ("GET", "/api/settings"): ("/api/settings", None, 405),
     ("POST", "/api/settings"): ("/api/settings", b'{"follow_claude": "yes"}', 400),
+    ("GET", "/api/embeddings/cost"): ("/api/embeddings/cost?kind=pigeon", None, 400),
     ("GET", "/api/mcp"): ("/api/mcp", None, 405),
     ("POST", "/api/mcp/<agent>"): ("/api/mcp/notepad", None, 400),
     ("GET", "/api/blame"): ("/api/blame?file=/no/such/file.py", None, 400),

@@ -216,6 +216,15 @@ class Handlers:
         with self.memory_lock:
             return self.summaries.start(given.tasks, given.project, given.token)
 
+    def embeddings_cost(self):
+        """What a provider for search by meaning would be sent and cost; nothing is sent."""
+        from ..memory.meaning import cost
+
+        query = bottle.request.query
+        with self.memory_lock:  # reading the cards may write their .mem
+            return cost.estimate(self.store, query.get("kind", ""), query.get("model", ""),
+                                 query.get("url", ""))  # fmt: skip
+
     def change_settings(self):
         given = _body(settings_form.SettingsChange)
         return self.changed(settings_form.change(self.store.root, given))
@@ -250,6 +259,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/import", do.import_folder),
         ("GET", "/api/settings", lambda: settings_form.shown(store.root)),
         ("POST", "/api/settings", do.change_settings),
+        ("GET", "/api/embeddings/cost", do.embeddings_cost),
         ("GET", "/api/mcp", mcp_install.connections),
         ("POST", "/api/mcp/<agent>", do.connect),
         ("GET", "/api/blame", do.blame),

@@ -7,6 +7,7 @@ set; a key it refuses changes nothing, and an address changed without a new key 
 one (it was for that server).
 """
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -14,7 +15,7 @@ import msgspec
 
 from .. import agents, settings
 from ..errors import BadInput
-from ..memory.meaning.providers import Provider
+from ..memory.meaning.providers import KEY_VARIABLE, Provider
 from ..summarizing.providers import Summarizer
 
 
@@ -30,7 +31,7 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # issue 8: where vectors come from; a provider is checked (address, model) before it is
     # kept. The key is write-only: it is kept apart (settings.set_embeddings_key), "" forgets
     # it, and an address changed without a new key forgets the old one (it was for that server).
-    embeddings: Literal["builtin", "ollama", "openai"] | None = None
+    embeddings: Literal["builtin", "ollama", "openai", "voyage"] | None = None
     embeddings_url: str | None = None
     embeddings_model: str | None = None
     embeddings_key: str | None = None
@@ -85,6 +86,8 @@ def change(root: Path, change: SettingsChange) -> dict:
     if after.embeddings != "builtin":
         # refuses a kind, address or model that could not work, before anything is kept
         Provider(after.embeddings, after.embeddings_url, after.embeddings_model)
+    if after.embeddings == "voyage" and not _has_key(root, before, after, key):
+        raise BadInput("Voyage AI needs an API key: type it in the API key field")
     if key is not None:
         settings.set_embeddings_key(root, key)  # first: a key it refuses changes nothing
     elif after.embeddings_url != before.embeddings_url:
@@ -92,6 +95,14 @@ def change(root: Path, change: SettingsChange) -> dict:
     _keep_summaries_key(root, before, after, summaries_key)
     settings.update(root, **given)
     return shown(root)
+
+
+def _has_key(root: Path, before, after, key: str | None) -> bool:
+    """Whether the embeddings provider would have a key once this change is kept."""
+    if key is not None:
+        return bool(key.strip())
+    kept = after.embeddings_url == before.embeddings_url and settings.key_path(root).exists()
+    return kept or bool(os.environ.get(KEY_VARIABLE))
 
 
 def _keep_summaries_key(root: Path, before, after, key: str | None) -> None:
