@@ -50,6 +50,9 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     summaries: Literal["off", "ollama", "openai", "anthropic"] = "off"
     summaries_url: str = ""  # e.g. http://127.0.0.1:11434 (Ollama), https://api.anthropic.com
     summaries_model: str = ""  # e.g. llama3.2, gpt-5-mini, claude-haiku-4-5
+    # the terminal "Open in terminal" starts (a command line: "kitty", "alacritty"); "" means
+    # $TERMINAL, else the desktop's own (reading/terminal.py)
+    terminal: str = ""
 
 
 # one writer at a time in this process: the page's requests run on several threads, and a

@@ -107,6 +107,7 @@ BROKEN = {
     ("GET", "/api/tasks/<task>/context"): ("/api/tasks/demo-pager-limit/context?seq=x", None, 400),
     ("GET", "/api/tasks/<task>/export"): ("/api/tasks/demo-pager-ci/export?format=pdf", None, 400),
     ("GET", "/api/tasks/<task>/resume"): ("/api/tasks/no-such-task/resume", None, 404),
+    ("POST", "/api/tasks/<task>/terminal"): ("/api/tasks/no-such-task/terminal", None, 404),
     ("GET", "/api/tasks/<task>/starred"): ("/api/tasks/demo-pager-limit/starred", None, 405),
     ("POST", "/api/tasks/<task>/turns/<seq>/star"): ("/api/tasks/demo-a/turns/x/star", b"", 400),
     ("GET", "/api/starred"): ("/api/starred", None, 405),

@@ -19,7 +19,7 @@ from ..feed import Feed
 from ..memory.recall import cut
 from ..memory.words.search import search as words_only
 from ..reading import export as reading_export
-from ..reading import resume, shown
+from ..reading import resume, shown, terminal
 from ..store import Store
 from ..summarizing.runs import Runs
 from . import settings_form
@@ -245,6 +245,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/tasks/<task>/context", do.context),
         ("GET", "/api/tasks/<task>/export", do.export),
         ("GET", "/api/tasks/<task>/resume", lambda task: resume.command(store, task)),
+        ("POST", "/api/tasks/<task>/terminal", lambda task: terminal.open_in_terminal(store, task)),
         ("GET", "/api/tasks/<task>/starred", lambda task: TaskStars(starred.of_task(store, task))),
         ("POST", "/api/tasks/<task>/turns/<seq>/star", do.star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),

@@ -16,6 +16,7 @@ import msgspec
 from .. import agents, settings
 from ..errors import BadInput
 from ..memory.meaning.providers import KEY_VARIABLE, Provider
+from ..reading import terminal
 from ..summarizing.providers import Summarizer
 
 
@@ -50,6 +51,8 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # issue 18: agent -> followed, for the agents after Claude Code and Codex; merged into
     # the switches already set
     follow: dict[str, bool] | None = None
+    # issue 40: the terminal "Open in terminal" starts ("" for $TERMINAL or the desktop's own)
+    terminal: str | None = None
 
 
 def shown(root: Path) -> dict:
@@ -82,6 +85,8 @@ def change(root: Path, change: SettingsChange) -> dict:
             if tool not in agents.tools() or not all(Path(each).is_absolute() for each in folders):
                 raise BadInput(f"extra folders are full paths for {', '.join(agents.tools())}")
         given["extra_folders"] = {tool: on for tool, on in given["extra_folders"].items() if on}
+    if given.get("terminal"):
+        given["terminal"] = terminal.checked(given["terminal"])
     after = msgspec.structs.replace(before, **given)
     if after.embeddings != "builtin":
         # refuses a kind, address or model that could not work, before anything is kept

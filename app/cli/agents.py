@@ -45,6 +45,9 @@ def add_agent_commands(sub) -> None:
     each.add_argument("url", nargs="?", default="", help="the provider's address (Voyage: its own)")
     each.add_argument("model", nargs="?", default="", help="the provider's model name")
     each.set_defaults(run=cmd_embeddings)
+    each = change.add_parser("terminal", help="the terminal 'Open in terminal' starts (#40)")
+    each.add_argument("command", nargs="?", default="", help="e.g. kitty; none: automatic")
+    each.set_defaults(run=cmd_terminal)
 
 
 def cmd_search_mode(args) -> int:
@@ -76,6 +79,18 @@ def cmd_embeddings(args) -> int:
         if args.kind == "voyage" and not settings.embeddings_key(store(args).root):
             print("Voyage AI needs an API key: set it in Settings > Search, or in "
                   "NODWYN_EMBEDDINGS_KEY.")  # fmt: skip
+    return 0
+
+
+def cmd_terminal(args) -> int:
+    from .. import settings
+    from ..reading.terminal import checked
+
+    settings.update(store(args).root, terminal=checked(args.command))
+    if args.command:
+        print(f"Open in terminal now starts {args.command}.")
+    else:
+        print("Open in terminal starts $TERMINAL, else this desktop's own terminal.")
     return 0
 
 
