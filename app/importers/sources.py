@@ -1,9 +1,14 @@
 """Finding an agent's sources: the files below folders, and what tells that one changed.
 
-A file named by a person is looked at whatever its name; below a folder only the files the
-agent names as possible sessions are. A source's signature is the size and modification time
-of the file and of its companions (the title file beside it, its sub-agents' files, a
-database's write-ahead log), so that a change to any of them imports the session again.
+A file named by a person is looked at whatever its name. Below a folder the agent follows,
+only the files the agent names as possible sessions are; below a folder a person names for an
+import, the other files of the agent's types (`Agent.content`) are read too, by their content,
+since people keep copies under names of their own (`copy1.jsonl`): a session's task id comes
+from what the file holds, so a copy and the original are one task whichever comes first (but
+aider's, whose ids hold the history's own path: ADR 0023). A source's signature is the size
+and modification time of the file and of its companions (the title file beside it, its
+sub-agents' files, a database's write-ahead log), so that a change to any of them imports the
+session again.
 """
 
 import logging
@@ -17,17 +22,42 @@ log = logging.getLogger("nodwyn.importers")
 Signature = tuple[int, int]
 
 
-def walk(agent: Agent, paths: list[Path], explicit: bool) -> tuple[list[Path], list[Path]]:
-    """(files to look at, paths named that do not exist): files in a stable order."""
-    files, missing = [], []
+PASSED = frozenset(("node_modules", "__pycache__"))  # never sessions, often thousands of files
+
+
+def walk(
+    agent: Agent, paths: list[Path], explicit: bool
+) -> tuple[list[Path], list[Path], list[Path]]:
+    """(files to look at, paths named that do not exist, those of the files read by their
+    content: not named as the agent names its sessions, below a folder named), in a stable
+    order."""
+    files, missing, renamed = [], [], []
     for path in paths:
         if path.is_file():
             files.append(path)
         elif path.is_dir():
-            files.extend(sorted(p for p in agent.sources(path) if p.is_file()))
+            named = sorted(p for p in agent.sources(path) if p.is_file())
+            more = by_content(agent, path, set(named)) if explicit else []
+            files.extend(named + more)
+            renamed.extend(more)
         elif explicit:
             missing.append(path)
-    return files, missing
+    return files, missing, renamed
+
+
+def by_content(agent: Agent, folder: Path, named: set[Path]) -> list[Path]:
+    """The files of the agent's types below `folder` that it does not name as sessions (nor as
+    a session's companion), but hidden folders' and PASSED's."""
+    companions = {other for path in named for other in agent.companions(path)}
+    found = []
+    for path in folder.rglob("*"):
+        inside = path.relative_to(folder).parts[:-1]
+        if path.suffix not in agent.content or path in named or path in companions:
+            continue
+        if any(part.startswith(".") or part in PASSED for part in inside) or not path.is_file():
+            continue
+        found.append(path)
+    return sorted(found)
 
 
 def signature(agent: Agent, file: Path) -> Signature:
