@@ -12,6 +12,7 @@ session again.
 """
 
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -47,17 +48,17 @@ def walk(
 
 def by_content(agent: Agent, folder: Path, named: set[Path]) -> list[Path]:
     """The files of the agent's types below `folder` that it does not name as sessions (nor as
-    a session's companion), but hidden folders' and PASSED's."""
+    a session's companion); hidden folders and PASSED's are not walked into (a project's .venv
+    of 13,000 files: 1.8 s walked, 18 ms passed over)."""
     companions = {other for path in named for other in agent.companions(path)}
     found = []
-    for path in folder.rglob("*"):
-        inside = path.relative_to(folder).parts[:-1]
-        if path.suffix not in agent.content or path in named or path in companions:
-            continue
-        if any(part.startswith(".") or part in PASSED for part in inside) or not path.is_file():
-            continue
-        found.append(path)
-    return sorted(found)
+    for top, folders, names in os.walk(folder):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in PASSED)
+        for name in names:
+            path = Path(top, name)
+            if path.suffix in agent.content and path not in named and path not in companions:
+                found.append(path)
+    return sorted(p for p in found if p.is_file())
 
 
 def signature(agent: Agent, file: Path) -> Signature:
