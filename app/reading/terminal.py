@@ -33,15 +33,7 @@ from . import resume
 
 LINUX = ("x-terminal-emulator", "gnome-terminal", "konsole", "xterm")
 # how a terminal is handed the command to run: the words put before it (default: "-e")
-BEFORE = {
-    "gnome-terminal": ["--"],
-    "kgx": ["--"],
-    "ptyxis": ["--"],
-    "kitty": [],
-    "foot": [],
-    "wezterm": ["start", "--"],
-    "wt": [],
-}
+BEFORE = {"gnome-terminal": ["--"], "kitty": [], "foot": [], "wezterm": ["start", "--"]}
 QUICK_FAILURE = 0.5  # seconds: a terminal that ends with an error within this is reported
 
 
