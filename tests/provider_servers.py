@@ -1,6 +1,7 @@
 """A local HTTP server (127.0.0.1, a free port) that speaks one summaries provider's real
 request and response shapes (Ollama's /api/chat, OpenAI's /v1/chat/completions, Anthropic's
-/v1/messages), keeping every request it got and counting the connections made to it."""
+/v1/messages) or Voyage AI's embeddings (/v1/embeddings), keeping every request it got and
+counting the connections made to it."""
 
 import json
 import math
@@ -33,8 +34,38 @@ def anthropic_answer(body: dict, text: str) -> dict:
             "usage": {"input_tokens": math.ceil(len(prompt) / 4), "output_tokens": 9}}  # fmt: skip
 
 
+VOYAGE_DIMS = 16
+
+
+def voyage_embedding(text: str, input_type: str | None) -> list[float]:
+    """A hashed bag of words (texts sharing words point the same way); a query's is turned a
+    little, so a client that asks for queries as documents still finds, but not the same."""
+    vector = [0.0] * VOYAGE_DIMS
+    for word in text.lower().split():
+        vector[sum(word.encode()) % VOYAGE_DIMS] += 1.0
+    if input_type == "query":
+        vector[0] += 0.25
+    return vector
+
+
+def voyage_answer(body: dict, text: str, headers: dict) -> dict | tuple[int, dict]:
+    """Voyage AI's POST /v1/embeddings {input, model, input_type} with a bearer key; as Voyage
+    does, a request without a key is refused (401), an input_type but null, "query" or
+    "document" too (400)."""
+    if not headers.get("authorization", "").startswith("Bearer "):
+        return 401, {"detail": "Provide an API key."}
+    if body.get("input_type") not in (None, "query", "document"):
+        return 400, {"detail": "input_type must be query or document"}
+    data = [{"object": "embedding", "embedding": voyage_embedding(t, body.get("input_type")),
+             "index": i} for i, t in enumerate(body["input"])]  # fmt: skip
+    tokens = sum(math.ceil(len(t) / 4) for t in body["input"])
+    return {"object": "list", "data": data, "model": body["model"],
+            "usage": {"total_tokens": tokens}}  # fmt: skip
+
+
 ANSWERS = {"/api/chat": ollama_answer, "/v1/chat/completions": openai_answer,
            "/v1/messages": anthropic_answer}  # fmt: skip
+HEARS_HEADERS = {"/v1/embeddings": voyage_answer}  # answers that read the request's headers
 
 
 class ProviderServer:
@@ -57,12 +88,16 @@ class ProviderServer:
                 outer.requests.append((self.path, headers, body))
                 outer.arrived.set()
                 outer.hold.wait(timeout=60)
-                answer = ANSWERS.get(self.path)
-                if answer is None:
+                if self.path in HEARS_HEADERS:
+                    said = HEARS_HEADERS[self.path](body, outer.text, headers)
+                elif self.path in ANSWERS:
+                    said = ANSWERS[self.path](body, outer.text)
+                else:
                     self.send_error(404)
                     return
-                data = json.dumps(answer(body, outer.text)).encode()
-                self.send_response(200)
+                status, said = said if isinstance(said, tuple) else (200, said)
+                data = json.dumps(said).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -89,69 +124,6 @@ class ProviderServer:
         return sum(math.ceil(len(body["messages"][0]["content"]) / 4)
                    for _, _, body in self.requests)  # fmt: skip
 
-
-class VoyageServer:
-    """Voyage AI's embeddings API on 127.0.0.1: POST /v1/embeddings {input, model, input_type}
-    with a bearer key, answering {object, data: [{object, embedding, index}], model, usage}.
-    As Voyage does, it refuses a request without a key (401) or with an input_type other than
-    null, "query" or "document" (400); a query's vector is the document's turned a little, so
-    a client that asks for queries as documents still finds, but not the same numbers."""
-
-    DIMS = 16
-
-    def __init__(self):
-        self.requests: list[tuple[str, dict, dict]] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                headers = {name.lower(): value for name, value in self.headers.items()}
-                outer.requests.append((self.path, headers, body))
-                if self.path != "/v1/embeddings":
-                    return self.answer(404, {"detail": "Not Found"})
-                if not headers.get("authorization", "").startswith("Bearer "):
-                    return self.answer(401, {"detail": "Provide an API key."})
-                if body.get("input_type") not in (None, "query", "document"):
-                    return self.answer(400, {"detail": "input_type must be query or document"})
-                vectors = [outer.embedding(text, body.get("input_type")) for text in body["input"]]
-                data = [{"object": "embedding", "embedding": v, "index": i}
-                        for i, v in enumerate(vectors)]  # fmt: skip
-                tokens = sum(math.ceil(len(text) / 4) for text in body["input"])
-                self.answer(200, {"object": "list", "data": data, "model": body["model"],
-                                  "usage": {"total_tokens": tokens}})  # fmt: skip
-
-            def answer(self, status: int, payload: dict):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def embedding(self, text: str, input_type: str | None) -> list[float]:
-        """A hashed bag of words (texts sharing words point the same way)."""
-        vector = [0.0] * self.DIMS
-        for word in text.lower().split():
-            vector[sum(word.encode()) % self.DIMS] += 1.0
-        if input_type == "query":
-            vector[0] += 0.25
-        return vector
-
     def input_types(self) -> list[str | None]:
+        """The input_type of each embeddings request, in order."""
         return [body.get("input_type") for _, _, body in self.requests]
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()

@@ -7,14 +7,14 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from provider_servers import VoyageServer
+from provider_servers import ProviderServer
 
 KEY = "pa-browser-test-7c2e1"
 
 
 @pytest.fixture
 def voyage():
-    with VoyageServer() as server:
+    with ProviderServer() as server:
         yield server
 
 
