@@ -72,6 +72,17 @@ def test_a_folder_of_another_agents_files_says_why_none_became_a_task(corpus, tm
     assert lines[3].endswith("…): copy1.jsonl, copy2.jsonl") and len(lines) == 4
 
 
+def test_a_folder_with_nothing_to_read_says_so(tmp_path):
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "notes.txt").write_text("not a log")
+    lines = nodwyn("import", "gemini", str(tmp_path / "kept")).stdout.splitlines()
+    assert lines[1:] == [
+        "0 created, 0 extended, 0 unchanged, 0 skipped",
+        "  no file there could be a Gemini CLI session: none named as its sessions nor of its "
+        "types (.jsonl, .json)",
+    ]
+
+
 def test_files_an_agent_names_are_not_read_twice_and_other_types_not_at_all(corpus, tmp_path):
     folder = tmp_path / "kept"
     copies([corpus / "other" / "gemini-cli" / GEMINI[3]], folder)  # a session, named by Gemini

@@ -374,7 +374,7 @@ def cmd_import(args) -> int:
             f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
             + (f", {unreadable} lines unreadable" if report.problems else "")
         )
-        for line in reasons(args.tool, report):
+        for line in reasons(args.tool, report, named=bool(paths)):
             print(f"  {line}")
         for problem in report.problems:
             print(f"  line skipped {problem.message()}")
@@ -392,14 +392,20 @@ MISSING = "no such file or folder"  # import_paths' reason for a named path that
 NAMES_SHOWN = 3  # files named on a line of skipped files sharing a reason
 
 
-def reasons(tool: str, report) -> list[str]:
+def reasons(tool: str, report, named: bool = False) -> list[str]:
     """Why files were read by their content, and why files were skipped: one line a reason
-    (files sharing one are counted on one line; one read by content shows its first line)."""
+    (files sharing one are counted on one line; one read by content shows its first line);
+    where a folder named held no file to look at, that."""
     from ..importers import registry
 
-    lines = []
+    lines, label = [], registry.get(tool).label
+    looked = report.created + report.extended + report.unchanged + report.skipped
+    if named and not looked and not report.stopped:
+        types = ", ".join(registry.get(tool).content)
+        lines.append(f"no file there could be a {label} session: none named as its sessions "
+                     f"nor of its types ({types})")  # fmt: skip
     if report.renamed:
-        count, label = len(report.renamed), registry.get(tool).label
+        count = len(report.renamed)
         lines.append(f"{count} file{'s are' if count > 1 else ' is'} not named as {label} "
                      "names its sessions: read by their content")  # fmt: skip
     grouped: dict[str, list] = {}
