@@ -67,7 +67,9 @@ export function embeddingsChoice(current, said, onChange) {
     if (example) {
       url.input.placeholder = example.url;
       model.input.placeholder = example.model;
+      // Voyage's own address filled in, and taken away again for another kind
       if (kind === "voyage" && !url.input.value.trim()) url.input.value = example.url;
+      else if (kind !== "voyage" && url.input.value.trim() === EXAMPLES.voyage.url) url.input.value = "";
     }
     keyState.textContent = saved.embeddings_key_set ? "A key is set (it is never shown)." : "No key set.";
     forget.hidden = !saved.embeddings_key_set;
