@@ -68,8 +68,12 @@ def open_in_terminal(store, task: str) -> Opened:
 def terminal_command(root: Path, folder: str, words: str) -> list[str]:
     """The command line that opens the terminal running `words` in `folder`."""
     chosen = settings.load(root).terminal or os.environ.get("TERMINAL", "")
-    if chosen:
-        return _handed(shlex.split(chosen, posix=os.name != "nt"), folder, words)
+    try:
+        named = shlex.split(chosen, posix=os.name != "nt")
+    except ValueError as exc:  # an unclosed quote in $TERMINAL
+        raise NotOpened(f"the terminal {chosen!r} cannot be read: {exc}") from None
+    if named:
+        return _handed(named, folder, words)
     if sys.platform == "darwin":
         script = f"cd {shlex.quote(folder)} && {words}"
         quoted = script.replace("\\", "\\\\").replace('"', '\\"')
