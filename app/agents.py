@@ -152,6 +152,8 @@ def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., 
     if not path.exists():
         raise BadInput(f"there is no file or folder {path}")
     files = sorted(session_files(tool, [path]), key=str)
+    if path.is_dir():  # copies kept under names of the person's own: read by their content
+        files += sources.by_content(registry.get(tool), path, set(files))
     if not files:
         label = registry.get(tool).label
         raise BadInput(f"no {label} session files in {path}")

@@ -31,7 +31,7 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     # search by words (BM25), meaning (vectors) or both fused (docs/decisions: search by meaning)
     search_mode: Literal["words", "meaning", "both"] = "both"
     # vectors from the built-in model, or from a provider (sends text to embeddings_url)
-    embeddings: Literal["builtin", "ollama", "openai"] = "builtin"
+    embeddings: Literal["builtin", "ollama", "openai", "voyage"] = "builtin"
     embeddings_url: str = ""  # e.g. http://127.0.0.1:11434 (Ollama), http://127.0.0.1:8080
     embeddings_model: str = ""  # the provider's model name, e.g. nomic-embed-text
     # folders the person imported with "Import a folder…", per agent ("claude"/"codex"); the
@@ -50,6 +50,9 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     summaries: Literal["off", "ollama", "openai", "anthropic"] = "off"
     summaries_url: str = ""  # e.g. http://127.0.0.1:11434 (Ollama), https://api.anthropic.com
     summaries_model: str = ""  # e.g. llama3.2, gpt-5-mini, claude-haiku-4-5
+    # the terminal "Open in terminal" starts (a command line: "kitty", "alacritty"); "" means
+    # $TERMINAL, else the desktop's own (reading/terminal.py)
+    terminal: str = ""
 
 
 # one writer at a time in this process: the page's requests run on several threads, and a

@@ -1,6 +1,7 @@
 """A local HTTP server (127.0.0.1, a free port) that speaks one summaries provider's real
 request and response shapes (Ollama's /api/chat, OpenAI's /v1/chat/completions, Anthropic's
-/v1/messages), keeping every request it got and counting the connections made to it."""
+/v1/messages) or Voyage AI's embeddings (/v1/embeddings), keeping every request it got and
+counting the connections made to it."""
 
 import json
 import math
@@ -33,8 +34,38 @@ def anthropic_answer(body: dict, text: str) -> dict:
             "usage": {"input_tokens": math.ceil(len(prompt) / 4), "output_tokens": 9}}  # fmt: skip
 
 
+VOYAGE_DIMS = 16
+
+
+def voyage_embedding(text: str, input_type: str | None) -> list[float]:
+    """A hashed bag of words (texts sharing words point the same way); a query's is turned a
+    little, so a client that asks for queries as documents still finds, but not the same."""
+    vector = [0.0] * VOYAGE_DIMS
+    for word in text.lower().split():
+        vector[sum(word.encode()) % VOYAGE_DIMS] += 1.0
+    if input_type == "query":
+        vector[0] += 0.25
+    return vector
+
+
+def voyage_answer(body: dict, text: str, headers: dict) -> dict | tuple[int, dict]:
+    """Voyage AI's POST /v1/embeddings {input, model, input_type} with a bearer key; as Voyage
+    does, a request without a key is refused (401), an input_type but null, "query" or
+    "document" too (400)."""
+    if not headers.get("authorization", "").startswith("Bearer "):
+        return 401, {"detail": "Provide an API key."}
+    if body.get("input_type") not in (None, "query", "document"):
+        return 400, {"detail": "input_type must be query or document"}
+    data = [{"object": "embedding", "embedding": voyage_embedding(t, body.get("input_type")),
+             "index": i} for i, t in enumerate(body["input"])]  # fmt: skip
+    tokens = sum(math.ceil(len(t) / 4) for t in body["input"])
+    return {"object": "list", "data": data, "model": body["model"],
+            "usage": {"total_tokens": tokens}}  # fmt: skip
+
+
 ANSWERS = {"/api/chat": ollama_answer, "/v1/chat/completions": openai_answer,
            "/v1/messages": anthropic_answer}  # fmt: skip
+HEARS_HEADERS = {"/v1/embeddings": voyage_answer}  # answers that read the request's headers
 
 
 class ProviderServer:
@@ -57,12 +88,16 @@ class ProviderServer:
                 outer.requests.append((self.path, headers, body))
                 outer.arrived.set()
                 outer.hold.wait(timeout=60)
-                answer = ANSWERS.get(self.path)
-                if answer is None:
+                if self.path in HEARS_HEADERS:
+                    said = HEARS_HEADERS[self.path](body, outer.text, headers)
+                elif self.path in ANSWERS:
+                    said = ANSWERS[self.path](body, outer.text)
+                else:
                     self.send_error(404)
                     return
-                data = json.dumps(answer(body, outer.text)).encode()
-                self.send_response(200)
+                status, said = said if isinstance(said, tuple) else (200, said)
+                data = json.dumps(said).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -88,3 +123,7 @@ class ProviderServer:
         """The prompts received, counted as the estimate counts (characters / 4, rounded up)."""
         return sum(math.ceil(len(body["messages"][0]["content"]) / 4)
                    for _, _, body in self.requests)  # fmt: skip
+
+    def input_types(self) -> list[str | None]:
+        """The input_type of each embeddings request, in order."""
+        return [body.get("input_type") for _, _, body in self.requests]

@@ -19,7 +19,7 @@ from ..feed import Feed
 from ..memory.recall import cut
 from ..memory.words.search import search as words_only
 from ..reading import export as reading_export
-from ..reading import resume, shown
+from ..reading import resume, shown, terminal
 from ..store import Store
 from ..summarizing.runs import Runs
 from . import settings_form
@@ -216,6 +216,15 @@ class Handlers:
         with self.memory_lock:
             return self.summaries.start(given.tasks, given.project, given.token)
 
+    def embeddings_cost(self):
+        """What a provider for search by meaning would be sent and cost; nothing is sent."""
+        from ..memory.meaning import cost
+
+        query = bottle.request.query
+        with self.memory_lock:  # reading the cards may write their .mem
+            return cost.estimate(self.store, query.get("kind", ""), query.get("model", ""),
+                                 query.get("url", ""))  # fmt: skip
+
     def change_settings(self):
         given = _body(settings_form.SettingsChange)
         return self.changed(settings_form.change(self.store.root, given))
@@ -236,6 +245,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/tasks/<task>/context", do.context),
         ("GET", "/api/tasks/<task>/export", do.export),
         ("GET", "/api/tasks/<task>/resume", lambda task: resume.command(store, task)),
+        ("POST", "/api/tasks/<task>/terminal", lambda task: terminal.open_in_terminal(store, task)),
         ("GET", "/api/tasks/<task>/starred", lambda task: TaskStars(starred.of_task(store, task))),
         ("POST", "/api/tasks/<task>/turns/<seq>/star", do.star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
@@ -250,6 +260,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/import", do.import_folder),
         ("GET", "/api/settings", lambda: settings_form.shown(store.root)),
         ("POST", "/api/settings", do.change_settings),
+        ("GET", "/api/embeddings/cost", do.embeddings_cost),
         ("GET", "/api/mcp", mcp_install.connections),
         ("POST", "/api/mcp/<agent>", do.connect),
         ("GET", "/api/blame", do.blame),

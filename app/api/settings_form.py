@@ -7,6 +7,7 @@ set; a key it refuses changes nothing, and an address changed without a new key 
 one (it was for that server).
 """
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -14,7 +15,8 @@ import msgspec
 
 from .. import agents, settings
 from ..errors import BadInput
-from ..memory.meaning.providers import Provider
+from ..memory.meaning.providers import KEY_VARIABLE, Provider
+from ..reading import terminal
 from ..summarizing.providers import Summarizer
 
 
@@ -30,7 +32,7 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # issue 8: where vectors come from; a provider is checked (address, model) before it is
     # kept. The key is write-only: it is kept apart (settings.set_embeddings_key), "" forgets
     # it, and an address changed without a new key forgets the old one (it was for that server).
-    embeddings: Literal["builtin", "ollama", "openai"] | None = None
+    embeddings: Literal["builtin", "ollama", "openai", "voyage"] | None = None
     embeddings_url: str | None = None
     embeddings_model: str | None = None
     embeddings_key: str | None = None
@@ -49,6 +51,8 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # issue 18: agent -> followed, for the agents after Claude Code and Codex; merged into
     # the switches already set
     follow: dict[str, bool] | None = None
+    # issue 40: the terminal "Open in terminal" starts ("" for $TERMINAL or the desktop's own)
+    terminal: str | None = None
 
 
 def shown(root: Path) -> dict:
@@ -81,10 +85,14 @@ def change(root: Path, change: SettingsChange) -> dict:
             if tool not in agents.tools() or not all(Path(each).is_absolute() for each in folders):
                 raise BadInput(f"extra folders are full paths for {', '.join(agents.tools())}")
         given["extra_folders"] = {tool: on for tool, on in given["extra_folders"].items() if on}
+    if given.get("terminal"):
+        given["terminal"] = terminal.checked(given["terminal"])
     after = msgspec.structs.replace(before, **given)
     if after.embeddings != "builtin":
         # refuses a kind, address or model that could not work, before anything is kept
         Provider(after.embeddings, after.embeddings_url, after.embeddings_model)
+    if after.embeddings == "voyage" and not _has_key(root, before, after, key):
+        raise BadInput("Voyage AI needs an API key: type it in the API key field")
     if key is not None:
         settings.set_embeddings_key(root, key)  # first: a key it refuses changes nothing
     elif after.embeddings_url != before.embeddings_url:
@@ -92,6 +100,14 @@ def change(root: Path, change: SettingsChange) -> dict:
     _keep_summaries_key(root, before, after, summaries_key)
     settings.update(root, **given)
     return shown(root)
+
+
+def _has_key(root: Path, before, after, key: str | None) -> bool:
+    """Whether the embeddings provider would have a key once this change is kept."""
+    if key is not None:
+        return bool(key.strip())
+    kept = after.embeddings_url == before.embeddings_url and settings.key_path(root).exists()
+    return kept or bool(os.environ.get(KEY_VARIABLE))
 
 
 def _keep_summaries_key(root: Path, before, after, key: str | None) -> None:

@@ -41,10 +41,13 @@ def add_agent_commands(sub) -> None:
     each.add_argument("mode", choices=("words", "meaning", "both"))
     each.set_defaults(run=cmd_search_mode)
     each = change.add_parser("embeddings", help="vectors from the built-in model or a provider")
-    each.add_argument("kind", choices=("builtin", "ollama", "openai"))
-    each.add_argument("url", nargs="?", default="", help="the provider's address")
+    each.add_argument("kind", choices=("builtin", "ollama", "openai", "voyage"))
+    each.add_argument("url", nargs="?", default="", help="the provider's address (Voyage: its own)")
     each.add_argument("model", nargs="?", default="", help="the provider's model name")
     each.set_defaults(run=cmd_embeddings)
+    each = change.add_parser("terminal", help="the terminal 'Open in terminal' starts (#40)")
+    each.add_argument("command", nargs="?", default="", help="e.g. kitty; none: automatic")
+    each.set_defaults(run=cmd_terminal)
 
 
 def cmd_search_mode(args) -> int:
@@ -57,8 +60,11 @@ def cmd_search_mode(args) -> int:
 
 def cmd_embeddings(args) -> int:
     from .. import settings
-    from ..memory.meaning.providers import Provider
+    from ..memory.meaning import cost
+    from ..memory.meaning.providers import VOYAGE, Provider
 
+    if args.kind == "voyage" and not args.url.startswith(("http://", "https://")):
+        args.url, args.model = VOYAGE, args.model or args.url  # `voyage MODEL`: its own address
     if args.kind != "builtin":
         Provider(args.kind, args.url, args.model)  # refuses a bad address or no model
     chosen = {"embeddings_url": args.url, "embeddings_model": args.model}
@@ -68,6 +74,23 @@ def cmd_embeddings(args) -> int:
     else:
         print(f"Vectors now come from {args.url} ({args.model}): the text of every turn's card "
               "and compaction note, and every search, will be sent there.")  # fmt: skip
+        found = cost.estimate(store(args), args.kind, args.model, args.url)
+        print(f"Your {found.texts} cards and notes are about {found.tokens} tokens: {found.price}.")
+        if args.kind == "voyage" and not settings.embeddings_key(store(args).root):
+            print("Voyage AI needs an API key: set it in Settings > Search, or in "
+                  "NODWYN_EMBEDDINGS_KEY.")  # fmt: skip
+    return 0
+
+
+def cmd_terminal(args) -> int:
+    from .. import settings
+    from ..reading.terminal import checked
+
+    settings.update(store(args).root, terminal=checked(args.command))
+    if args.command:
+        print(f"Open in terminal now starts {args.command}.")
+    else:
+        print("Open in terminal starts $TERMINAL, else this desktop's own terminal.")
     return 0
 
 

@@ -6,6 +6,7 @@ process otherwise; either way the answer is the API's JSON, printed by the same 
 """
 
 import sys
+from pathlib import Path
 
 from .. import running
 from ..errors import NodwynError
@@ -373,8 +374,8 @@ def cmd_import(args) -> int:
             f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
             + (f", {unreadable} lines unreadable" if report.problems else "")
         )
-        for skipped in report.skipped:
-            print(f"  skipped {skipped.path}: {skipped.reason}")
+        for line in reasons(args.tool, report, named=bool(paths)):
+            print(f"  {line}")
         for problem in report.problems:
             print(f"  line skipped {problem.message()}")
     if report.stopped:  # the disk is full: what could not be written, and that all else holds
@@ -388,6 +389,41 @@ def cmd_import(args) -> int:
 
 
 MISSING = "no such file or folder"  # import_paths' reason for a named path that is not there
+NAMES_SHOWN = 3  # files named on a line of skipped files sharing a reason
+
+
+def reasons(tool: str, report, named: bool = False) -> list[str]:
+    """Why files were read by their content, and why files were skipped: one line a reason
+    (files sharing one are counted on one line; one read by content shows its first line);
+    where a folder named held no file to look at, that."""
+    from ..importers import registry
+
+    lines, label = [], registry.get(tool).label
+    looked = report.created + report.extended + report.unchanged + report.skipped
+    if named and not looked and not report.stopped:
+        types = ", ".join(registry.get(tool).content)
+        lines.append(f"no file there could be a {label} session: none named as its sessions "
+                     f"nor of its types ({types})")  # fmt: skip
+    if report.renamed:
+        count = len(report.renamed)
+        lines.append(f"{count} file{'s are' if count > 1 else ' is'} not named as {label} "
+                     "names its sessions: read by their content")  # fmt: skip
+    grouped: dict[str, list] = {}
+    for skipped in report.skipped:
+        grouped.setdefault(skipped.reason, []).append(skipped)
+    for reason, files in grouped.items():
+        # what a file that is not the agent's at all holds instead
+        first = next((f.first_line for f in files if f.first_line), "")
+        shown = f"{reason} (first line: {first})" if first and reason.startswith("not ") else reason
+        if len(files) == 1:
+            lines.append(f"skipped {files[0].path}: {shown}")
+            continue
+        names = ", ".join(Path(f.path).name for f in files[:NAMES_SHOWN])
+        more = f" and {len(files) - NAMES_SHOWN} more" if len(files) > NAMES_SHOWN else ""
+        lines.append(f"{len(files)} skipped: {shown}: {names}{more}")
+    return lines
+
+
 HOMES = {"claude": ("Claude Code", "CLAUDE_CONFIG_DIR"), "codex": ("Codex", "CODEX_HOME")}
 
 

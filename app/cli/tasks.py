@@ -33,12 +33,26 @@ def add_tasks(sub) -> None:
 
     cmd = sub.add_parser("resume", help="open a closed task again")
     cmd.add_argument("id")
-    cmd.set_defaults(run=lambda a: show(store(a).resume(a.id)))
+    cmd.add_argument(
+        "--terminal", action="store_true", help="go on with it: the agent, in a terminal"
+    )
+    cmd.set_defaults(run=cmd_resume)
 
     cmd = sub.add_parser("delete", help="delete a closed task and all nodwyn keeps of it")
     cmd.add_argument("id")
     cmd.add_argument("--yes", action="store_true", help="do not ask")
     cmd.set_defaults(run=cmd_delete)
+
+
+def cmd_resume(args) -> None:
+    """Without --terminal, nodwyn's own task is opened again; with it, the agent's session goes
+    on in a terminal in its folder (reading/terminal.py; a task of nodwyn's has no agent)."""
+    if not args.terminal:
+        return show(store(args).resume(args.id))
+    from ..reading.terminal import open_in_terminal
+
+    opened = open_in_terminal(store(args), args.id)
+    print(f"Opened {opened.terminal} in {opened.folder}: {opened.command}")
 
 
 def add_serve(sub) -> None:

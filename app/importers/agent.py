@@ -70,6 +70,9 @@ class Agent:
     resume = ""  # the agent's own command that resumes a session, {id} its id (reading/resume.py)
     no_resume = ""  # or why there is none
     limits = 0  # the version of its limit records (ADR 0037): a log of a lower one gets them
+    # below a folder a person names, the files of these types not named as sessions are read by
+    # their content (a copy kept as `copy1.jsonl`): sources.by_content
+    content: tuple[str, ...] = (".jsonl", ".json")
 
     def roots(self) -> list[Path]:
         """The folders where the agent keeps its sessions on this computer (existing or not)."""

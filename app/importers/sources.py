@@ -1,12 +1,18 @@
 """Finding an agent's sources: the files below folders, and what tells that one changed.
 
-A file named by a person is looked at whatever its name; below a folder only the files the
-agent names as possible sessions are. A source's signature is the size and modification time
-of the file and of its companions (the title file beside it, its sub-agents' files, a
-database's write-ahead log), so that a change to any of them imports the session again.
+A file named by a person is looked at whatever its name. Below a folder the agent follows,
+only the files the agent names as possible sessions are; below a folder a person names for an
+import, the other files of the agent's types (`Agent.content`) are read too, by their content,
+since people keep copies under names of their own (`copy1.jsonl`): a session's task id comes
+from what the file holds, so a copy and the original are one task whichever comes first (but
+aider's, whose ids hold the history's own path: ADR 0023). A source's signature is the size
+and modification time of the file and of its companions (the title file beside it, its
+sub-agents' files, a database's write-ahead log), so that a change to any of them imports the
+session again.
 """
 
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -17,17 +23,42 @@ log = logging.getLogger("nodwyn.importers")
 Signature = tuple[int, int]
 
 
-def walk(agent: Agent, paths: list[Path], explicit: bool) -> tuple[list[Path], list[Path]]:
-    """(files to look at, paths named that do not exist): files in a stable order."""
-    files, missing = [], []
+PASSED = frozenset(("node_modules", "__pycache__"))  # never sessions, often thousands of files
+
+
+def walk(
+    agent: Agent, paths: list[Path], explicit: bool
+) -> tuple[list[Path], list[Path], list[Path]]:
+    """(files to look at, paths named that do not exist, those of the files read by their
+    content: not named as the agent names its sessions, below a folder named), in a stable
+    order."""
+    files, missing, renamed = [], [], []
     for path in paths:
         if path.is_file():
             files.append(path)
         elif path.is_dir():
-            files.extend(sorted(p for p in agent.sources(path) if p.is_file()))
+            named = sorted(p for p in agent.sources(path) if p.is_file())
+            more = by_content(agent, path, set(named)) if explicit else []
+            files.extend(named + more)
+            renamed.extend(more)
         elif explicit:
             missing.append(path)
-    return files, missing
+    return files, missing, renamed
+
+
+def by_content(agent: Agent, folder: Path, named: set[Path]) -> list[Path]:
+    """The files of the agent's types below `folder` that it does not name as sessions (nor as
+    a session's companion); hidden folders and PASSED's are not walked into (a project's .venv
+    of 13,000 files: 1.8 s walked, 18 ms passed over)."""
+    companions = {other for path in named for other in agent.companions(path)}
+    found = []
+    for top, folders, names in os.walk(folder):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in PASSED)
+        for name in names:
+            path = Path(top, name)
+            if path.suffix in agent.content and path not in named and path not in companions:
+                found.append(path)
+    return sorted(p for p in found if p.is_file())
 
 
 def signature(agent: Agent, file: Path) -> Signature:

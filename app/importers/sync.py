@@ -50,6 +50,10 @@ HEAD = 4096  # bytes of the source's start whose hash is kept
 class Skipped(msgspec.Struct, frozen=True):
     path: str
     reason: str
+    first_line: str = ""  # of a file read by its content, to show what it is instead
+
+
+FIRST_LINE = 60  # characters of a refused file's first line shown
 
 
 class Report(msgspec.Struct, kw_only=True):
@@ -59,6 +63,7 @@ class Report(msgspec.Struct, kw_only=True):
     skipped: list[Skipped] = []
     problems: list[Problem] = []  # lines skipped inside the files imported
     stopped: str = ""  # why the import stopped before the end (the disk is full), else ""
+    renamed: list[str] = []  # files not named as the agent names its sessions, read by content
 
 
 def default_paths(tool: str) -> list[Path]:
@@ -77,8 +82,10 @@ def import_paths(
     report = Report()
     explicit = paths is not None
     chosen = agent.roots() if paths is None else paths
-    files, missing = sources.walk(agent, [Path(p) for p in chosen], explicit)
+    files, missing, renamed = sources.walk(agent, [Path(p) for p in chosen], explicit)
     report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
+    report.renamed = [str(p) for p in renamed]
+    by_content = set(renamed)
     for done, path in enumerate(files, 1):
         lines = problems.Lines(str(path))
         try:
@@ -88,13 +95,30 @@ def import_paths(
             break
         for outcome, detail in outcomes:
             if outcome == "skipped":
-                report.skipped.append(Skipped(str(path), detail))
+                first = first_line(path) if path in by_content else ""
+                report.skipped.append(Skipped(str(path), detail, first))
             else:
                 getattr(report, outcome).append(detail)
         report.problems.extend(lines.found())
         if progress is not None:
             progress(done, len(files))
     return report
+
+
+def first_line(path: Path) -> str:
+    """The start of a file's first line that is not blank, to say what a refused file is."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return ""
+    if b"\0" in head:
+        return "(binary content)"
+    text = head.decode("utf-8", "replace")
+    line = " ".join(next((ln for ln in text.splitlines() if ln.strip()), "").split())
+    if len(line) < 3:  # a JSON document's lone "{" or "[": its next lines say more
+        line = " ".join(text.split())
+    return line if len(line) <= FIRST_LINE else line[: FIRST_LINE - 1] + "…"
 
 
 def _import_one(store: Store, agent: Agent, path: Path, lines) -> list[tuple[str, str]]:

@@ -28,6 +28,7 @@ class Resume(Struct, frozen=True, kw_only=True):
     command: str = ""  # empty when there is none; `reason` says why
     reason: str = ""
     folder: str = ""
+    run: str = ""  # the agent's command alone, to run in the folder (reading/terminal.py)
 
 
 def command(store, task: str) -> Resume:
@@ -49,7 +50,7 @@ def command(store, task: str) -> Resume:
                       reason=f"the agent's own log is gone ({source})")  # fmt: skip
     words = template.format(id=_quote(start.origin.id)) if "{id}" in template else template
     line = f"cd {_quote(folder)} && {words}" if folder else words
-    return Resume(task=task, tool=tool, command=line, folder=folder)
+    return Resume(task=task, tool=tool, command=line, folder=folder, run=words)
 
 
 def _start(store, task: str) -> r.SessionStart | None:

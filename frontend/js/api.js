@@ -107,6 +107,8 @@ export const api = {
   /** @param {string} id */
   resume: (id) => call("GET", `/api/tasks/${encodeURIComponent(id)}/resume`),
   /** @param {string} id */
+  terminal: (id) => call("POST", `/api/tasks/${encodeURIComponent(id)}/terminal`),
+  /** @param {string} id */
   taskStars: (id) => call("GET", `/api/tasks/${encodeURIComponent(id)}/starred`),
   /** @param {string} id @param {number} turn @param {boolean} starred @param {string} note */
   star: (id, turn, starred, note) =>
@@ -118,6 +120,8 @@ export const api = {
   board: (query, signal) => call("GET", "/api/board", query, undefined, signal),
   /** @param {Record<string, boolean>} changes */
   saveSettings: (changes) => call("POST", "/api/settings", {}, changes),
+  /** @param {{kind: string, model: string, url: string}} query */
+  embeddingsCost: (query) => call("GET", "/api/embeddings/cost", query),
   connections: () => call("GET", "/api/mcp"),
   /** @param {string} agent */
   connect: (agent) => call("POST", `/api/mcp/${encodeURIComponent(agent)}`),

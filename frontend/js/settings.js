@@ -9,6 +9,7 @@ import { clear, el } from "./dom.js";
 import { agentConnections } from "./connect.js";
 import { embeddingsChoice } from "./embeddings.js";
 import { summariesChoice } from "./summarize.js";
+import { terminalChoice } from "./exporting.js";
 
 /** Agent name -> the name people read, from the server's registry (/api/places). */
 const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
@@ -117,6 +118,7 @@ export async function openSettings(dialog, onChange) {
     summariesChoice(current, said, onChange));
   dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await agentConnections(),
     await earlierSwitches(current, said, onChange)), said.nextSibling);
+  said.nextSibling?.after(terminalChoice(current, said, onChange));
 }
 
 /**

@@ -33,6 +33,7 @@ class Aider(Agent):
     label = "Aider"
     resume = "aider --restore-chat-history"  # the folder's own chat history
     prefix = "ad-"
+    content = (".md",)  # a chat history kept under another name
     whole = True  # appended, but one file holds many runs: read whole, matched by line
 
     def roots(self) -> list[Path]:

@@ -31,6 +31,7 @@ class Antigravity(Agent):
     label = "Antigravity"
     no_resume = "Antigravity resumes a conversation from its own Agent Manager, not from a command"
     prefix = "ag-"
+    content = (".jsonl",)
 
     def roots(self) -> list[Path]:
         # Antigravity keeps its folders in Gemini CLI's `~/.gemini`; no variable of its own is

@@ -25,6 +25,7 @@ class Copilot(Agent):
     label = "Copilot CLI"
     resume = "copilot --resume {id}"
     prefix = "cp-"
+    content = (".jsonl",)
 
     def roots(self) -> list[Path]:
         return [home_of("COPILOT_HOME", ".copilot") / "session-state"]

@@ -40,6 +40,7 @@ class Cursor(Agent):
     label = "Cursor"
     no_resume = "Cursor opens its chats inside the editor, not from a command"
     prefix = "cu-"
+    content = (".vscdb",)  # a copy of a state.vscdb
     whole = True
 
     def roots(self) -> list[Path]:

@@ -24,6 +24,7 @@ class OpenCode(Agent):
     label = "OpenCode"
     resume = "opencode --session {id}"
     prefix = "oc-"
+    content = (".json", ".db")
     whole = True
 
     def roots(self) -> list[Path]:
