@@ -13,7 +13,7 @@ import { clear, cost, duration, el, timeEl } from "./dom.js";
 import { openSummarize } from "./summarize.js";
 
 const OUTCOMES = { all: "All", failed: "Failed", cancelled: "Cancelled" };
-const SPANS = { 7: "7 days", 30: "30 days", 0: "All time" };
+const SPANS = [["7", "7 days"], ["30", "30 days"], ["0", "All time"]]; // in this order (integer keys of an object sort)
 const DAY = 86400000;
 
 /** The days a span shows from, as the API takes them ("" for all time). @param {number} days */
@@ -132,8 +132,8 @@ export function createBoard({ pane, href, onOpen, folderOf, failure }) {
       if (again) show(info);
       else draw(info);
     };
-    const segmented = (/** @type {string} */ name, /** @type {Record<string, string>} */ options, /** @type {string} */ key, again = false) =>
-      el("div", { class: "segmented", role: "group", "aria-label": name }, Object.entries(options).map(([value, label]) =>
+    const segmented = (/** @type {string} */ name, /** @type {Record<string, string>|string[][]} */ options, /** @type {string} */ key, again = false) =>
+      el("div", { class: "segmented", role: "group", "aria-label": name }, (Array.isArray(options) ? options : Object.entries(options)).map(([value, label]) =>
         el("button", { type: "button", "aria-pressed": String(String(/** @type {any} */ (filters)[key]) === value), "data-filter-choice": `${key}:${value}`,
           onclick: choose(key, key === "days" ? Number(value) : key === "folder" ? value === "folder" : value, again) }, label,
           key === "outcome" && value !== "all" ? el("span", { class: "muted", "data-outcome-count": value }, ` ${entries.filter((e) => shows(e, value)).length}`) : null)));
