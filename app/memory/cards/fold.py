@@ -2,10 +2,12 @@
 
 A turn runs from a main-agent `message` to the record before the next one. How it ended:
 `turn.end`'s status (completed / failed / cancelled); "unfinished" when the next message
-closed it without a `turn.end`; "interrupted" when a `session.resume` closed it; the last turn
-of a log with no end is "under way" (its card has no last_seq). Records after a resume and
-before the next message belong to no turn. An episode is a compaction's note over the stretch
-since the compaction before it.
+closed it without a `turn.end`; "interrupted" when a `session.resume` closed it. The last turn
+of a log with no end is "under way" (its card has no last_seq) only while its agent still
+writes it, else completed, interrupted or "no answer" by what the agent last said in it
+(heading.ending, ADR 0039). A duration spans the agent's own records' times only. Records
+after a resume and before the next message belong to no turn. An episode is a compaction's
+note over the stretch since the compaction before it.
 
 `Fold` is the state saved in `<id>.mem`: it is only ever saved between turns (at the end of
 the last whole turn), so it holds finished cards and episodes and no half-built turn; the turn
@@ -42,7 +44,7 @@ class Card(Struct, frozen=True, kw_only=True):
     at: str
     head: str
     asked: str
-    outcome: str  # completed / failed / cancelled / unfinished / interrupted / under way
+    outcome: str  # completed/failed/cancelled/unfinished/interrupted/no answer/under way
     duration_ms: int | None = None
     cost_usd: float | None = None
     plan: list[PlanItem] = []
