@@ -269,6 +269,9 @@ def test_a_limit_message_is_a_line_in_the_meter_the_tray_and_the_cli(data_dir, t
     assert (window.share, window.state, window.burn_per_hour) == (False, state, None)
     assert agent.line == "Claude Code: " + said.format(hit=hit, resets=resets)
     assert "%" not in agent.line
+    printed = nodwyn("quota").stdout.splitlines()  # as of the time now: the same line's shape
+    assert printed[0].startswith("Claude Code: ") and "limit hit" in printed[0]
+    assert "%" not in "".join(printed) and not printed[1].lstrip().startswith("limit limit")
 
 
 def test_a_date_of_another_year_says_its_year():
