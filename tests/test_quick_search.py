@@ -92,6 +92,39 @@ def test_it_shows_finished_turns_from_heads_and_others_from_their_lines(store):
     assert "sk-" not in shown[("cc-pager", 14)]["asked"]
 
 
+def test_a_last_turn_its_agent_left_reads_as_in_the_full_search(tmp_path):
+    """Settled by what the agent last said (ADR 0039): quick.py reads it as the fold does,
+    but leaves nodwyn's own task (open until closed, which its start says) to the full one."""
+    store = Store(tmp_path / "data")
+    call = r.Call(id="c1", tool="Bash", input={"command": "ls"})
+    write(
+        store,
+        "answered",
+        [
+            r.Message(text="zebra one", at=at(0)),
+            r.Reply(text="sub", agent="helper", at=at(1)),
+            r.Reply(text="done", at=at(2)),
+            r.Reply(text="helper again", agent="helper", at=at(3)),
+        ],
+    )
+    write(store, "cut", [r.Message(text="zebra two", at=at(0)), r.Reply(calls=[call], at=at(2))])
+    write(store, "silent", [r.Message(text="zebra three", at=at(0)), r.Error(text="x", at=at(1))])
+    with store.create(r.SessionStart(project="/w", origin=r.Origin(tool="nodwyn")), "own") as w:
+        w.append([r.Message(text="zebra four", at=at(0))])
+    scrub.scrub_if_due(store)
+    memory.refresh_words(store)
+    assert quick_bytes(store, "zebra") is None  # nodwyn's own task among the hits
+    assert quick_bytes(store, "zebra", scope="task", task="own") is None
+    for task, outcome in (
+        ("answered", "completed"),
+        ("cut", "interrupted"),
+        ("silent", "no answer"),
+    ):
+        answered = quick_bytes(store, "zebra", scope="task", task=task)
+        assert answered == full(store, "zebra", scope="task", task=task)
+        assert f" · {outcome} · ".encode() in answered
+
+
 def test_a_change_not_yet_indexed_leaves_the_search_to_the_full_one(store):
     assert quick_bytes(store, "pager") is not None
     write(store, "cc-pager", turn("a new turn about the pager", t0=50))
@@ -187,19 +220,12 @@ def same_heads(store: Store) -> int:
             from_heads = quick.finished_heads(handle, str(log))
             expected = {seq: list(msgspec.structs.astuple(head)) for seq, head in from_mem.items()}
             assert {seq: list(head) for seq, head in from_heads.items()} == expected
-            cards = memory.cards(store, log.stem)
             for start, _end, record in logfile.read(log):
                 if isinstance(record, records.Message) and record.agent is None:
                     card = heads.turn_card(handle, log, start, record.seq)
                     want = (card.first_seq, card.last_seq, card.at, card.asked, card.outcome,
                             card.duration_ms)  # fmt: skip
-                    try:
-                        got = quick.turn_head(handle, start, record.seq)
-                    except plain.NotPlain:  # a last turn its agent left: the fold settles it
-                        assert card.first_seq == cards[-1].first_seq and card.last_seq
-                        assert card.outcome in ("completed", "interrupted", "no answer")
-                        continue
-                    assert got == want
+                    assert quick.turn_head(handle, start, record.seq) == want
                     seen += 1
     return seen
 

@@ -236,7 +236,7 @@ def turn_head(handle, offset: int, first_seq: int) -> tuple:
     asked = first.get("text", "") or first.get("command", "")
     seq, worked, status, ms, outcome = first_seq, at, "", None, None
     pending = work = None  # the last lines not yet read: any, and the agent's own (WORK)
-    closed = False
+    closed, says = False, []  # says: lines that may be what the agent last said (_said)
     for line in iter(handle.readline, b""):
         if not line.endswith(b"\n"):
             break  # a writer at work: readers skip a torn last line
@@ -247,8 +247,10 @@ def turn_head(handle, offset: int, first_seq: int) -> tuple:
         if named in _NOT_CLOSING:
             pending, work = line, line if named in WORK and not status else work
             closed = closed or named == "session.close"
+            says += [line] if named in _SAYS else []
             continue
         kind, record = decoded_record(line[:-1])
+        says += [line] if kind in _SAYS else []
         if kind is None:  # of no known kind, or not fitting its kind: not one that ends it
             record = _brief(line)
             kind = record["kind"]
@@ -264,13 +266,36 @@ def turn_head(handle, offset: int, first_seq: int) -> tuple:
         seq = _brief(pending)["seq"]
     if work is not None:
         worked = _brief(work).get("at", "") or worked
+    said, live = "", None
     if outcome is None and not status and (closed or not is_live(worked)):
-        raise NotPlain("a turn settled by what was said in it: the full search folds it")
-    last_seq, outcome, ms = ending(at, seq, worked, status, ms, outcome)
+        if _native(handle):
+            raise NotPlain("nodwyn's own task: open until closed, as the fold reads its start")
+        said, live = _said(says), False
+    last_seq, outcome, ms = ending(at, seq, worked, status, ms, outcome, said, live)
     return first_seq, last_seq, at, asked, outcome, ms
 
 
 _NOT_CLOSING = frozenset(RECORDS) - CLOSING
+_SAYS = frozenset(("reply", "result", "approval.ask"))
+
+
+def _said(says: list[bytes]) -> str:
+    """What the main agent last said in a turn, as fold.Turn.said: "answer" (a reply with text
+    and no calls), "work" (any other reply, result or ask), "" (none); read from the end."""
+    for line in reversed(says):
+        kind, record = decoded_record(line[:-1])
+        if kind is None or record.get("agent") is not None:
+            continue
+        answered = kind == "reply" and record.get("text", "").strip() and not record.get("calls")
+        return "answer" if answered else "work"
+    return ""
+
+
+def _native(handle) -> bool:
+    """Whether the log is nodwyn's own task (or starts otherwise than the fold expects)."""
+    handle.seek(0)
+    kind, start = decoded_record(handle.readline().rstrip(b"\n"))
+    return kind != "session.start" or start.get("origin", {}).get("tool") == "nodwyn"
 
 
 def _brief(line: bytes) -> dict:
