@@ -4,7 +4,8 @@ of a project folder since a day, newest first, each with its task's title and ag
 The cards are memory's, redacted as shown (memory.cards); the project is matched on the folder
 each task's log names, as the sidebar groups them. Read only: nothing here is kept. Each card
 carries the close summary covering its turn, and the newest card of each task its task's
-digest (ADR 0033), redacted as every summary is read.
+digest (ADR 0033), redacted as every summary is read; and whether the board counts it failed
+(`failed`, ADR 0039). `latest` lets the page open a folder on a range that has turns.
 """
 
 from msgspec import Struct
@@ -23,6 +24,7 @@ class BoardCard(Struct, frozen=True, kw_only=True):
     card: Card
     summary: str = ""  # the close summary covering the turn
     digest: str = ""  # the task's digest, on its newest card only
+    failed: bool = False  # failed, or its card shows a failed command or an error (failed())
 
 
 class Board(Struct, frozen=True, kw_only=True):
@@ -30,6 +32,7 @@ class Board(Struct, frozen=True, kw_only=True):
     project: str
     since: str
     cards: list[BoardCard]
+    latest: str = ""  # the newest turn's time, whatever `since` (the page opens on a range with it)
 
 
 def board(store, task: str = "", project: str = "", since: str = "") -> Board:
@@ -43,14 +46,17 @@ def board(store, task: str = "", project: str = "", since: str = "") -> Board:
         infos = [store.get(task)]
     else:
         infos = [info for info in store.list(archived=None) if info.project == project]
-    found = [
-        card
-        for info in infos
-        for card in _cards(store, info)
-        if first is None or local_day(card.card.at) >= first
-    ]
+    every = [card for info in infos for card in _cards(store, info)]
+    found = [card for card in every if first is None or local_day(card.card.at) >= first]
     found.sort(key=lambda c: (c.card.at, c.card.first_seq), reverse=True)
-    return Board(task=task, project=project, since=since, cards=found)
+    latest = max((card.card.at for card in every), default="")
+    return Board(task=task, project=project, since=since, cards=found, latest=latest)
+
+
+def failed(card: Card) -> bool:
+    """Whether the board counts a turn as failed: it ended failed, or its card shows a failed
+    command (an error result or a non-zero exit) or an error, in red (ADR 0039)."""
+    return card.outcome == "failed" or bool(card.errors) or any(c.error for c in card.commands)
 
 
 def _cards(store, info) -> list[BoardCard]:
@@ -65,5 +71,6 @@ def _cards(store, info) -> list[BoardCard]:
         digest = shown if shown is not None and at == len(cards) - 1 else None
         out.append(BoardCard(task=info.id, title=info.title, agent=info.origin, card=card,
                              summary=summaries.redacted(close).text if close else "",
-                             digest=summaries.redacted(digest).text if digest else ""))  # fmt: skip
+                             digest=summaries.redacted(digest).text if digest else "",
+                             failed=failed(card)))  # fmt: skip
     return out

@@ -96,7 +96,7 @@ class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
 _json = msgspec.json.Encoder()
 # The folds file is [FOLDS, {task: Summary}]; a summary folded by other rules (another FOLDS,
 # or the bare dict of format 1) is not folded on from: every log is folded again.
-FOLDS = 3  # 2: a turn's end gives the turn's cost; 3: rate-limit readings
+FOLDS = 4  # 2: a turn's end gives the turn's cost; 3: rate-limit readings; 4: their `share`
 _folds = msgspec.msgpack.Decoder(tuple[int, dict[str, Summary]])
 _info_decoder = msgspec.json.Decoder(TaskInfo)
 

@@ -5,7 +5,8 @@ or from an `error` record whose text is an agent's own "limit reached" message (
 "Claude AI usage limit reached|<unix time>", "5-hour limit reached · resets 3pm (Europe/London)";
 Gemini CLI's "Your quota will reset after 2h1m13s", "Quota exceeded for quota metric ... per
 day"). Those messages were already kept as error records, so logs imported before this module
-existed give their readings too (docs/decisions/0037-quota-meter.md).
+existed give their readings too (docs/decisions/0037-quota-meter.md). A message gives no share:
+its reading says so (`share` False), and the meter shows it as a line, not a bar (ADR 0039).
 
 Invariants: a reading is as of its record's `at`, and its reset time is worked out from that
 moment only (the first such wall time after it), never from the time it is read. A message
@@ -51,6 +52,7 @@ class Reading(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     first: str = ""
     reached: bool = False
     plan: str = ""
+    share: bool = True  # the log gave the used share; False: a limit message (used up, no figure)
 
 
 def of_record(tool: str, record) -> Reading | None:
@@ -101,7 +103,7 @@ def claude_message(tool: str, text: str, at: str) -> Reading | None:
     resets = _from_epoch(int(epoch.group(1))) if epoch else _wall_time(text, at)
     return Reading(
         tool=tool, name=name, window=window, used=100.0, resets=resets, at=at, first=at,
-        reached=True,
+        reached=True, share=False,
     )  # fmt: skip
 
 
@@ -118,7 +120,7 @@ def gemini_message(tool: str, text: str, at: str) -> Reading | None:
         resets = _format(_parse(at) + timedelta(hours=h, minutes=m, seconds=s))
     return Reading(
         tool=tool, name="gemini", window=window, used=100.0, resets=resets, at=at, first=at,
-        reached=True,
+        reached=True, share=False,
     )  # fmt: skip
 
 

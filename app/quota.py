@@ -7,7 +7,9 @@ tray all show, so they agree. It reads the readings the catalogue folds from eve
 - stale: it is older than its window ("last seen 6 h ago"), so the agent may have used more;
 - current: otherwise; with a burn rate when the window's readings over the last BURN_HOURS
   rose, and when at that rate the window would be used up (if before its reset).
-An agent whose logs hold no readings is not in the meter. Nothing is guessed between events:
+A limit message (Claude Code's, Gemini CLI's) gives no share: its window has no bar and reads
+"limit hit 14:03, resets 19:00" (ADR 0039). An agent whose logs hold no readings is not in the
+meter. Nothing is guessed between events:
 every figure is one an agent wrote, with the time it wrote it (docs/decisions/0037).
 """
 
@@ -38,6 +40,7 @@ class Window(msgspec.Struct, kw_only=True):
     text: str  # "27%", "27% · last seen 6 h ago", "reset"
     burn_per_hour: float | None = None  # percentage points an hour, over the last hours
     runs_out_at: str = ""  # at that rate, before the reset; "" when it lasts to the reset
+    share: bool = True  # the log gave the used share; False: a limit message, shown as a line
 
 
 class AgentQuota(msgspec.Struct, kw_only=True):
@@ -75,7 +78,9 @@ def window_of(readings: list[Reading], now: datetime) -> Window:
         label = f"{last.name} {label}"
     age = (now - _parse(last.at)).total_seconds()
     span = (last.window or FIVE_HOURS) * 60
-    if last.resets and _parse(last.resets) <= now:
+    if not last.share:
+        state, text = _hit(last, age > span, now)
+    elif last.resets and _parse(last.resets) <= now:
         state, text = "reset", "reset"
     elif age > span:
         state, text = "stale", f"{_percent(last.used)} · last seen {_ago(age)} ago"
@@ -84,11 +89,22 @@ def window_of(readings: list[Reading], now: datetime) -> Window:
     window = Window(
         name=last.name, label=label, window_minutes=last.window, used_percent=last.used,
         resets_at=last.resets, as_of=last.at, state=state, reached=last.reached,
-        plan=last.plan, text=text,
+        plan=last.plan, text=text, share=last.share,
     )  # fmt: skip
-    if state == "current":
+    if state == "current" and last.share:
         _burn(window, readings, last)
     return window
+
+
+def _hit(last: Reading, old: bool, now: datetime) -> tuple[str, str]:
+    """(state, text) of a limit message, which gives no share: when the limit was hit and
+    when it resets, "limit hit 14:03, resets 19:00" (ADR 0039)."""
+    text = f"limit hit {clock(last.at, now)}"
+    if not last.resets:
+        return ("stale" if old else "current"), text
+    if _parse(last.resets) <= now:
+        return "reset", f"{text}, reset {clock(last.resets, now)}"
+    return "current", f"{text}, resets {clock(last.resets, now)}"
 
 
 def _burn(window: Window, readings: list[Reading], last: Reading) -> None:
@@ -116,8 +132,8 @@ def _agent(tool: str, windows: list[Window], now: datetime) -> AgentQuota:
     agent = registry.by_tool(tool)
     label = agent.label if agent is not None else tool
     windows.sort(key=lambda w: (w.window_minutes or FIVE_HOURS, w.label))
-    parts = [f"{w.label} {w.text}" for w in windows]
-    coming = [w.resets_at for w in windows if w.state == "current" and w.resets_at]
+    parts = [w.text if w.label == "limit" else f"{w.label} {w.text}" for w in windows]
+    coming = [w.resets_at for w in windows if w.state == "current" and w.resets_at and w.share]
     if coming:
         parts.append(f"resets {clock(min(coming), now)}")
     return AgentQuota(
@@ -144,6 +160,8 @@ def clock(stamp: str, now: datetime) -> str:
         return moment.strftime("%H:%M")
     if abs((moment - today).days) < 6:
         return moment.strftime("%a %H:%M")
+    if moment.year != today.year:
+        return moment.strftime("%d %b %Y %H:%M")
     return moment.strftime("%d %b %H:%M")
 
 

@@ -22,6 +22,11 @@ def at(second: int) -> str:
     return f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}.000Z"
 
 
+def stamp(moment) -> str:
+    """A datetime as logs write times (RFC 3339 UTC, milliseconds)."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
 def turn(text: str, *, reply: str = "done", end: str | None = "completed", t0: int = 0) -> list:
     """A small turn: message, reply, and (unless end is None) a turn.end."""
     items = [r.Message(text=text, at=at(t0)), r.Reply(text=reply, at=at(t0 + 1))]

@@ -1,7 +1,9 @@
 """Turn cards (L1) and episodes (L2) folded from hand-written logs, one per outcome."""
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
-from memory_logs import at, turn, write
+from memory_logs import at, stamp, turn, write
 from nodwyn import memory
 from nodwyn.errors import TaskNotFound
 from nodwyn.log import records as r
@@ -85,12 +87,15 @@ def test_a_turn_a_resume_closed_is_interrupted(store):
     assert [c.outcome for c in memory.cards(store, "T")] == ["interrupted", "completed"]
 
 
-def test_the_last_turn_with_no_end_is_under_way(store):
-    write(store, "T", turn("done one") + turn("still going", end=None, t0=10))
+def test_the_last_turn_with_no_end_is_under_way_while_its_agent_writes(store):
+    now = datetime.now(UTC)
+    lately = [r.Message(text="still going", at=stamp(now - timedelta(minutes=2))),
+              r.Reply(text="working", at=stamp(now - timedelta(minutes=1)))]  # fmt: skip
+    write(store, "T", turn("done one") + lately)
     last = memory.cards(store, "T")[-1]
     assert last.outcome == "under way"
-    assert last.last_seq is None
-    assert last.head == "turn seq 5-, not finished"
+    assert last.last_seq is None and last.duration_ms is None
+    assert last.head == 'turn seq 5- · under way · asked "still going"'
 
 
 def test_a_sub_agents_message_does_not_start_a_turn(store):

@@ -4,10 +4,11 @@ lines alone equals its card, and searching by words loads neither numpy nor the 
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from corpora import FIXTURES, REAL
-from memory_logs import Counting, at, encoded, turn, write
+from memory_logs import Counting, at, encoded, stamp, turn, write
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
@@ -155,10 +156,12 @@ def test_a_large_mem_is_not_read_for_a_head(tmp_path, monkeypatch):
 
 def test_a_search_finds_a_turn_again_after_its_log_grew(tmp_path):
     store = Store(tmp_path / "data")
-    write(store, "t1", turn("configure the pager", end=None, t0=0))
+    now = datetime.now(UTC)  # the agent wrote in it a minute ago: under way (ADR 0039)
+    write(store, "t1", [r.Message(text="configure the pager", at=stamp(now - timedelta(minutes=2))),
+                        r.Reply(text="done", at=stamp(now - timedelta(minutes=1)))])  # fmt: skip
     first = memory.search(store, "pager", mode="words").turns[0]
     assert first.last_seq is None  # under way
-    write(store, "t1", [r.TurnEnd(status="completed", duration_ms=1500, at=at(5))])
+    write(store, "t1", [r.TurnEnd(status="completed", duration_ms=1500, at=stamp(now))])
     again = memory.search(store, "pager", mode="words").turns[0]
     assert again.last_seq == 4 and "completed" in again.head
 

@@ -7,10 +7,11 @@ import random
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 
 import msgspec
 import pytest
-from memory_logs import at, turn, write
+from memory_logs import at, stamp, turn, write
 from nodwyn import memory, scrub
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import journal, logfile, plain, records
@@ -22,6 +23,11 @@ from nodwyn.store import Store
 
 QUESTIONS = ["pager order", "flaky TestPagerOrder", "ls -la", "kangaroo", "parseConfig v2",
              "the the", "secret token", "sub agent notes", "interrupted work", "zzz"]  # fmt: skip
+
+
+def lately(minutes: int) -> str:
+    """A time `minutes` ago: the agent still writes a turn it wrote in then (ADR 0039)."""
+    return stamp(datetime.now(UTC) - timedelta(minutes=minutes))
 
 
 def full(store: Store, text: str, **options) -> bytes:
@@ -53,10 +59,11 @@ def store(tmp_path) -> Store:
                 at=at(21)),
         r.SessionResume(at=at(30)),
         r.Message(text="my secret token is sk-abcdefghijklmnopqrstuvwxyz012345 for the pager",
-                  at=at(40)),
-        r.Reply(text="the pager is under way", at=at(41)),
+                  at=lately(2)),
+        r.Reply(text="the pager is under way", at=lately(1)),
     ])  # fmt: skip
-    write(store, "cx-other", turn("kangaroo facts", reply="order of the pager", end=None))
+    write(store, "cx-other", [r.Message(text="kangaroo facts", at=lately(2)),
+                              r.Reply(text="order of the pager", at=lately(1))])  # fmt: skip
     with open(store.log_path("cx-other"), "ab") as handle:  # a kind from a later version
         handle.write(b'{"kind":"future.thing","seq":4,"at":"2026-11-29T10:01:00.000Z",'
                      b'"note":"kangaroo pager zzz"}\n')  # fmt: skip
@@ -81,8 +88,41 @@ def test_it_shows_finished_turns_from_heads_and_others_from_their_lines(store):
         shown |= {(turn["task"], turn["first_seq"]): turn for turn in found["turns"]}
     assert "· failed · 4s ·" in shown[("cc-pager", 5)]["head"]
     assert "· interrupted ·" in shown[("cc-pager", 11)]["head"]
-    assert shown[("cc-pager", 14)]["head"] == "turn seq 14-, not finished"
+    assert shown[("cc-pager", 14)]["head"].startswith('turn seq 14- · under way · asked "my ')
     assert "sk-" not in shown[("cc-pager", 14)]["asked"]
+
+
+def test_a_last_turn_its_agent_left_reads_as_in_the_full_search(tmp_path):
+    """Settled by what the agent last said (ADR 0039): quick.py reads it as the fold does,
+    but leaves nodwyn's own task (open until closed, which its start says) to the full one."""
+    store = Store(tmp_path / "data")
+    call = r.Call(id="c1", tool="Bash", input={"command": "ls"})
+    write(
+        store,
+        "answered",
+        [
+            r.Message(text="zebra one", at=at(0)),
+            r.Reply(text="sub", agent="helper", at=at(1)),
+            r.Reply(text="done", at=at(2)),
+            r.Reply(text="helper again", agent="helper", at=at(3)),
+        ],
+    )
+    write(store, "cut", [r.Message(text="zebra two", at=at(0)), r.Reply(calls=[call], at=at(2))])
+    write(store, "silent", [r.Message(text="zebra three", at=at(0)), r.Error(text="x", at=at(1))])
+    with store.create(r.SessionStart(project="/w", origin=r.Origin(tool="nodwyn")), "own") as w:
+        w.append([r.Message(text="zebra four", at=at(0))])
+    scrub.scrub_if_due(store)
+    memory.refresh_words(store)
+    assert quick_bytes(store, "zebra") is None  # nodwyn's own task among the hits
+    assert quick_bytes(store, "zebra", scope="task", task="own") is None
+    for task, outcome in (
+        ("answered", "completed"),
+        ("cut", "interrupted"),
+        ("silent", "no answer"),
+    ):
+        answered = quick_bytes(store, "zebra", scope="task", task=task)
+        assert answered == full(store, "zebra", scope="task", task=task)
+        assert f" · {outcome} · ".encode() in answered
 
 
 def test_a_change_not_yet_indexed_leaves_the_search_to_the_full_one(store):

@@ -226,7 +226,10 @@ def test_an_agents_limit_message_in_a_log_imported_before_is_read(
     (agent,) = quota.meter(store, START + timedelta(minutes=5)).agents
     (shown,) = agent.windows
     assert (shown.window_minutes, shown.resets_at, shown.used_percent) == (window, resets, 100.0)
-    assert shown.text == "100% · limit reached"
+    now = START + timedelta(minutes=5)
+    hit = f"limit hit {quota.clock(stamp(START), now)}"
+    assert not shown.share  # a message gives no share: a line, not a bar (ADR 0039)
+    assert shown.text == (f"{hit}, resets {quota.clock(resets, now)}" if resets else hit)
 
 
 def test_an_agent_whose_logs_hold_no_limits_is_not_shown(data_dir):
@@ -237,6 +240,43 @@ def test_an_agent_whose_logs_hold_no_limits_is_not_shown(data_dir):
     assert quota.meter(store).agents == []
     assert "no agent's logs hold rate limits" in nodwyn("quota").stdout
     assert json.loads(nodwyn("quota", "--json").stdout)["agents"] == []
+
+
+FIVE = "5-hour limit reached ∙ resets 3pm (UTC)"
+
+
+@pytest.mark.parametrize(
+    ("text", "after", "state", "said"),
+    [
+        (FIVE, 1, "current", "5 h limit hit {hit}, resets {resets}"),
+        (FIVE, 9, "reset", "5 h limit hit {hit}, reset {resets}"),
+        ("You've hit your limit", 1, "current", "limit hit {hit}"),
+        ("You've hit your limit", 24 * 217, "stale", "limit hit {hit}"),
+    ],
+)  # fmt: skip
+def test_a_limit_message_is_a_line_in_the_meter_the_tray_and_the_cli(data_dir, text, after,
+                                                                       state, said):  # fmt: skip
+    """A message gives no share: no "100%", only when the limit was hit and resets (ADR 0039)."""
+    store = Store()
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="claude-code"))
+    with store.create(start) as writer:
+        writer.append([records.Error(at=stamp(START), text=text)])
+    now = START + timedelta(hours=after)
+    (agent,) = quota.meter(store, now).agents
+    (window,) = agent.windows
+    hit = quota.clock(stamp(START), now)
+    resets = quota.clock("2026-12-02T15:00:00.000Z", now)
+    assert (window.share, window.state, window.burn_per_hour) == (False, state, None)
+    assert agent.line == "Claude Code: " + said.format(hit=hit, resets=resets)
+    assert "%" not in agent.line
+    printed = nodwyn("quota").stdout.splitlines()  # as of the time now: the same line's shape
+    assert printed[0].startswith("Claude Code: ") and "limit hit" in printed[0]
+    assert "%" not in "".join(printed) and not printed[1].lstrip().startswith("limit limit")
+
+
+def test_a_date_of_another_year_says_its_year():
+    now = datetime(2026, 12, 5, 3, tzinfo=UTC)
+    assert quota.clock("2025-05-01T10:00:00.000Z", now).startswith("01 May 2025 ")
 
 
 def test_the_cli_the_api_and_the_meter_give_the_same_figures(data_dir, tmp_path):

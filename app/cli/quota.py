@@ -28,6 +28,9 @@ def cmd_quota(args) -> int:
     for agent in found.agents:
         print(agent.line)
         for w in agent.windows:
+            if not w.share:  # a limit message: its text says when it was hit and resets
+                print(f"  {w.text}" if w.label == "limit" else f"  {w.label:<6} {w.text}")
+                continue
             print(f"  {w.label:<6} {w.text}{_more(w, now)} (as of {clock(w.as_of, now)})")
     return 0
 

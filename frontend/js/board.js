@@ -2,8 +2,10 @@
 // The History board (ADR 51): every turn's card of a task, or of its whole project folder over a
 // chosen time, newest first: outcome, duration, cost, files written, commands with their exit
 // codes, errors, the start of the answer and the summary or digest (ADR 0033). Failed turns stand out in red, cancelled ones in
-// grey. Filters: outcome, agent, a word. A card opens the transcript at its turn; arrow keys
-// move between cards as in the results list, Enter opens. `boardCard` draws one card.
+// grey. Filters: outcome (Failed: a failed turn or one whose card shows a failed command or an
+// error), agent, a word; a folder's board opens on the smallest time span that has turns. A
+// card opens the transcript at its turn; arrow keys move between cards as in the results list,
+// Enter opens. `boardCard` draws one card.
 
 import { agentLabel } from "./agents.js";
 import { api } from "./api.js";
@@ -11,7 +13,17 @@ import { clear, cost, duration, el, timeEl } from "./dom.js";
 import { openSummarize } from "./summarize.js";
 
 const OUTCOMES = { all: "All", failed: "Failed", cancelled: "Cancelled" };
-const SPANS = { 7: "7 days", 30: "30 days", 0: "All time" };
+const SPANS = [["7", "7 days"], ["30", "30 days"], ["0", "All time"]]; // in this order (integer keys of an object sort)
+const DAY = 86400000;
+
+/** The days a span shows from, as the API takes them ("" for all time). @param {number} days */
+const sinceOf = (days) => days ? isoDay(new Date(Date.now() - (days - 1) * DAY)) : "";
+
+/** The smallest span that shows a turn of `latest` (its time; "" none: the first). @param {string} latest */
+const spanFor = (latest) => [7, 30, 0].find((days) => !latest || !days || isoDay(new Date(latest)) >= sinceOf(days)) ?? 0;
+
+/** Whether a card counts as Failed: the board's own rule (board.failed, ADR 0039). @param {any} entry @param {string} outcome */
+const shows = (entry, outcome) => outcome === "all" || (outcome === "failed" ? entry.failed : entry.card.outcome === outcome);
 
 /** @param {Date} day */
 const isoDay = (day) => `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, "0")}-${String(day.getDate()).padStart(2, "0")}`;
@@ -60,7 +72,8 @@ function summaryLine(entry) {
  */
 export function createBoard({ pane, href, onOpen, folderOf, failure }) {
   let loading = 0;
-  const filters = { outcome: "all", agent: "", word: "", folder: false, days: 30 };
+  // a folder opens on the smallest span that has turns, until the person picks one (ADR 0039)
+  const filters = { outcome: "all", agent: "", word: "", folder: false, days: 7, picked: false };
   /** @type {any[]} */
   let entries = [];
   let openedAt = "";
@@ -70,10 +83,13 @@ export function createBoard({ pane, href, onOpen, folderOf, failure }) {
     const mine = ++loading;
     clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
     try {
-      const since = filters.folder && filters.days ? isoDay(new Date(Date.now() - (filters.days - 1) * 86400000)) : "";
-      const query = filters.folder ? { project: info.project, since } : { task: info.id };
+      const query = filters.folder ? { project: info.project, since: sinceOf(filters.days) } : { task: info.id };
       const found = await api.board(query);
       if (mine !== loading) return;
+      if (filters.folder && !filters.picked && spanFor(found.latest) !== filters.days) {
+        filters.days = spanFor(found.latest);
+        return show(info);
+      }
       entries = found.cards;
       draw(info);
     } catch (err) {
@@ -94,7 +110,7 @@ export function createBoard({ pane, href, onOpen, folderOf, failure }) {
     let shownNow = [];
     const fill = () => {
       const word = filters.word.trim().toLowerCase();
-      const shown = entries.filter((e) => (filters.outcome === "all" || e.card.outcome === filters.outcome)
+      const shown = entries.filter((e) => shows(e, filters.outcome)
         && (!filters.agent || e.agent === filters.agent)
         && (!word || [e.title, e.card.asked, e.card.answer, ...(e.card.files || []), ...(e.card.errors || []),
           ...(e.card.commands || []).map((/** @type {any} */ c) => c.command)].join("\n").toLowerCase().includes(word)));
@@ -112,13 +128,15 @@ export function createBoard({ pane, href, onOpen, folderOf, failure }) {
     const agents = [...new Set(entries.map((e) => e.agent))];
     const choose = (/** @type {string} */ key, /** @type {any} */ value, again = false) => () => {
       /** @type {any} */ (filters)[key] = value;
+      filters.picked = filters.picked || key === "days";
       if (again) show(info);
       else draw(info);
     };
-    const segmented = (/** @type {string} */ name, /** @type {Record<string, string>} */ options, /** @type {string} */ key, again = false) =>
-      el("div", { class: "segmented", role: "group", "aria-label": name }, Object.entries(options).map(([value, label]) =>
+    const segmented = (/** @type {string} */ name, /** @type {Record<string, string>|string[][]} */ options, /** @type {string} */ key, again = false) =>
+      el("div", { class: "segmented", role: "group", "aria-label": name }, (Array.isArray(options) ? options : Object.entries(options)).map(([value, label]) =>
         el("button", { type: "button", "aria-pressed": String(String(/** @type {any} */ (filters)[key]) === value), "data-filter-choice": `${key}:${value}`,
-          onclick: choose(key, key === "days" ? Number(value) : key === "folder" ? value === "folder" : value, again) }, label)));
+          onclick: choose(key, key === "days" ? Number(value) : key === "folder" ? value === "folder" : value, again) }, label,
+          key === "outcome" && value !== "all" ? el("span", { class: "muted", "data-outcome-count": value }, ` ${entries.filter((e) => shows(e, value)).length}`) : null)));
     const word = /** @type {HTMLInputElement} */ (el("input", { type: "search", class: "board-word", placeholder: "Filter by a word", "aria-label": "Filter turns by a word", value: filters.word }));
     word.addEventListener("input", () => {
       filters.word = word.value;

@@ -4,6 +4,7 @@
 // rate it would be used up. The figures are GET /api/quota's (quota.meter, which the tray and
 // `nodwyn quota` show too); this module only draws them. A stale figure says how old it is,
 // a window whose reset passed says so, and with no limits in any log the panel draws nothing.
+// A limit message with no share (Claude Code's, Gemini CLI's) is a line, with no bar.
 
 import { api } from "./api.js";
 import { el } from "./dom.js";
@@ -11,7 +12,7 @@ import { el } from "./dom.js";
 /**
  * @typedef {{name: string, label: string, window_minutes: number, used_percent: number,
  *   resets_at: string, as_of: string, state: string, reached: boolean, plan: string,
- *   text: string, burn_per_hour: number|null, runs_out_at: string}} Window
+ *   text: string, burn_per_hour: number|null, runs_out_at: string, share: boolean}} Window
  * @typedef {{tool: string, label: string, line: string, windows: Window[]}} AgentQuota
  */
 
@@ -54,6 +55,11 @@ function agentBlock(agent) {
 
 /** @param {Window} w */
 function windowRow(w) {
+  if (w.share === false) { // a limit message gives no share: a line, not a bar (ADR 0039)
+    return el("div", { class: "quota-window quota-line", "data-quota-window": w.label, "data-state": w.state, title: `as of ${exact(w.as_of)}` },
+      el("span", { class: "quota-label" }, w.label === "limit" ? "" : w.label),
+      el("span", { class: "quota-text", "data-quota-text": "" }, w.text));
+  }
   const shown = w.state === "reset" ? 0 : Math.min(Math.max(w.used_percent, 0), 100);
   const fill = el("div", { class: "quota-fill" });
   fill.style.width = `${shown}%`; // through the CSSOM: the page's CSP refuses style attributes

@@ -2,10 +2,12 @@
 
 A turn runs from a main-agent `message` to the record before the next one. How it ended:
 `turn.end`'s status (completed / failed / cancelled); "unfinished" when the next message
-closed it without a `turn.end`; "interrupted" when a `session.resume` closed it; the last turn
-of a log with no end is "under way" (its card has no last_seq). Records after a resume and
-before the next message belong to no turn. An episode is a compaction's note over the stretch
-since the compaction before it.
+closed it without a `turn.end`; "interrupted" when a `session.resume` closed it. The last turn
+of a log with no end is "under way" (its card has no last_seq) only while its agent still
+writes it, else completed, interrupted or "no answer" by what the agent last said in it
+(heading.ending, ADR 0039). A duration spans the agent's own records' times only. Records
+after a resume and before the next message belong to no turn. An episode is a compaction's
+note over the stretch since the compaction before it.
 
 `Fold` is the state saved in `<id>.mem`: it is only ever saved between turns (at the end of
 the last whole turn), so it holds finished cards and episodes and no half-built turn; the turn
@@ -20,7 +22,7 @@ from msgspec import Struct
 from ...log import records
 from ...log.records import PlanItem, Usage
 from ...log.redact import redact
-from .heading import ASKED_HEAD, duration, ending, head, one_line  # noqa: F401 (cards.X)
+from .heading import ASKED_HEAD, WORK, duration, ending, head, one_line  # noqa: F401 (cards.X)
 
 ANSWER = 300  # characters of the answer kept on a card
 LINE = 200  # characters of an error or command kept on a card
@@ -42,7 +44,7 @@ class Card(Struct, frozen=True, kw_only=True):
     at: str
     head: str
     asked: str
-    outcome: str  # completed / failed / cancelled / unfinished / interrupted / under way
+    outcome: str  # completed/failed/cancelled/unfinished/interrupted/no answer/under way
     duration_ms: int | None = None
     cost_usd: float | None = None
     plan: list[PlanItem] = []
@@ -73,7 +75,7 @@ class Turn(Struct, kw_only=True):
     at: str
     asked: str
     last_seq: int = 0
-    last_at: str = ""
+    last_at: str = ""  # the agent's last record's time in the turn (heading.WORK), to its end
     status: str = ""
     duration_ms: int | None = None
     cost_usd: float | None = None
@@ -86,6 +88,8 @@ class Turn(Struct, kw_only=True):
     tokens: Usage = Usage()
     model: str = ""
     unpriced: bool = False
+    said: str = ""  # what the main agent last wrote: "answer", "work" ("" nothing: no answer)
+    closed: bool = False  # a session.close came in it
 
 
 class Fold(Struct, kw_only=True):
@@ -100,12 +104,14 @@ class Fold(Struct, kw_only=True):
     last_compact: int = 0  # seq of the last compaction before `end` (0: none)
     turn: Turn | None = None  # only while folding; None whenever saved
     last_line: tuple[int, int] = (-1, 0)  # only while folding: (start, end) of the last line
+    native: bool = False  # nodwyn's own task (its last turn is under way until it is closed)
 
 
-def card(turn: Turn, outcome: str | None = None) -> Card:
+def card(turn: Turn, outcome: str | None = None, native: bool = False) -> Card:
     """The card of a turn; outcome None means the turn is the log's last and may go on."""
+    live = False if turn.closed else True if native else None
     last, outcome, ms = ending(turn.at, turn.last_seq, turn.last_at, turn.status,
-                               turn.duration_ms, outcome)  # fmt: skip
+                               turn.duration_ms, outcome, turn.said, live)  # fmt: skip
     return Card(
         first_seq=turn.first_seq,
         last_seq=last,
@@ -164,6 +170,8 @@ def feed(fold: Fold, start: int, end: int, record: records.Event) -> None:
         _checkpoint(fold)
     elif isinstance(record, records.ContextCompact):
         _episode(fold, record)
+    elif isinstance(record, records.SessionStart):
+        fold.native = record.origin.tool == "nodwyn"
     if fold.turn is not None:
         _turn(fold.turn, record, main)
     fold.last_line = (start, end)
@@ -186,8 +194,15 @@ def _episode(fold: Fold, record: records.ContextCompact) -> None:
 
 
 def _turn(turn: Turn, record: records.Event, main: bool) -> None:
-    turn.last_seq, turn.last_at = record.seq, record.at or turn.last_at
+    turn.last_seq = record.seq
+    if record.at and not turn.status and records.kind_of(record) in WORK:
+        turn.last_at = record.at  # a name or a star given later is no part of its time
+    if main and isinstance(record, records.Reply | records.Result | records.ApprovalAsk):
+        answered = isinstance(record, records.Reply) and record.text.strip() and not record.calls
+        turn.said = "answer" if answered else "work"
     match record:
+        case records.SessionClose():
+            turn.closed = True
         case records.TurnEnd():
             turn.status = record.status
             turn.duration_ms = record.duration_ms
@@ -273,4 +288,4 @@ def finish(fold: Fold) -> list[Card]:
     """Every card of the fold, the turn under way (if any) last."""
     if fold.turn is None:
         return list(fold.cards)
-    return [*fold.cards, card(fold.turn)]
+    return [*fold.cards, card(fold.turn, native=fold.native)]

@@ -3,7 +3,7 @@ and the check of the line a fold ended with against the log (mem.py, heads.py, q
 
 import zlib
 
-HEADS_MAGIC = b"nodwyn-heads 1\n"  # the first line of a .heads (its format)
+HEADS_MAGIC = b"nodwyn-heads 2\n"  # the first line of a .heads (its format; 2: ADR 0039)
 
 
 def counts(base: int, end: int, frames: int) -> bool:

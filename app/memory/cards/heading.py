@@ -2,11 +2,19 @@
 of: the part of a card that a search shows, kept apart from cards.py so that a new process
 searching by words (quick.py) shows it without msgspec."""
 
+import time
 from datetime import datetime
+
+from ...listing import RUNNING_FOR as LIVE_FOR  # the task list's "running" (ADR 0039)
 
 ASKED_HEAD = 60  # characters of the prompt in a head line
 # kinds that close a turn or say how it ended: decoded whole, exactly as the fold decodes them
 CLOSING = frozenset(("message", "session.resume", "turn.end"))
+# the agent's own records: their times make a turn's duration and say it is still written;
+# nodwyn's (a name, an archive, a star, a summary, a close) come later and are no part of it
+WORK = frozenset(("message", "reply", "result", "plan", "approval.ask", "approval.answer",
+                  "turn.end", "context.compact", "error", "limit"))  # fmt: skip
+SETTLED = {"answer": "completed", "": "no answer"}  # what the agent last said -> the outcome
 
 
 def one_line(text: str, limit: int) -> str:
@@ -38,25 +46,44 @@ def duration(ms: int) -> str:
 
 def head(card_first: int, last: int | None, outcome: str, ms: int | None, asked: str) -> str:
     if last is None:
-        return f"turn seq {card_first}-, not finished"
+        return f'turn seq {card_first}- · under way · asked "{one_line(asked, ASKED_HEAD)}"'
     parts = [f"turn seq {card_first}-{last}", outcome]
-    if ms is not None:
+    if ms:
         parts.append(duration(ms))
     parts.append(f'asked "{one_line(asked, ASKED_HEAD)}"')
     return " · ".join(parts)
 
 
-def ending(at: str, last_seq: int, last_at: str, status: str, ms: int | None,
-           outcome: str | None) -> tuple[int | None, str, int | None]:  # fmt: skip
-    """(last seq, outcome, duration in ms) of a turn begun at `at` whose last line so far
-    is `last_seq` at `last_at`, ended with `status` (a turn.end's; "" without one) or, as its
-    fold found, `outcome` (None: the turn is the log's last and may go on: under way)."""
-    under_way = outcome is None and not status
-    outcome = status or outcome or "under way"
-    last = None if under_way else last_seq
-    if ms is None and not under_way:
-        ms = _millis(at, last_at)
-    return last, outcome, ms
+def is_live(worked_at: str, now: float | None = None) -> bool:
+    """Whether the agent wrote in the turn within the last LIVE_FOR seconds (the task list's
+    "running"): only then may a turn without an end still be going (ADR 0039)."""
+    try:
+        moment = datetime.fromisoformat(worked_at.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return False
+    return moment > (time.time() if now is None else now) - LIVE_FOR
+
+
+def ending(at: str, last_seq: int, worked_at: str, status: str, ms: int | None,
+           outcome: str | None, said: str = "", live: bool | None = None,
+           now: float | None = None) -> tuple[int | None, str, int | None]:  # fmt: skip
+    """(last seq, outcome, duration in ms) of a turn begun at `at` whose last line so far is
+    `last_seq`, whose agent last wrote at `worked_at`, ended with `status` (a turn.end's; ""
+    without one) or, as its fold found, `outcome` (None: the log's last turn, with no end).
+    Such a turn is under way when `live` says so (True: nodwyn's own task, not closed; False:
+    closed) or, with `live` None, while its agent wrote in it lately (is_live); else it is
+    settled by what the agent last `said` in it: "answer" completed, "" no answer, anything
+    else interrupted (ADR 0039). A duration is the agent's
+    own (a turn.end's) or the span of the agent's record times; none under way, and none
+    where the log gives the turn one time (a span of 0)."""
+    if not status and outcome is None:
+        if live or (live is None and is_live(worked_at, now)):
+            return None, "under way", None
+        outcome = SETTLED.get(said, "interrupted")
+    outcome = status or outcome or "interrupted"
+    if ms is None:
+        ms = _millis(at, worked_at)
+    return last_seq, outcome, ms or None
 
 
 def _millis(first: str, last: str) -> int | None:

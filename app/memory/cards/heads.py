@@ -28,7 +28,7 @@ from . import mem as memfile
 from .fold import Card, Turn
 from .fold import card as card_of
 from .fold import head as head_of
-from .heading import CLOSING
+from .heading import CLOSING, WORK, is_live
 
 
 class Brief(Struct, frozen=True):
@@ -89,7 +89,7 @@ def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
         asked = redact(card.asked)  # the head repeats the start of it
         head = head_of(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked)
         card = msgspec.structs.replace(card, asked=asked, head=head)
-    if key is not None:
+    if key is not None and (card is None or card.last_seq is not None):  # under way: settles
         if len(_shown) >= SHOWN:
             _shown.clear()
         _shown[key] = card
@@ -166,6 +166,7 @@ def turn_card(handle, log: Path, offset: int, first_seq: int) -> Card | None:
         brief = _brief_of(line)
         if brief is None:
             continue
+        ended = bool(turn.status)  # the agent's time stops at its turn's end, as in the fold
         if brief.kind in CLOSING:
             record = _whole(line)
             if record is None:
@@ -178,7 +179,12 @@ def turn_card(handle, log: Path, offset: int, first_seq: int) -> Card | None:
                 break
             if isinstance(record, records.TurnEnd):
                 turn.status, turn.duration_ms = record.status, record.duration_ms
-        turn.last_seq, turn.last_at = brief.seq, brief.at or turn.last_at
+        if brief.kind in WORK and brief.at and not ended:
+            turn.last_at = brief.at
+        turn.closed = turn.closed or brief.kind == "session.close"
+        turn.last_seq = brief.seq
+    if outcome is None and not turn.status and (turn.closed or not is_live(turn.last_at)):
+        return memfile_card(log, first_seq)  # settled by what was said in it: the fold's work
     return card_of(turn, outcome)
 
 

@@ -38,7 +38,8 @@ from .fold import Card, Episode, Fold, finish
 from .fold import feed as feed_card
 from .frames import HEADS_MAGIC, crc_of, holds  # noqa: F401 (crc_of, holds: read as mem.X)
 
-MAGIC = b"nodwyn-mem 3\n"  # 3: cards carry tokens, model and unpriced (issue 24)
+MAGIC = b"nodwyn-mem 4\n"  # 3: cards carry tokens, model and unpriced (issue 24); 4: true
+# outcomes and durations (ADR 0039)
 TRAILER = b"MEMF"
 COMPACT_AFTER = 64  # frames; then the file is rewritten as one (amortised: 1/64 per turn)
 _head = struct.Struct("<II")
@@ -220,7 +221,7 @@ def load_state(log: Path) -> Mem:
 def _state_of(frame: Frame) -> Mem:
     fold = frame.fold
     state = Fold(end=fold.end, line_start=fold.line_start, line_crc=fold.line_crc,
-                 last_compact=fold.last_compact)  # fmt: skip
+                 last_compact=fold.last_compact, native=fold.native)  # fmt: skip
     return Mem(fold=state, mark=frame.mark, frames=frame.number + 1)
 
 
@@ -340,6 +341,7 @@ def _merged(whole: Fold, gained: Fold) -> Fold:
         cards=whole.cards, episodes=whole.episodes, end=gained.end,
         line_start=gained.line_start, line_crc=gained.line_crc,
         saved_episodes=len(whole.episodes), last_compact=gained.last_compact,
+        native=gained.native,
     )  # fmt: skip
 
 
@@ -376,6 +378,7 @@ def settle(log: Path, fold: Fold) -> Fold:
         line_crc=fold.line_crc,
         saved_episodes=fold.saved_episodes,
         last_compact=fold.last_compact,
+        native=fold.native,
     )
 
 
@@ -417,5 +420,6 @@ def cards_of(log: Path) -> tuple[list[Card], list[Episode]]:
         append(log, before, Mem(fold=gained, mark=before.mark))
     if len(_cards) > 256:
         _cards.clear()
-    _cards[log] = ((stat.st_size, stat.st_mtime_ns), every, episodes)
+    if not every or every[-1].last_seq is not None:  # under way: it settles as time passes
+        _cards[log] = ((stat.st_size, stat.st_mtime_ns), every, episodes)
     return every, episodes

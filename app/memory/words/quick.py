@@ -23,7 +23,7 @@ from ...log.plain import RECORDS, NotPlain, decoded_record, plain
 from ...log.redact import redact
 from ...log.redact_rules import RULES, scrubbed_rules
 from ..cards import frames
-from ..cards.heading import CLOSING, ending, head
+from ..cards.heading import CLOSING, WORK, ending, head, is_live
 from . import matching, terms, words
 
 HEADS = 8 << 20  # bytes of a .heads read; a larger one is left to heads.py
@@ -234,38 +234,68 @@ def turn_head(handle, offset: int, first_seq: int) -> tuple:
         raise NotPlain("the log moved under the index")
     at = first.get("at", "")
     asked = first.get("text", "") or first.get("command", "")
-    last, status, ms, outcome, pending = [first_seq, at], "", None, None, None
+    seq, worked, status, ms, outcome = first_seq, at, "", None, None
+    pending = work = None  # the last lines not yet read: any, and the agent's own (WORK)
+    closed, says = False, []  # says: lines that may be what the agent last said (_said)
     for line in iter(handle.readline, b""):
         if not line.endswith(b"\n"):
             break  # a writer at work: readers skip a torn last line
         if not line.strip():
             continue
         end = line.find(b'"', len(_PREFIX)) if line.startswith(_PREFIX) else -1
-        if end > 0 and line[len(_PREFIX) : end].decode() in _NOT_CLOSING:
-            pending = line
+        named = line[len(_PREFIX) : end].decode() if end > 0 else ""
+        if named in _NOT_CLOSING:
+            pending, work = line, line if named in WORK and not status else work
+            closed = closed or named == "session.close"
+            says += [line] if named in _SAYS else []
             continue
         kind, record = decoded_record(line[:-1])
+        says += [line] if kind in _SAYS else []
         if kind is None:  # of no known kind, or not fitting its kind: not one that ends it
-            last, pending = _later(last, _brief(line)), None
-            continue
-        main = record.get("agent") is None
-        if (kind == "message" and main) or kind == "session.resume":
+            record = _brief(line)
+            kind = record["kind"]
+        elif (kind == "message" and record.get("agent") is None) or kind == "session.resume":
             outcome = "unfinished" if kind == "message" else "interrupted"
             break
+        if kind in WORK and not status:
+            worked, work = record.get("at", "") or worked, None
         if kind == "turn.end":
             status, ms = record.get("status", "completed"), record.get("duration_ms")
-        last, pending = _later(last, record), None
+        seq, pending = record["seq"], None
     if pending is not None:
-        last = _later(last, _brief(pending))
-    last_seq, outcome, ms = ending(at, last[0], last[1], status, ms, outcome)
+        seq = _brief(pending)["seq"]
+    if work is not None:
+        worked = _brief(work).get("at", "") or worked
+    said, live = "", None
+    if outcome is None and not status and (closed or not is_live(worked)):
+        if _native(handle):
+            raise NotPlain("nodwyn's own task: open until closed, as the fold reads its start")
+        said, live = _said(says), False
+    last_seq, outcome, ms = ending(at, seq, worked, status, ms, outcome, said, live)
     return first_seq, last_seq, at, asked, outcome, ms
 
 
 _NOT_CLOSING = frozenset(RECORDS) - CLOSING
+_SAYS = frozenset(("reply", "result", "approval.ask"))
 
 
-def _later(last: list, record: dict) -> list:
-    return [record["seq"], record.get("at", "") or last[1]]
+def _said(says: list[bytes]) -> str:
+    """What the main agent last said in a turn, as fold.Turn.said: "answer" (a reply with text
+    and no calls), "work" (any other reply, result or ask), "" (none); read from the end."""
+    for line in reversed(says):
+        kind, record = decoded_record(line[:-1])
+        if kind is None or record.get("agent") is not None:
+            continue
+        answered = kind == "reply" and record.get("text", "").strip() and not record.get("calls")
+        return "answer" if answered else "work"
+    return ""
+
+
+def _native(handle) -> bool:
+    """Whether the log is nodwyn's own task (or starts otherwise than the fold expects)."""
+    handle.seek(0)
+    kind, start = decoded_record(handle.readline().rstrip(b"\n"))
+    return kind != "session.start" or start.get("origin", {}).get("tool") == "nodwyn"
 
 
 def _brief(line: bytes) -> dict:
