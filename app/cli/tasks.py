@@ -141,7 +141,7 @@ def _fields(task: dict, now: datetime) -> dict:
         "turns": str(task["turns"]),
         "cost": cost(task),
         "title": title,
-        "project": task["project"] or "(no folder)",
+        "project": task["project"] or "No folder",
     }
 
 

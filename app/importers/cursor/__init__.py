@@ -9,14 +9,13 @@ tokens, which nodwyn never reads, copies or indexes. Cursor rewrites these datab
 place, so they are read whole; each bubble's id makes a re-import add only what is new.
 """
 
-import json
 import os
 import sys
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from ..agent import Agent, Found, Session
 from . import keys, mapping
+from .folders import folder_in, workspace_folder
 
 NAME = "state.vscdb"
 
@@ -56,7 +55,7 @@ class Cursor(Agent):
             chats = keys.Chats(path)
         except keys.Refused as exc:
             return str(exc)
-        folder = workspace_folder(path.parent)
+        folder = workspace_folder(path.parent) or folder_in(chats.root, chats.opened)
         found = mapping.tabs(chats.tabs, folder, str(path))
         found += mapping.inline(chats.composers, folder, str(path))
         if chats.disk:
@@ -76,22 +75,6 @@ def _why_none(chats: keys.Chats) -> str:
             "their conversations are in the global state.vscdb (User/globalStorage)"
         )
     return "no Cursor chat or composer in it"
-
-
-def workspace_folder(folder: Path) -> str:
-    """The folder a workspace database belongs to (`workspace.json`), "" when unknown."""
-    try:
-        data = json.loads((folder / "workspace.json").read_bytes())
-    except (OSError, ValueError):
-        return ""
-    uri = data.get("folder") if isinstance(data, dict) else None
-    if not isinstance(uri, str) or not uri.startswith("file://"):
-        return ""
-    parsed = urlparse(uri)
-    path = unquote(parsed.path)
-    if len(path) > 2 and path[0] == "/" and path[2] == ":":  # file:///c:/Users/... on Windows
-        path = path[1:]
-    return path
 
 
 def _folders(global_db: Path) -> dict[str, str]:
