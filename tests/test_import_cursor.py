@@ -316,3 +316,20 @@ def test_files_that_share_no_more_than_a_home_folder_name_no_project():
     assert folders.folder_in("", opened("vscode-userdata:/settings.json")) == ""
     assert folders.folder_in("", [{"editor": 3}, "x"]) == ""
     assert folders.folder_in("", opened("file:///srv/app/main.py")) == "/srv/app"
+
+
+def test_a_global_composer_whose_workspace_lost_its_workspace_json_keeps_its_folder(
+    store, tmp_path
+):
+    user = user_dir(tmp_path, conversation())
+    space = user / "workspaceStorage" / "9f3a"
+    (space / "workspace.json").unlink()
+    db = sqlite3.connect(space / "state.vscdb")
+    root = "file:///home/ana/my%20pager/.vscode/launch.json"
+    db.execute("insert into ItemTable values ('debug.selectedroot', ?)", (root,))
+    db.commit()
+    db.close()
+    os.utime(space / "state.vscdb", (OLD, OLD))
+    report = import_paths(store, "cursor", [user / "globalStorage"])
+    assert report.created == ["cu-" + COMPOSER]
+    assert fold_log(store.log_path("cu-" + COMPOSER)).project == "/home/ana/my pager"

@@ -78,12 +78,17 @@ def _why_none(chats: keys.Chats) -> str:
 
 
 def _folders(global_db: Path) -> dict[str, str]:
-    """composer id -> folder, from the workspace databases that list the composer's header."""
+    """composer id -> folder, from the workspace databases that list the composer's header
+    (each one's folder by workspace.json, else by what the database names: folders.py)."""
     user = global_db.parent.parent
     out: dict[str, str] = {}
     for db in sorted((user / "workspaceStorage").glob(f"*/{NAME}")):
-        folder = workspace_folder(db.parent)
-        for cid in keys.heads(db) if folder else ():
+        try:
+            chats = keys.Chats(db)
+        except keys.Refused:
+            continue
+        folder = workspace_folder(db.parent) or folder_in(chats.root, chats.opened)
+        for cid in keys.listed(chats.composers) if folder else ():
             out.setdefault(cid, folder)
     return out
 

@@ -87,11 +87,7 @@ def _json(value):
         return None
 
 
-def heads(path: Path) -> list[str]:
-    """The composer ids a workspace database lists (its own or headers only)."""
-    try:
-        data = Chats(path).composers
-    except Refused:
-        return []
-    listed = data.get("allComposers") if isinstance(data, dict) else None
-    return [c["composerId"] for c in listed or [] if isinstance(c, dict) and c.get("composerId")]
+def listed(composers) -> list[str]:
+    """The composer ids a workspace database's composer key lists (its own or headers only)."""
+    heads = composers.get("allComposers") if isinstance(composers, dict) else None
+    return [c["composerId"] for c in heads or [] if isinstance(c, dict) and c.get("composerId")]
