@@ -38,12 +38,18 @@ def served_folders(data_dir, tmp_path):
         yield server
 
 
-@pytest.mark.parametrize("size", list(SIZES))
-def test_tasks_with_no_folder_are_under_a_heading_that_says_so(browser, served_folders, size):
-    width, height = SIZES[size]
+@pytest.fixture(params=list(SIZES))
+def sized(browser, request):
+    """(a page at a desktop window's size or a phone's, that size's name)."""
+    width, height = SIZES[request.param]
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(20000)
-    page = context.new_page()
+    yield context.new_page(), request.param
+    context.close()
+
+
+def test_tasks_with_no_folder_are_under_a_heading_that_says_so(sized, served_folders):
+    page, size = sized
     page.goto(served_folders.at(task="cu-one"))
     expect(page.locator("[data-meta]")).to_contain_text("Cursor")
     drawer(page, size)
@@ -56,15 +62,10 @@ def test_tasks_with_no_folder_are_under_a_heading_that_says_so(browser, served_f
     first = meta.locator(".meta-item").first
     assert first.locator('[data-field="project"]').count() == 1
     expect(meta.locator('[data-field="agent"]')).to_contain_text("Cursor")
-    context.close()
 
 
-@pytest.mark.parametrize("size", list(SIZES))
-def test_a_long_project_folder_stays_inside_the_settings_dialog(browser, served_folders, size):
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.set_default_timeout(20000)
-    page = context.new_page()
+def test_a_long_project_folder_stays_inside_the_settings_dialog(sized, served_folders):
+    page, size = sized
     page.goto(served_folders.url)
     drawer(page, size)
     page.get_by_role("button", name="Settings").click()
@@ -84,4 +85,3 @@ def test_a_long_project_folder_stays_inside_the_settings_dialog(browser, served_
     assert inside and all(inside), inside
     dialog = page.locator("dialog.settings")
     assert page.evaluate("(d) => d.scrollWidth <= d.clientWidth", dialog.element_handle())
-    context.close()
