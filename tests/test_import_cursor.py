@@ -10,7 +10,7 @@ import pytest
 from importing import OLD, log_of
 from nodwyn.catalogue import fold_log
 from nodwyn.importers import registry
-from nodwyn.importers.cursor import keys
+from nodwyn.importers.cursor import folders, keys
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
 from nodwyn.memory.words.search import search
@@ -281,3 +281,55 @@ def cursor_chat_with(prompt: str) -> list[dict]:
     chat = conversation()
     chat[0] = chat[0] | {"text": prompt}
     return chat
+
+
+def test_a_real_workspace_without_its_workspace_json_is_in_the_folder_it_debugged(store, corpus):
+    """The corpus's database was copied without workspace.json: its launch configuration's
+    folder (read here by hand) is every one of its tasks' folder."""
+    path = corpus / "other" / "cursor" / "slevin48__cursor-history__state.vscdb"
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    (root,) = db.execute("select value from ItemTable where key = 'debug.selectedroot'").fetchone()
+    db.close()
+    folder = root.replace("file:///c%3A", "c:").removesuffix("/.vscode/launch.json")
+    assert folder == "c:/Users/ydebray/Documents/mobilechat"
+    report = import_paths(store, "cursor", [path])
+    assert len(report.created) == 31
+    assert {fold_log(store.log_path(t)).project for t in report.created} == {folder}
+
+
+def opened(*uris: str) -> list[dict]:
+    return [{"editor": {"resource": uri, "forceFile": True}} for uri in uris]
+
+
+def test_without_a_launch_configuration_the_opened_files_shared_folder_is_the_project():
+    files = opened(
+        "file:///home/ana/pager/src/order.go", "file:///home/ana/pager/README.md",
+        "file:///home/ana/pager/src/page/page.go",
+    )  # fmt: skip
+    assert folders.folder_in("", files) == "/home/ana/pager"
+    assert folders.folder_in("file:///d%3A/w/x/.vscode/launch.json", files) == "d:/w/x"
+
+
+def test_files_that_share_no_more_than_a_home_folder_name_no_project():
+    assert folders.folder_in("", opened("file:///home/ana/a/x.go", "file:///home/ana/b/y")) == ""
+    assert folders.folder_in("", opened("file:///c%3A/Users/ana/a.txt")) == ""
+    assert folders.folder_in("", opened("vscode-userdata:/settings.json")) == ""
+    assert folders.folder_in("", [{"editor": 3}, "x"]) == ""
+    assert folders.folder_in("", opened("file:///srv/app/main.py")) == "/srv/app"
+
+
+def test_a_global_composer_whose_workspace_lost_its_workspace_json_keeps_its_folder(
+    store, tmp_path
+):
+    user = user_dir(tmp_path, conversation())
+    space = user / "workspaceStorage" / "9f3a"
+    (space / "workspace.json").unlink()
+    db = sqlite3.connect(space / "state.vscdb")
+    root = "file:///home/ana/my%20pager/.vscode/launch.json"
+    db.execute("insert into ItemTable values ('debug.selectedroot', ?)", (root,))
+    db.commit()
+    db.close()
+    os.utime(space / "state.vscdb", (OLD, OLD))
+    report = import_paths(store, "cursor", [user / "globalStorage"])
+    assert report.created == ["cu-" + COMPOSER]
+    assert fold_log(store.log_path("cu-" + COMPOSER)).project == "/home/ana/my pager"

@@ -9,6 +9,7 @@ import pytest
 from nodwyn import memory, starred
 from nodwyn.errors import BadInput
 from nodwyn.reading import ansi, edits, markdown, resume, shown
+from nodwyn.reading import export as export_module
 from nodwyn.reading.export import export
 from nodwyn.store import Store
 from reading_logs import COLOURED, HOSTILE, PATCH, REPLY, TASK, write_reading_log
@@ -287,3 +288,42 @@ def test_the_cli_exports_prints_the_resume_command_and_stars(data_dir, tmp_path,
     assert main(["resume-command", TASK]) == 1  # the agent deleted its own log
     assert "log is gone" in capsys.readouterr().err
     assert json.loads(json.dumps(starred.of_task(Store(data_dir), TASK))) == {"2": "keep"}
+
+
+def test_the_html_export_reads_as_a_person_would_in_local_time(data_dir, monkeypatch):
+    """Issue 37: the times in this computer's zone (India's, +05:30, here) with the zone said,
+    the agent by its name, and each call with its command or file beside the tool."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        store = Store(data_dir)
+        write_reading_log(data_dir)
+        html = export(store, TASK, "html")
+        text = export(store, TASK, "md")
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    at = html.find("2026-11-29T10:00")
+    assert at < 0 and "#2 · 2026-11-29 15:30<" in html
+    assert "(times in UTC+05:30)" in html and "· Claude Code ·" in html
+    assert "claude-code" not in html.split("<body>")[1].split("</header>")[0]
+    assert '<strong>Bash</strong><code class="call-line">go test ./pager</code>' in html
+    assert "**Bash** `go test ./pager`" in text and "· Claude Code ·" in text
+
+
+def test_a_calls_line_is_its_command_file_or_query_in_every_agents_spelling():
+    line = export_module.call_line
+    assert line({"input": {"command": "ls", "description": "list"}}) == "ls"
+    assert line({"input": {"cmd": ["bash", "-lc", "go test ./..."]}}) == "bash -lc go test ./..."
+    assert line({"input": {"CommandLine": "npm run build", "Cwd": "/w"}}) == "npm run build"
+    assert line({"input": {"AbsolutePath": "/w/a.py", "StartLine": 1}}) == "/w/a.py"
+    assert line({"input": {"filePath": "/w/b.ts"}}) == "/w/b.ts"
+    assert line({"input": {"command": "view", "path": "/w/c.go"}}) == "view /w/c.go"
+    assert line({"input": "echo one\necho two"}) == "echo one"
+    code = 'const r = await tools.exec_command({"cmd":"pwd && printf \'\\\\n\'","workdir":"/w"});'
+    assert line({"tool": "exec", "input": code}) == "pwd && printf '\\n'"
+    assert line({"input": {"todos": []}}) == "" and line({"input": None}) == ""
+    patch = {"tool": "apply_patch", "input": PATCH}
+    assert line(patch, edits.diff_of("apply_patch", PATCH)) == "pager/order.go, pager/order_test.go"

@@ -50,7 +50,8 @@ def test_the_totals_are_the_sum_of_the_cards_costs_and_tokens(data_dir):
     assert gem["unpriced"] == 1 and gem["cost_usd"] == 0 and gem["input"] == 1000
 
 
-def test_the_table_reads_like_ccusages_with_cost_unknown(data_dir):
+def test_the_table_reads_like_ccusages_with_cost_unknown(data_dir, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")  # the full form (tests/test_cli_widths.py: narrower)
     unpriced_task(Store(data_dir))
     out = nodwyn("usage", "--by", "model", data_dir=data_dir).stdout
     lines = out.splitlines()

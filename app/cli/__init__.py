@@ -72,14 +72,27 @@ def _main(argv: list[str]) -> int:
     except NodwynError as exc:
         print(f"nodwyn: {exc}{_hint(exc)}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # before OSError, its parent: the reader left (`| head -1`)
+        return reader_left()
     except OSError as exc:  # the data directory or a named file cannot be read or written
         print(f"nodwyn: {os_error(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("nodwyn: stopped", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+
+
+def reader_left() -> int:
+    """A command whose reader closed the pipe (`nodwyn usage | head -1`) ends quietly with
+    exit 0, as it would had the reader read on: stdout is pointed at the null device, so the
+    interpreter's last flush of what is left in its buffer finds no closed pipe to complain
+    of (Python's own advice on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # no stdout to point elsewhere: nothing is left to flush into it
+    return 0
 
 
 def _run(argv: list[str]) -> int:

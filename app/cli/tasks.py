@@ -89,30 +89,74 @@ def cmd_sessions(args) -> None:
 
 
 def print_listing(listed: bytes) -> None:
-    """The listing's JSON array as lines for a person (the quick path prints it too), read by
-    json's C scanner and written in one go (see running.decoded, cli.memory.write)."""
+    """The listing's JSON array as columns for a person (the quick path prints it too), read
+    by json's C scanner and written in one go (see running.decoded, cli.memory.write)."""
     from .. import running
+    from .columns import width
 
     tasks = running.decoded(listed)
     if not tasks:
         print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
         return
     now = datetime.now(UTC)
-    lines = []
-    for task in tasks:
-        marks = ", ".join(
-            mark
-            for mark in (
-                task["state"],
-                "archived" if task["archived"] else "",
-                f"{task['turns']} turns",
-                cost(task),
-            )
-            if mark
-        )
-        when = relative(task["last_activity"], now)
-        lines.append(f"{task['id']}  {when:>9}  {task['title']}  [{marks}]  {task['project']}\n")
-    sys.stdout.write("".join(lines))
+    rows = [_fields(task, now) for task in tasks]
+    sys.stdout.write("".join(line + "\n" for line in listing_lines(rows, width())))
+
+
+HEAD = {"id": "ID", "when": "WHEN", "agent": "AGENT", "turns": "TURNS", "cost": "COST",
+        "title": "TITLE", "project": "FOLDER"}  # fmt: skip
+WIDE_FROM = 100  # columns: narrower terminals get each task on two lines
+
+
+def listing_lines(rows: list[dict], room: int) -> list[str]:
+    """Tasks in columns in `room` cells, the title cut to fit: one line each from 100 columns
+    (ID, WHEN, AGENT, TURNS, COST, TITLE and, with room, FOLDER), else two, the id and folder
+    on the second, below the agent."""
+    from .columns import cells, cut, cut_left, pad
+
+    rows = [HEAD, *rows]
+    wide = {k: max(cells(r[k]) for r in rows) for k in HEAD}
+
+    def line(row: dict, keys: tuple[str, ...]) -> str:
+        return "  ".join(pad(row[k], wide[k], k in ("turns", "cost")) for k in keys)
+
+    if room < WIDE_FROM:
+        keys = ("when", "agent", "turns", "cost")
+        title = max(room - len(line(HEAD, keys)) - 2, 12)
+        indent = " " * (wide["when"] + 2)
+        out = []
+        for row in rows:
+            folder = cut_left(row["project"], room - len(indent) - cells(row["id"]) - 2)
+            out += [f"{line(row, keys)}  {cut(row['title'], title)}",
+                    f"{indent}{row['id']}  {folder}"]  # fmt: skip
+        return out
+    keys = ("id", "when", "agent", "turns", "cost")
+    rest = room - len(line(HEAD, keys)) - 2
+    folder = min(wide["project"], rest // 3) if rest >= 60 else 0
+    title = rest - folder - 2 if folder else rest
+    out = []
+    for row in rows:
+        text = f"{line(row, keys)}  {pad(cut(row['title'], title), title)}"
+        out.append(f"{text}  {cut_left(row['project'], folder)}" if folder else text.rstrip())
+    return out
+
+
+def _fields(task: dict, now: datetime) -> dict:
+    """A task's cells: its state marked before its title unless it is closed."""
+    from .columns import agent_name
+
+    marks = [task["state"]] if task["state"] != "closed" else []
+    marks += ["archived"] if task["archived"] else []
+    title = f"[{', '.join(marks)}] {task['title']}" if marks else task["title"]
+    return {
+        "id": task["id"],
+        "when": relative(task["last_activity"], now),
+        "agent": agent_name(task["origin"]),
+        "turns": str(task["turns"]),
+        "cost": cost(task),
+        "title": title,
+        "project": task["project"] or "No folder",
+    }
 
 
 def of_agent(listed: bytes, name: str) -> bytes:
@@ -128,10 +172,10 @@ def of_agent(listed: bytes, name: str) -> bytes:
 
 
 def cost(task: dict) -> str:
-    """A task's cost as lists show it: dollars, "cost unknown" for an imported task, else ""."""
+    """A task's cost as lists show it: dollars, "unknown" for an imported task, else ""."""
     if task["cost_usd"] is not None:
         return f"${task['cost_usd']:.2f}"
-    return "cost unknown" if task["origin"] != "nodwyn" and task["turns"] else ""
+    return "unknown" if task["origin"] != "nodwyn" and task["turns"] else ""
 
 
 def cmd_delete(args) -> int:

@@ -4,8 +4,11 @@ Both read the log through memory.recall's `plain` (redacted, as everywhere) and 
 renders with the page's own trees (markdown.tree, edits.diff_of, ansi.runs) and the page's own
 reading.css, inlined with a few base styles: no script, nothing fetched, readable offline in
 any browser. A turn is its message and every event up to the next message of the person.
+As a person reads it: times in this computer's time zone (the header names it), the agent by
+its name ("Claude Code"), each call with its command, file or query beside the tool's name.
 """
 
+import datetime as dt
 import json
 from html import escape
 
@@ -19,6 +22,11 @@ from .shown import dress
 
 FORMATS = ("md", "html")
 TEXT = 1_000_000  # characters of one string field an export keeps whole
+# The input fields that say what a call did, in the order asked (the page's events.js callLine
+# reads the same, with the other agents' spellings: Antigravity's CommandLine, OpenCode's ...)
+LINE_KEYS = ("command", "cmd", "CommandLine", "file_path", "filePath", "path", "AbsolutePath",
+             "TargetFile", "DirectoryPath", "pattern", "url", "Url", "query", "sql", "skill",
+             "description", "Description", "intent", "prompt")  # fmt: skip
 _BASE_CSS = """
 :root { --bg: #fff; --fg: #1d2127; --muted: #5d6570; --line: #dde1e6; --bg-soft: #f0f2f5;
   --bg-code: #f4f5f7; --accent: #1f5fbf; --red: #b3261e;
@@ -40,6 +48,8 @@ header.task { border-bottom: 1px solid var(--line); margin-bottom: 12px; }
 .event.message .md { font-weight: 500; }
 .call { margin: 4px 0; border: 1px solid var(--line); border-radius: 5px; padding: 3px 8px; }
 .call > summary { cursor: pointer; }
+.call-line { margin-left: 6px; overflow-wrap: anywhere; }
+h1, .meta, .card, .md, .compaction, .summary { overflow-wrap: anywhere; }
 .result.error, .error { color: var(--red); }
 .compaction { color: var(--muted); text-align: center; font-style: italic; }
 """
@@ -83,7 +93,7 @@ def _events(store, task: str, turn: int | None) -> list[dict]:
 
 
 def _markdown(info, events: list[dict], cards: dict) -> str:
-    lines = [f"# {info.title}", "", f"{info.project} · {info.origin} · {info.created}", ""]
+    lines = [f"# {info.title}", "", _heading(info), ""]
     for event in events:
         lines += _md_event(event, cards)
     return "\n".join(lines).rstrip() + "\n"
@@ -99,8 +109,9 @@ def _md_event(event: dict, cards: dict) -> list[str]:
         out = [f"**Reply{who}:**", "", event["text"], ""] if event.get("text") else []
         for call in event.get("calls") or []:
             diff = edits.diff_of(str(call.get("tool", "")), call.get("input"))
+            line = call_line(call, diff)
             out += [
-                f"**{call.get('tool')}**",
+                f"**{call.get('tool')}**" + (f" `{line}`" if line and "`" not in line else ""),
                 "",
                 _fence(_input_text(call, diff), "diff" if diff else ""),
                 "",
@@ -156,7 +167,7 @@ def _fence(text: str, lang: str = "") -> str:
 
 def _html(info, events: list[dict], cards: dict) -> str:
     css = (paths.frontend_dir() / "reading.css").read_text(encoding="utf-8")
-    meta = f"{info.project} · {info.origin} · {info.created}"
+    meta = _heading(info)
     body = [["header", {"class": "task"}, ["h1", {}, info.title], ["p", {"class": "meta"}, meta]]]
     body += [_html_event(dress(event), cards) for event in events]
     title = escape(info.title)
@@ -171,7 +182,7 @@ def _html(info, events: list[dict], cards: dict) -> str:
 def _html_event(event: dict, cards: dict) -> list:
     """One event as a node tree (the tree markdown.py makes, and the same few tags)."""
     kind, seq = event.get("kind"), event.get("seq")
-    meta = ["div", {"class": "event-meta"}, f"#{seq} · {event.get('at', '')}"]
+    meta = ["div", {"class": "event-meta"}, f"#{seq} · {local(event.get('at', ''))}"]
     if event.get("agent"):
         meta.append(f" · {event['agent']}")
     if kind in ("message", "reply"):
@@ -212,7 +223,78 @@ def _html_call(call: dict) -> list:
     tool = ["strong", {}, str(call.get("tool", ""))]
     if call.get("diff"):
         return ["div", {"class": "call"}, tool, _html_diff(call["diff"])]
-    return ["details", {"class": "call"}, ["summary", {}, tool], ["pre", {}, _input_text(call)]]
+    line = call_line(call)
+    said = [tool, ["code", {"class": "call-line"}, line]] if line else [tool]
+    return ["details", {"class": "call"}, ["summary", {}, *said], ["pre", {}, _input_text(call)]]
+
+
+def call_line(call: dict, diff: dict | None = None) -> str:
+    """What a call did, in a line: an edit's files, else its command, file, pattern, address
+    or query (the first of LINE_KEYS it has), else a text input's first line; "" if none."""
+    diff = diff or call.get("diff")
+    if diff:
+        return ", ".join(file["path"] for file in diff["files"])
+    data = call.get("input")
+    if isinstance(data, str):
+        return _first_line(_command_in(data) or data)
+    if not isinstance(data, dict):
+        return ""
+    for key in LINE_KEYS:
+        value = data.get(key)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = " ".join(value)  # Codex's ["bash", "-lc", "go test ./..."]
+        if isinstance(value, str) and value.strip():
+            path = data.get("path")
+            if key == "command" and isinstance(path, str) and " " not in value.strip():
+                return f"{value.strip()} {path}"  # Copilot's {"command": "view", "path": ...}
+            return _first_line(value)
+    return ""
+
+
+def _command_in(text: str) -> str:
+    """The command a script of calls runs, where the input is one (Codex's code mode:
+    `const r = await tools.exec_command({"cmd": "pwd && rg --files", ...})`), else ""."""
+    import re
+
+    found = re.search(r'"(?:cmd|command)"\s*:\s*("(?:[^"\\]|\\.)*")', text)
+    if not found:
+        return ""
+    try:
+        return json.loads(found.group(1))
+    except ValueError:
+        return ""
+
+
+def _first_line(text: str, room: int = 200) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= room else line[: room - 1] + "…"
+
+
+def _heading(info) -> str:
+    """The task's folder, agent by name and start in local time, with the zone the times are
+    in: "/home/ana/pager · Claude Code · 2026-12-02 09:14 (times in UTC+01:00)"."""
+    from ..importers import registry
+
+    agent = registry.by_tool(info.origin)
+    name = agent.label if agent else info.origin
+    start = _parsed(info.created)
+    zone = start.astimezone().strftime("%z") if start else ""
+    said = f" (times in UTC{zone[:3]}:{zone[3:]})" if zone else ""
+    return f"{info.project or 'No folder'} · {name} · {local(info.created)}{said}"
+
+
+def local(at: str) -> str:
+    """An ISO time as this computer's local date and time to the minute (else as it was)."""
+    when = _parsed(at)
+    return when.astimezone().strftime("%Y-%m-%d %H:%M") if when else at
+
+
+def _parsed(at: str) -> dt.datetime | None:
+    try:
+        when = dt.datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 def _html_diff(diff: dict) -> list:

@@ -95,6 +95,9 @@ export function cost(usd) {
   return usd < 0.01 ? "<$0.01" : `$${usd.toFixed(2)}`;
 }
 
+/** What a task with no project folder is shown under (the sidebar, results, the header). */
+export const NO_FOLDER = "No folder";
+
 /** The last part of a path, and the part before it. @param {string} path */
 export function pathParts(path) {
   const parts = path.split(/[\\/]+/).filter(Boolean);
@@ -120,6 +123,7 @@ export function folderLabels(projects) {
     const { name, parent } = pathParts(project);
     labels[project] = named[name].size > 1 && parent ? `${parent}/${name}` : name;
   }
+  if ("" in labels) labels[""] = NO_FOLDER; // a task whose log names none (issue 37)
   return labels;
 }
 

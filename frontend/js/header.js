@@ -7,7 +7,7 @@
 
 import { api } from "./api.js";
 import { agentLabel } from "./agents.js";
-import { clear, cost, el } from "./dom.js";
+import { clear, cost, el, NO_FOLDER } from "./dom.js";
 import { openExport, resumeButton } from "./exporting.js";
 import { openSummarize } from "./summarize.js";
 
@@ -159,7 +159,9 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       .filter(Boolean)
       .join(" · ");
     const parts = [
-      el("span", { class: "mono path", title: task.project, "data-field": "project" }, el("bdi", {}, task.project)),
+      task.project
+        ? el("span", { class: "mono path", title: task.project, "data-field": "project" }, el("bdi", {}, task.project))
+        : el("span", { class: "muted", "data-field": "project", title: "its log names no project folder" }, NO_FOLDER),
       task.branch ? el("span", { class: "mono", "data-field": "branch", title: `branch ${task.branch}` }, task.branch) : null,
       el("span", { "data-field": "agent" }, agent),
       costEl(task),

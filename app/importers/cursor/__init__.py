@@ -9,14 +9,13 @@ tokens, which nodwyn never reads, copies or indexes. Cursor rewrites these datab
 place, so they are read whole; each bubble's id makes a re-import add only what is new.
 """
 
-import json
 import os
 import sys
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from ..agent import Agent, Found, Session
 from . import keys, mapping
+from .folders import folder_in, workspace_folder
 
 NAME = "state.vscdb"
 
@@ -57,7 +56,7 @@ class Cursor(Agent):
             chats = keys.Chats(path)
         except keys.Refused as exc:
             return str(exc)
-        folder = workspace_folder(path.parent)
+        folder = workspace_folder(path.parent) or folder_in(chats.root, chats.opened)
         found = mapping.tabs(chats.tabs, folder, str(path))
         found += mapping.inline(chats.composers, folder, str(path))
         if chats.disk:
@@ -79,29 +78,18 @@ def _why_none(chats: keys.Chats) -> str:
     return "no Cursor chat or composer in it"
 
 
-def workspace_folder(folder: Path) -> str:
-    """The folder a workspace database belongs to (`workspace.json`), "" when unknown."""
-    try:
-        data = json.loads((folder / "workspace.json").read_bytes())
-    except (OSError, ValueError):
-        return ""
-    uri = data.get("folder") if isinstance(data, dict) else None
-    if not isinstance(uri, str) or not uri.startswith("file://"):
-        return ""
-    parsed = urlparse(uri)
-    path = unquote(parsed.path)
-    if len(path) > 2 and path[0] == "/" and path[2] == ":":  # file:///c:/Users/... on Windows
-        path = path[1:]
-    return path
-
-
 def _folders(global_db: Path) -> dict[str, str]:
-    """composer id -> folder, from the workspace databases that list the composer's header."""
+    """composer id -> folder, from the workspace databases that list the composer's header
+    (each one's folder by workspace.json, else by what the database names: folders.py)."""
     user = global_db.parent.parent
     out: dict[str, str] = {}
     for db in sorted((user / "workspaceStorage").glob(f"*/{NAME}")):
-        folder = workspace_folder(db.parent)
-        for cid in keys.heads(db) if folder else ():
+        try:
+            chats = keys.Chats(db)
+        except keys.Refused:
+            continue
+        folder = workspace_folder(db.parent) or folder_in(chats.root, chats.opened)
+        for cid in keys.listed(chats.composers) if folder else ():
             out.setdefault(cid, folder)
     return out
 

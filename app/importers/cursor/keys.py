@@ -1,4 +1,5 @@
-"""The only rows of a Cursor `state.vscdb` nodwyn reads: the chat and composer keys.
+"""The only rows of a Cursor `state.vscdb` nodwyn reads: the chat and composer keys, and the
+two that say where a workspace was (folders.py).
 
 A `state.vscdb` is VS Code's key-value store (`ItemTable`, and `cursorDiskKV` in the global
 one). Beside the chats it holds the person's login (`cursorAuth/accessToken`,
@@ -18,6 +19,9 @@ CHAT_TABS = "workbench.panel.aichat.view.aichat.chatdata"  # Cursor up to about 
 COMPOSERS = "composer.composerData"  # composers inline (2024) or their heads (2025+)
 COMPOSER = "composerData:"  # cursorDiskKV, global: one composer's header
 BUBBLE = "bubbleId:"  # cursorDiskKV, global: one message, `bubbleId:<composer>:<bubble>`
+# Where a workspace database without its workspace.json was (folders.py): a file URI, a list.
+DEBUGGED = "debug.selectedroot"  # `file:///<folder>/.vscode/launch.json`
+OPENED = "history.entries"  # `[{"editor": {"resource": "file:///…"}}, …]`
 
 
 class Refused(Exception):
@@ -41,6 +45,9 @@ class Chats:
                 raise Refused("not a VS Code/Cursor state database (no ItemTable)")
             self.tabs = _item(db, CHAT_TABS)
             self.composers = _item(db, COMPOSERS)
+            self.root = _text(db, DEBUGGED)
+            self.opened = _item(db, OPENED) or []
+            self.opened = self.opened if isinstance(self.opened, list) else []
             self.disk = _prefixed(db, COMPOSER) if "cursorDiskKV" in names else {}
             self.bubbles = _prefixed(db, BUBBLE) if "cursorDiskKV" in names else {}
         except sqlite3.DatabaseError as exc:
@@ -52,6 +59,14 @@ class Chats:
 def _item(db: sqlite3.Connection, key: str):
     row = db.execute("select value from ItemTable where key = ?", (key,)).fetchone()
     return _json(row[0]) if row else None
+
+
+def _text(db: sqlite3.Connection, key: str) -> str:
+    row = db.execute("select value from ItemTable where key = ?", (key,)).fetchone()
+    value = row[0] if row else ""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return value if isinstance(value, str) else ""
 
 
 def _prefixed(db: sqlite3.Connection, prefix: str) -> dict[str, object]:
@@ -72,11 +87,7 @@ def _json(value):
         return None
 
 
-def heads(path: Path) -> list[str]:
-    """The composer ids a workspace database lists (its own or headers only)."""
-    try:
-        data = Chats(path).composers
-    except Refused:
-        return []
-    listed = data.get("allComposers") if isinstance(data, dict) else None
-    return [c["composerId"] for c in listed or [] if isinstance(c, dict) and c.get("composerId")]
+def listed(composers) -> list[str]:
+    """The composer ids a workspace database's composer key lists (its own or headers only)."""
+    heads = composers.get("allComposers") if isinstance(composers, dict) else None
+    return [c["composerId"] for c in heads or [] if isinstance(c, dict) and c.get("composerId")]
