@@ -22,8 +22,8 @@ Points: the first commit after each session's last edit, and HEAD. At each, ever
 the checkout is blamed by nodwyn (in process): precision is the right turns among the lines it
 names a turn for, recall the lines the truth gives a turn that nodwyn names rightly. A turn is
 (task, turn) as nodwyn's ledger numbers it, found for the truth through the edit's call id.
-Commits: each commit's added lines (its diff against its parent) give the turns that wrote
-them; `nodwyn commit` is right when every turn it names is among them, and it names none
+Commits: each commit's added lines (its diff against its parent) that its parent's file did
+not hold give the turns that wrote them; `nodwyn commit` is right when every turn it names is among them, and it names none
 exactly when they are none.
 """
 
@@ -42,6 +42,7 @@ from collections import Counter
 from pathlib import Path
 
 LONG_AGO = 946684800  # 2000-01-01: imported logs stand for finished sessions
+SHOW = os.environ.get("EVAL_BLAME_SHOW")  # print each wrong line to stderr
 SLACK = 120  # seconds: an edit this far after a commit's time may still be in it
 
 
@@ -268,6 +269,19 @@ def score_blame(store, checkout: Path, truth: dict) -> dict:
             if line.origin is not None and line.status != "changed since":
                 origin = done.origins[line.origin]
                 got = (origin.task, getattr(origin, "turn_seq", origin.turn))
+            if SHOW and got != want and (got or want):
+                print(
+                    checkout.name,
+                    path,
+                    n + 1,
+                    "got",
+                    got,
+                    "want",
+                    want and want[:2],
+                    line.status,
+                    repr(line.text[:60]),
+                    file=sys.stderr,
+                )
             claimed += got is not None
             right += got is not None and got == want
             written += want is not None
@@ -281,21 +295,27 @@ def score_commit(store, repo, checkout: Path, sha: str, truth: dict) -> tuple[bo
     """Whether `nodwyn commit` names only turns that wrote the commit's added lines."""
     from nodwyn.memory.provenance.commits import find
 
-    wrote = Counter()
-    path, line = None, 0
+    wrote, before = Counter(), set()
+    path, old, line = None, None, 0
     for raw in git(repo, "show", "-M", "-U0", "--format=", "--no-color", sha).splitlines():
         if raw.startswith("+++ "):
             path = raw[6:] if raw.startswith("+++ b/") else None
+            source = git(repo, "show", f"{sha}^:{old or path}") if path else ""
+            before = {norm(x) for x in source.splitlines()}
+        elif raw.startswith("--- "):
+            old = raw[6:] if raw.startswith("--- a/") else None
         elif raw.startswith("@@"):
             line = int(raw.split("+")[1].split(" ")[0].split(",")[0]) - 1
         elif raw.startswith("+") and path is not None:
             turns = truth.get(path, [])
-            if line < len(turns) and turns[line]:
+            if line < len(turns) and turns[line] and norm(raw[1:]) not in before:
                 wrote[turns[line][:2]] += 1
             line += 1
     answer = find(store, sha, checkout)
     named = [(f.origin.task, getattr(f.origin, "turn_seq", f.origin.turn)) for f in answer.found]
     ok = bool(named) == bool(wrote) and all(turn in wrote for turn in named)
+    if SHOW and not ok:
+        print(sha[:7], "named", named, "wrote", dict(wrote), file=sys.stderr)
     return ok, {"sha": sha[:7], "ok": ok, "named": len(named), "turns": len(wrote)}
 
 
