@@ -23,7 +23,8 @@ the checkout is blamed by nodwyn (in process): precision is the right turns amon
 names a turn for, recall the lines the truth gives a turn that nodwyn names rightly. A turn is
 (task, turn) as nodwyn's ledger numbers it, found for the truth through the edit's call id.
 Commits: each commit's added lines (its diff against its parent) that its parent's file did
-not hold give the turns that wrote them; `nodwyn commit` is right when every turn it names is among them, and it names none
+not hold give the turns that wrote them; `nodwyn commit` is right when every turn it names
+is among them, and it names none
 exactly when they are none.
 """
 

@@ -70,6 +70,8 @@ def blame_lines(done) -> list[str]:
         who = "not from a session" if origin is None else f"{origin.task[:8]}:{origin.turn}"
         if line.status == "changed since":
             who += " changed since"
+        elif line.status == "changed by":
+            who = f"changed by {who}"
         out.append(f"{who:<28} {line.line:>{width}}) {line.text}")
     if not done.edits:
         out.append(f"(no session's edit names {done.file})")

@@ -24,7 +24,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from ...errors import BadInput
-from . import checking, ledgers, repository
+from . import checking, fragments, ledgers, repository
 from .ledger import Edit, key
 
 NONE = -1  # a replayed line no edit wrote
@@ -52,7 +52,7 @@ class Origin(Struct, frozen=True, kw_only=True):
 
 class Line(Struct, frozen=True, kw_only=True):
     line: int
-    status: str  # "session" / "changed since" / "not from a session"
+    status: str  # "session" / "changed by" / "changed since" / "not from a session"
     origin: int | None = None  # index into Blame.origins
     text: str = ""
 
@@ -302,6 +302,7 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
     done = attribute(lines, edits, _base(lines, edits, dates))
     if dates is not None:
         checking.dated(done, lines, edits, dates.times)
+        fragments.changed(store, found, lines, [key(line) for line in lines], done, dates.times)
     shown, origins, out = {}, [], []
     for n in range(first - 1, last):
         status, number = done[n]

@@ -49,7 +49,7 @@ def dated(path: Path) -> Dated | None:
     out = _git(path.parent, "blame", "-w", "--porcelain", "--", path.name)
     if out is None:
         return None
-    top = _git(path.parent, "rev-parse", "--show-toplevel")
+    top = next((place for place in path.parents if (place / ".git").exists()), None)
     times: dict[str, float | None] = {}
     paths: list[str] = []
     found: list[float | None] = []
@@ -66,13 +66,19 @@ def dated(path: Path) -> Dated | None:
             times[commit] = float(head[1])
         elif head[0] == "filename" and head[1] not in paths:
             paths.append(head[1])
-    return Dated(times=found, paths=paths, top=(top or "").strip())
+    return Dated(times=found, paths=paths, top=top.as_posix() if top else "")
 
 
 def added(folder: Path, sha: str) -> Added | None:
     """The lines commit `sha` added to each file, against its first parent (-M: renames)."""
-    out = _git(folder, "show", "-M", "-U0", "--no-color", "--no-ext-diff",
-               "--format=%H%n%ct%n%P", sha, "--")  # fmt: skip
+    show = ["show", "-M", "-U0", "--no-color", "--no-ext-diff", "--format=%H%n%ct%n%P", sha, "--"]
+    out = _git(folder, *show)
+    if out is None:  # a clone lacking some blobs (partial, shallow): the files it has, each
+        names = (_git(folder, "show", "--name-only", "--format=", sha, "--") or "").split("\n")
+        parts = [_git(folder, *show, name) for name in names if name]
+        head = _git(folder, "log", "-1", "--format=%H%n%ct%n%P", sha, "--")
+        kept = [part.split("\n", 3)[3] for part in parts if part and part.count("\n") >= 3]
+        out = head.rstrip("\n") + "\n" + "".join(kept) if head else None
     if out is None:
         return None
     head = out.split("\n", 3)
