@@ -68,7 +68,7 @@ def edits_of(logs: list[Path]) -> tuple[list[dict], dict[str, float]]:
     out, last = [], {}
     for log in logs:
         calls = {}
-        for raw in log.open(encoding="utf-8"):
+        for raw in log.read_text(encoding="utf-8").splitlines():
             try:
                 record = json.loads(raw)
             except ValueError:
@@ -89,12 +89,15 @@ def edits_of(logs: list[Path]) -> tuple[list[dict], dict[str, float]]:
                     given = call.get("input") or {}
                     before = result.get("originalFile", result.get("originalFileContents"))
                     at = epoch(record["timestamp"])
+                    path = given.get("file_path") or ""
+                    if path and not path.startswith("/"):  # as the tool resolves it
+                        path = (record.get("cwd") or "").rstrip("/") + "/" + path
                     out.append(
                         {
                             "at": at,
                             "call": call["id"],
                             "tool": call["name"],
-                            "path": given.get("file_path", ""),
+                            "path": path,
                             "input": given,
                             "before": before if isinstance(before, str) else None,
                         }
@@ -231,7 +234,7 @@ def project_of(logs: list[Path]) -> str:
     """The sessions' project folder: the shortest working folder most of their records name."""
     seen = Counter()
     for log in logs:
-        for raw in log.open(encoding="utf-8"):
+        for raw in log.read_text(encoding="utf-8").splitlines():
             cwd = json.loads(raw).get("cwd") if '"cwd"' in raw else None
             if cwd:
                 seen[cwd] += 1

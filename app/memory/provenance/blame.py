@@ -227,11 +227,20 @@ def anchored(lines: list[str], keys: list[int], edits: list[Edit]) -> dict[int, 
             if at >= 0:
                 out.update({at + i: number for i, (m, _) in enumerate(new) if m == "+"})
                 continue
-            for a, b, size in _blocks([k for _, k in new], keys):
-                if any(_long(lines[b + i]) for i in range(size)) and (size > 2 or all(
-                        len(where[keys[b + i]]) == 1 for i in range(size))):  # fmt: skip
+            blocks = _blocks([k for _, k in new], keys)
+            strong = [_strong(lines, keys, where, b, size) for _, b, size in blocks]
+            for n, (a, b, size) in enumerate(blocks):
+                if strong[n] or (any(strong[:n]) and any(strong[n + 1 :])):
                     out.update({b + i: number for i in range(size) if new[a + i][0] == "+"})
     return out
+
+
+def _strong(lines: list[str], keys: list[int], where: dict, at: int, size: int) -> bool:
+    """Whether a run of the file found in a hunk names it alone: three lines or more with one
+    long line, or long lines each found once in the file. A weaker run counts only between two
+    strong ones of the same hunk."""
+    long = [j for j in range(at, at + size) if _long(lines[j])]
+    return bool(long) and (size > 2 or all(len(where[keys[j]]) == 1 for j in long))
 
 
 def _long(line: str) -> bool:

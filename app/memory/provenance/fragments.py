@@ -1,10 +1,11 @@
 """Lines an edit changed inside (issue 36): an Edit whose old and new text are parts of one line
 (`vsla_copy(` -> `vsla_copy_basic(`, every one with replace_all) leaves no whole line whose key
 the ledger knows. Its text is read back from the log (one record, at the offset the ledger
-keeps: the ledger holds no text), and a line holding its new text is "changed by" that edit.
+keeps: the ledger holds no text), and a line holding its new text is "changed by" that edit
+(also where it was "changed since" an earlier edit wrote it).
 
 Only where git dates the lines: a line committed before the edit already held the text, so it
-is not the edit's. An edit without replace_all changed one place: it names a line only when
+is not the edit's; one committed after the first commit since the edit was changed again. An edit without replace_all changed one place: it names a line only when
 one line alone can be it.
 """
 
@@ -27,16 +28,23 @@ def changed(store, found: list[tuple[str, Edit]], lines: list[str], keys: list[i
         if edit.where < 0 or not added or all(k in present for k in added):
             continue
         since = epoch(edit.at) - SLACK
+        first = min((t for t in times if t is not None and t >= since), default=None)
         for old, new, every in _parts(store, task, edit):
             part = new.strip()
             if "\n" in part or len(part) < LEAST or part in old:
                 continue
             places = [j for j, line in enumerate(lines) if part in line and
-                      done[j][0] == "not from a session" and
-                      (times[j] is None or times[j] >= since)]  # fmt: skip
+                      _open(done[j], number) and times[j] in (None, first)]  # fmt: skip
             if every or len(places) == 1:
                 for j in places:
                     done[j] = ("changed by", number)
+
+
+def _open(said: tuple[str, int | None], number: int) -> bool:
+    """Whether a line's answer so far leaves room for edit `number`: no session's, or changed
+    since an earlier edit wrote it."""
+    status, origin = said
+    return status == "not from a session" or (status == "changed since" and origin < number)
 
 
 def _parts(store, task: str, edit: Edit) -> list[tuple[str, str, bool]]:
