@@ -92,7 +92,7 @@ def test_a_commit_made_days_later_is_found_by_its_lines_and_one_by_hand_by_none(
 def test_turns_are_counted_as_people_count_them_and_the_record_number_is_in_json(
     tmp_path, data_dir
 ):
-    store = imported(tmp_path, data_dir, pager_session())
+    imported(tmp_path, data_dir, pager_session())
     repo = tmp_path / "src" / "pager"
     committed(repo, "pages.py", applied()[0], AFTER)
     run = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(data_dir), "blame",

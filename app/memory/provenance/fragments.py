@@ -5,8 +5,8 @@ keeps: the ledger holds no text), and a line holding its new text is "changed by
 (also where it was "changed since" an earlier edit wrote it).
 
 Only where git dates the lines: a line committed before the edit already held the text, so it
-is not the edit's; one committed after the first commit since the edit was changed again. An edit without replace_all changed one place: it names a line only when
-one line alone can be it.
+is not the edit's; one committed after the first commit since the edit was changed again. An
+edit without replace_all changed one place: it names a line only when one line alone can be it.
 """
 
 from ...log import logfile, records
