@@ -218,6 +218,8 @@ def anchored(lines: list[str], keys: list[int], edits: list[Edit]) -> dict[int, 
     for j, k in enumerate(keys):
         where.setdefault(k, []).append(j)
     out: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(keys)  # indexed once: each hunk is set against it
     for number, edit in enumerate(edits):
         for hunk in edit.hunks:
             new = [(m, k) for m, k in zip(hunk.marks, hunk.keys, strict=True) if m != "-"]
@@ -227,7 +229,7 @@ def anchored(lines: list[str], keys: list[int], edits: list[Edit]) -> dict[int, 
             if at >= 0:
                 out.update({at + i: number for i, (m, _) in enumerate(new) if m == "+"})
                 continue
-            blocks = _blocks([k for _, k in new], keys)
+            blocks = _blocks(matcher, [k for _, k in new])
             strong = [_strong(lines, keys, where, b, size) for _, b, size in blocks]
             for n, (a, b, size) in enumerate(blocks):
                 if strong[n] or (any(strong[:n]) and any(strong[n + 1 :])):
@@ -247,10 +249,10 @@ def _long(line: str) -> bool:
     return len(" ".join(line.split())) >= LONE
 
 
-def _blocks(new: list[int], keys: list[int]) -> list[tuple[int, int, int]]:
+def _blocks(matcher, new: list[int]) -> list[tuple[int, int, int]]:
     """Runs of the hunk's lines found in the same order in the file (difflib's matching
     blocks: hunk line, file line, length)."""
-    matcher = difflib.SequenceMatcher(None, new, keys, autojunk=False)
+    matcher.set_seq1(new)
     return [block for block in matcher.get_matching_blocks() if block.size]
 
 
