@@ -1,20 +1,26 @@
-"""Which turn wrote each line of a file (issue 25): the file's edits, from every log, replayed
-in time order over line keys, then the result set against the file as it is now.
+"""Which turn wrote each line of a file (issues 25, 36): the file's edits, from every log,
+replayed in time order over line keys, set against the file as it is, and checked with git.
 
-Replay: a Write (or apply_patch's Add) sets the file's lines, each from that edit; an update's
-hunk is found in the lines so far by its old lines (context and removed) and replaced by its
-new ones, a context line keeping its origin, an added line taking the edit's. A hunk that is
-not found (the file was changed by hand, or no Write was seen first) is left unplaced. The
-replayed lines are then matched to the file's own by difflib: a line in an equal run is the
-edit's that put it there; a line in a replaced run is "changed since" (the edit that wrote the
-line it replaced shown), unless some edit of the file added exactly it; an inserted line is
-that latest edit's, or "not from a session". Failed edits never count. ADR 0032 says where
-this is blind.
+Replay: a Write (or apply_patch's Add) sets the file's lines; a line it repeats unchanged keeps
+the edit that put it there, as git blame keeps a line's commit. An update's hunk is found in
+the lines so far by its old lines (context and removed) and replaced by its new ones. Where no
+Write was seen, the lines git dates before the first edit are the text it starts from (the
+file as the session saw it, as far as it survives). The replayed lines are matched to the
+file's own by difflib: an equal run keeps the edit that wrote each line; a line in a replaced
+run is "changed since" that edit. A hunk the replay could not place is looked for where it
+stands in the file (`anchored`): never by one short or common line alone. A line changed inside
+is "changed by" its edit (fragments.py). Failed edits never count. ADR 0040 has the figures.
+
+Git (repository.py, checking.py): one `git blame -w` gives each line's commit time and the
+paths the file had; a claim on a line committed before its edit is taken back; at a checkout
+whose lines are all committed, no edit made after the newest of those commits is replayed;
+the file's former paths bring their edits. Without git the answer rests on the logs alone and
+says so.
 
 Paths: an edit names the file on its own machine. It is the file asked about when the path is
-the same, or when its path inside its log's folder is the file's path inside the project here
-(that folder of the same name, or the known folder or git root holding the file). Moves
-(`git mv`, `mv`, apply_patch's `Move to`) carry the history of the old path over.
+the same, or when its path inside its log's folder (or one up to UP folders above it) is the
+file's path inside a folder of the same name here. Moves (`git mv`, `mv`, apply_patch's `Move
+to`) carry the history of the old path over.
 """
 
 import difflib
