@@ -3,9 +3,9 @@ repository built in tmp_path (the file committed after the session, then renamed
 and, where a snapshot of Durban-Designer/vsla is on this machine, the issue's bar on it and the
 real sessions of ../shared/corpus (four points, 20 commits: about 25 s)."""
 
+import importlib.util
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,15 +17,13 @@ VSLA = Path(os.environ.get("NODWYN_VSLA_REPO", "/work/.mirror/Durban-Designer+vs
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "claude"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def eval_blame():
-    sys.path.insert(0, str(TOOLS))
-    try:
-        import eval_blame
-
-        yield eval_blame
-    finally:
-        sys.path.remove(str(TOOLS))
+    """The tool loaded from its file (tools/ is no package)."""
+    spec = importlib.util.spec_from_file_location("eval_blame", TOOLS / "eval_blame.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
 
 
 def git(repo: Path, *args: str, when: str = "2026-11-20T11:00:00Z") -> None:
