@@ -46,7 +46,7 @@ def who_wrote(toolbox, file: str = "", start: int = 1, end: int | None = None, m
             if not allowed(toolbox.store, project):
                 refusal = leave_refusal(project)
                 continue
-        shown.append((origin, memory.recall(toolbox.store, origin.task, origin.turn)))
+        shown.append((origin, memory.recall(toolbox.store, origin.task, origin.turn_seq)))
     return _answer(done, shown[:TURNS], hidden, refusal, task)
 
 

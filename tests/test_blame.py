@@ -97,7 +97,7 @@ def test_a_commit_made_in_a_turn_is_found_by_its_short_and_its_whole_hash(pager)
         commits.find(store, "not-a-sha")
 
 
-def test_a_commit_no_output_names_is_found_by_its_files_and_time(tmp_path, data_dir, pager):
+def test_a_commit_no_output_names_is_found_by_the_lines_it_added(tmp_path, data_dir, pager):
     store, file = pager
     repo = file.parent
     git = ["git", "-C", str(repo), "-c", "user.name=A", "-c", "user.email=a@b.c"]
@@ -108,8 +108,8 @@ def test_a_commit_no_output_names_is_found_by_its_files_and_time(tmp_path, data_
     subprocess.run([*git, "commit", "-q", "-m", "by hand"], check=True, env=env)
     sha = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     answer = commits.find(store, sha.strip(), repo)
-    assert answer.found and answer.found[0].how == "files and time"
-    assert answer.found[0].files == ["pages.py"]
+    assert answer.found and {found.how for found in answer.found} == {"lines"}
+    assert answer.found[0].files == ["pages.py"] and answer.found[0].lines >= 2
 
 
 def test_the_ledger_is_kept_beside_the_log_and_rebuilt_when_its_format_differs(pager):
@@ -134,7 +134,8 @@ def test_nodwyn_blame_prints_each_line_and_json(pager, data_dir):
     done = subprocess.run([*run, "-L", "1,3"], capture_output=True, text=True, check=True)
     assert f"asked '{PROMPTS[0]}'" in done.stdout and " 1) import sys" in done.stdout
     data = json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True).stdout)
-    assert len(data["lines"]) == len(applied()[1]) and data["origins"][0]["turn"] > 0
+    assert len(data["lines"]) == len(applied()[1]) and data["origins"][0]["turn"] == 1
+    assert data["origins"][0]["turn_seq"] > 1  # the record number, beside the turn
     bad = subprocess.run([*run, "-L", "x"], capture_output=True, text=True)
     assert bad.returncode == 1 and "START,END" in bad.stderr and "Traceback" not in bad.stderr
     commit = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(data_dir), "commit", SHA]

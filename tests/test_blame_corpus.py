@@ -74,7 +74,7 @@ def test_every_rebuilt_line_is_the_turn_of_the_last_edit_that_wrote_it(imported,
         for line, turn in zip(done.lines, origins, strict=True):
             origin = done.origins[line.origin] if line.origin is not None else None
             assert line.status == "session", (here, line)
-            assert (origin.task, origin.turn) == (task, turn), (here, line.line, line.text)
+            assert (origin.task, origin.turn_seq) == (task, turn), (here, line.line, line.text)
             lines += 1
     assert lines >= 100
 
@@ -95,5 +95,5 @@ def test_a_commit_a_real_turn_made_is_found_by_its_hash(imported):
     assert made, "the corpus holds `[branch sha] message` lines"
     for task, commit in made[:10]:
         found = commits.find(imported, commit.sha).found
-        assert any(f.origin.task == task and f.origin.turn == commit.turn for f in found)
+        assert any(f.origin.task == task and f.origin.turn_seq == commit.turn for f in found)
         assert all(f.how == "commit line" for f in found)

@@ -1,5 +1,7 @@
-"""`nodwyn blame FILE` and `nodwyn commit SHA` (issue 25): the turn that wrote each line of a
-file, and the turn that made a commit, from the logs alone."""
+"""`nodwyn blame FILE` and `nodwyn commit SHA` (issues 25, 36): the turn that wrote each line of
+a file, and the turns that made a commit, from the logs checked against git where there is one.
+A turn is named as people count a task's turns (its 1st, 2nd...: `nodwyn sessions`' count);
+the record number is in --json only, beside it (turn_seq)."""
 
 import re
 import sys
@@ -60,16 +62,30 @@ def blame_lines(done) -> list[str]:
     for line in done.lines:
         origin = done.origins[line.origin] if line.origin is not None else None
         if origin is not None and line.origin != before:
-            out.append(f"── {origin.task} turn {origin.turn} · {origin.agent} · {origin.model} "
-                       f"· {origin.at} · {origin.tool} · asked {origin.asked!r}")  # fmt: skip
+            out.append(
+                f"── {origin.task} {ordinal(origin.turn)} turn · {origin.agent} · "
+                f"{origin.model} · {origin.at} · {origin.tool} · asked {origin.asked!r}"
+            )
         before = line.origin
         who = "not from a session" if origin is None else f"{origin.task[:8]}:{origin.turn}"
         if line.status == "changed since":
             who += " changed since"
+        elif line.status == "changed by":
+            who = f"changed by {who}"
         out.append(f"{who:<28} {line.line:>{width}}) {line.text}")
     if not done.edits:
         out.append(f"(no session's edit names {done.file})")
+    elif not done.git:
+        out.append("(no git history for this file: the answer rests on the logs alone)")
     return out
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th... 11th, 12th, 13th, 21st."""
+    if n < 1:
+        return "a"
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"
 
 
 def cmd_commit(args) -> int:
@@ -84,13 +100,14 @@ def cmd_commit(args) -> int:
         sys.stdout.write(msgspec.json.encode(answer).decode() + "\n")
         return 0
     if not answer.found:
-        print(f"No turn found for commit {answer.sha}.")
+        print(f"{answer.sha}: no session's edit is among its lines.")
         return 1
     for found in answer.found:
         o = found.origin
-        files = f" · files {', '.join(found.files)}" if found.files else ""
-        print(f"{found.sha} by {o.task} turn {o.turn} ({found.how}) · {o.agent} · {o.model} · "
-              f"{o.at} · asked {o.asked!r}{files}")  # fmt: skip
+        held = f"{found.lines} of its lines in " if found.lines else ""
+        files = f" · {held}{', '.join(found.files)}" if found.files else ""
+        print(f"{found.sha[:12]} · {o.task} {ordinal(o.turn)} turn ({found.how}) · {o.agent} · "
+              f"{o.model} · {o.at} · asked {o.asked!r}{files}")  # fmt: skip
     return 0
 
 

@@ -73,9 +73,9 @@ export function createAuthorship({ pane, onOpen, failure }) {
         ? [el("div", { class: "snippet mono" }, el("mark", {}, `${held.lines[0]}: ${found.lines[0]}`))]
         : found.lines.map((/** @type {string} */ text, /** @type {number} */ n) => marks.has(n)
           ? el("div", { class: "snippet mono", "data-who-marked": n }, el("mark", {}, text)) : null).filter(Boolean);
-      return el("section", { class: "result-task", "data-who-hit": `${o.task}:${o.turn}` },
+      return el("section", { class: "result-task", "data-who-hit": `${o.task}:${o.turn_seq}` },
         el("h3", {}, el("span", {}, o.title || o.task), el("span", { class: "muted mono" }, ` ${held.path}`)),
-        el("div", { class: "result-turn" }, turnLink(o.task, o.turn, originHead(o)), ...shown));
+        el("div", { class: "result-turn" }, turnLink(o.task, o.turn_seq, originHead(o)), ...shown));
     });
   }
 
@@ -100,7 +100,7 @@ export function createAuthorship({ pane, onOpen, failure }) {
       const o = line.origin === null ? null : done.origins[line.origin];
       const first = line.origin !== before;
       before = line.origin;
-      const who = !first ? "" : o ? turnLink(o.task, o.turn, `${o.agent} · turn ${o.turn} · “${o.asked}”`) : "not from a session";
+      const who = !first ? "" : o ? turnLink(o.task, o.turn_seq, `${o.agent} · turn ${o.turn} · “${o.asked}”`) : "not from a session";
       return el("tr", { "data-blame-line": line.line, "data-blame-status": line.status, title: o ? `${o.title} · ${exact(o.at)}` : "" },
         el("td", { class: "muted blame-who" }, who, line.status === "changed since" ? el("span", { class: "muted" }, " (changed since)") : null),
         el("td", { class: "muted mono" }, String(line.line)),

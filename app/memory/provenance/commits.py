@@ -2,23 +2,23 @@
 
 - "commit line": a tool output of the turn shows the commit, `[main 0afe44b] message` as
   `git commit` prints it (and where a `git log` of the same turn shows the whole hash, that);
-- "files and time": no output names it, so the repository is read (`git show --name-only`)
-  for the commit's time and files, and the turns whose successful edits touched those files
-  and that began before the commit, within DAYS of it, rank by files shared, then nearness.
+- "lines": no output names it, so the commit's own diff against its parent is read (issue 36)
+  and each line it added goes to the latest successful edit made before the commit that added
+  that line to that file (or to the path it was renamed from), however long before; turns rank
+  by the lines they hold. None: "no session's edit is among its lines".
 """
 
 import re
-import subprocess
 from pathlib import Path
 
 from msgspec import Struct
 
 from ...errors import BadInput
 from . import blame as blaming
-from . import ledgers
-from .ledger import Commit
+from . import checking, ledgers, repository
+from .ledger import Commit, key
 
-DAYS = 2  # a turn's edits count towards a commit made within this long after
+LEAST = 2  # of a commit's added lines a turn's edits must hold to be named
 SHA = re.compile(r"^[0-9a-fA-F]{4,40}$")
 
 
@@ -27,7 +27,8 @@ class Found(Struct, frozen=True, kw_only=True):
     how: str  # "commit line" / "files and time"
     sha: str  # as the log or the repository gives it
     message: str = ""
-    files: list[str] = []  # the commit's files the turn edited (files and time)
+    files: list[str] = []  # the commit's files holding lines the turn's edits added
+    lines: int = 0  # how many of the commit's added lines they are
 
 
 class Answer(Struct, frozen=True, kw_only=True):
@@ -47,30 +48,15 @@ def by_line(book, sha: str) -> list[tuple[str, Commit]]:
     return out
 
 
-def shown(folder: Path, sha: str) -> tuple[str, str, list[str]] | None:
-    """(whole hash, ISO time, files) of a commit of the repository holding `folder`."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), "show", "--name-only", "--format=%H%n%cI", sha, "--"],
-            capture_output=True, text=True, timeout=20, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    if len(lines) < 2:
-        return None
-    return lines[0], lines[1], lines[2:]
-
-
 def find(store, sha: str, folder: Path | None = None) -> Answer:
     """The turns that made commit `sha` (of the repository at `folder`, where given)."""
     if not SHA.match(sha or ""):
         raise BadInput(f"{sha!r} is no commit hash (4 to 40 hex digits)")
     book = ledgers.book(store)
-    repo = shown(folder, sha) if folder is not None else None
-    whole = repo[0] if repo else sha
+    diff = repository.added(folder, sha) if folder is not None else None
+    if folder is not None and diff is None:
+        raise BadInput(f"no commit {sha} in the repository at {folder}")
+    whole = diff.sha if diff else sha
     found = [
         Found(
             origin=blaming.origin_of(store, book, task, _as_edit(c)),
@@ -80,9 +66,9 @@ def find(store, sha: str, folder: Path | None = None) -> Answer:
         )  # fmt: skip
         for task, c in by_line(book, whole)
     ]
-    if not found and repo is not None:
-        found = _by_files(store, book, folder, repo)
-    return Answer(sha=whole, found=found, files=repo[2] if repo else [])
+    if not found and diff is not None:
+        found = _by_lines(store, book, folder, diff)
+    return Answer(sha=whole, found=found, files=sorted(diff.lines) if diff else [])
 
 
 def _as_edit(commit: Commit):
@@ -92,43 +78,35 @@ def _as_edit(commit: Commit):
                 path="", op="", hunks=[])  # fmt: skip
 
 
-def _by_files(store, book, folder: Path, repo) -> list[Found]:
-    import datetime as dt
-
-    _, when, files = repo
-    made = dt.datetime.fromisoformat(when).astimezone(dt.UTC)
-    top = _top(folder)
-    turns: dict[tuple[str, int], tuple[object, set[str]]] = {}
+def _by_lines(store, book, folder: Path, diff) -> list[Found]:
+    """The turns whose edits added the commit's added lines: each line (one an edit alone
+    names: blame.LONE characters or more) goes to the latest successful edit of its file made
+    before the commit that added it; a turn is named when it holds LEAST of them."""
+    top = repository.top_of(folder) or folder
     projects = sorted({held.project for _, held in book.ledgers.values() if held.project})
-    for name in files:
-        target = blaming.target_of(top / name, projects)
-        for task, edit in blaming.history(book, target):
-            if not edit.ok or not edit.at:
-                continue
-            at = dt.datetime.fromisoformat(edit.at.replace("Z", "+00:00"))
-            if not (made - dt.timedelta(days=DAYS) <= at <= made):
-                continue
-            held = turns.setdefault((task, edit.turn), (edit, set()))
-            held[1].add(name)
-    ranked = sorted(turns.items(), key=lambda item: (-len(item[1][1]), _gap(made, item[1][0].at)))
+    held: dict[tuple[str, int], list] = {}
+    for name, added in diff.lines.items():
+        paths = [name, diff.before[name]] if name in diff.before else [name]
+        edits = []
+        for path in paths:
+            target = blaming.target_of(top / path, projects)
+            edits += [(t, e) for t, e in blaming.history(book, target)
+                      if e.ok and checking.epoch(e.at) <= diff.at + checking.SLACK]  # fmt: skip
+        edits.sort(key=lambda pair: pair[1].at)
+        latest = {}
+        for task, edit in edits:
+            for hunk in edit.hunks:
+                latest.update({k: (task, edit) for m, k in zip(hunk.marks, hunk.keys, strict=True)
+                               if m == "+"})  # fmt: skip
+        for line in added:
+            if blaming._long(line) and key(line) in latest:
+                task, edit = latest[key(line)]
+                held.setdefault((task, edit.turn), [edit, set(), 0])
+                held[(task, edit.turn)][1].add(name)
+                held[(task, edit.turn)][2] += 1
+    ranked = sorted(held.items(), key=lambda item: -item[1][2])
     return [
-        Found(
-            origin=blaming.origin_of(store, book, task, edit),
-            how="files and time",
-            sha=repo[0],
-            files=sorted(names),
-        )  # fmt: skip
-        for (task, _), (edit, names) in ranked[:5]
-    ]
-
-
-def _gap(made, at: str) -> float:
-    import datetime as dt
-
-    return (made - dt.datetime.fromisoformat(at.replace("Z", "+00:00"))).total_seconds()
-
-
-def _top(folder: Path) -> Path:
-    done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
-                          capture_output=True, text=True, check=False)  # fmt: skip
-    return Path(done.stdout.strip()) if done.returncode == 0 else folder
+        Found(origin=blaming.origin_of(store, book, task, edit), how="lines", sha=diff.sha,
+              files=sorted(names), lines=count)
+        for (task, _), (edit, names, count) in ranked if count >= LEAST
+    ]  # fmt: skip

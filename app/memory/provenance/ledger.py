@@ -27,8 +27,8 @@ from ..cards.fold import SHELLS, call_input, command_of
 from ..cards.frames import crc_of, holds
 from ..cards.heading import one_line
 
-FORMAT = 1
-MAGIC = b"nodwyn-lines 1\n"
+FORMAT = 2  # 2: each edit's byte offset in its log (issue 36)
+MAGIC = b"nodwyn-lines 2\n"
 ASKED = 80  # characters of a prompt kept: its first words
 COMMIT_LINE = re.compile(
     r"^\[(?P<branch>[^\]\s]+)(?: \(root-commit\))? (?P<sha>[0-9a-f]{7,40})\] ?(?P<msg>.*)$", re.M
@@ -60,6 +60,7 @@ class Edit(Struct, array_like=True, kw_only=True):
     every: bool = False  # Claude's replace_all
     model: str = ""
     agent: str = ""
+    where: int = -1  # the byte offset of its reply in the log: its text, read when needed
 
 
 class Move(Struct, array_like=True, frozen=True):
@@ -149,7 +150,7 @@ def current(log: Path, ledger: Ledger | None = None) -> tuple[Ledger, bool]:
             ledger = Ledger()
     last = (ledger.line_start, ledger.end)
     for start, end, record in logfile.read(log, ledger.end):
-        feed(ledger, record)
+        feed(ledger, record, start)
         last = (start, end)
     with open(log, "rb") as handle:
         ledger.line_start, ledger.end = last
@@ -157,7 +158,7 @@ def current(log: Path, ledger: Ledger | None = None) -> tuple[Ledger, bool]:
     return ledger, True
 
 
-def feed(ledger: Ledger, record) -> None:
+def feed(ledger: Ledger, record, where: int = -1) -> None:
     match record:
         case records.SessionStart():
             ledger.project, ledger.agent = record.project, record.origin.tool
@@ -169,12 +170,12 @@ def feed(ledger: Ledger, record) -> None:
             ledger.shells = {}
         case records.Reply():
             for call in record.calls:
-                _call(ledger, record, call)
+                _call(ledger, record, call, where)
         case records.Result():
             _result(ledger, record)
 
 
-def _call(ledger: Ledger, reply, call) -> None:
+def _call(ledger: Ledger, reply, call, where: int = -1) -> None:
     data = call_input(call.input)
     tool, given = call.tool, data
     if call.tool in SHELLS:
@@ -208,6 +209,7 @@ def _call(ledger: Ledger, reply, call) -> None:
                 every=bool(isinstance(data, dict) and data.get("replace_all")),
                 model=reply.model or ledger.model,
                 agent=reply.agent or "",
+                where=where,
             )  # fmt: skip
         )
     ledger.pending[call.id] = made

@@ -1,0 +1,132 @@
+"""What git knows of a file and a commit (issue 36): when each line of the file was committed
+and under which paths, and which lines a commit added. Blame and commit answers are checked
+against these, so that no turn is named for a line git dates before the turn's edit.
+
+One `git blame -w --porcelain` per question (white space ignored, as the line keys do; whole-
+file renames followed, as git blame does by default): 10-40 ms on files of a few thousand lines.
+No git, a file outside a repository, or one git does not track: None, and the answer rests on
+the logs alone.
+"""
+
+import subprocess
+from pathlib import Path
+
+from msgspec import Struct
+
+TIMEOUT = 20  # seconds for one git command
+UNCOMMITTED = "0" * 40
+
+
+class Dated(Struct, frozen=True, kw_only=True):
+    """git blame of one file: each line's commit time (None: not committed yet), and the
+    paths the file had in the commits its lines come from."""
+
+    times: list[float | None]
+    paths: list[str]  # relative to the repository's top, the newest first
+    top: str
+
+
+class Added(Struct, frozen=True, kw_only=True):
+    """One commit's diff against its first parent."""
+
+    sha: str
+    at: float  # committer time
+    lines: dict[str, list[str]]  # path -> the lines it added that its parent's file lacked
+    before: dict[str, str]  # path -> its path in the parent (renames)
+
+
+def _git(folder: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
+                              timeout=TIMEOUT, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def dated(path: Path) -> Dated | None:
+    """git blame -w of the file as it is in the work tree (uncommitted lines included)."""
+    out = _git(path.parent, "blame", "-w", "--porcelain", "--", path.name)
+    if out is None:
+        return None
+    top = next((place for place in path.parents if (place / ".git").exists()), None)
+    times: dict[str, float | None] = {}
+    paths: list[str] = []
+    found: list[float | None] = []
+    commit = ""
+    for line in out.splitlines():
+        if line.startswith("\t"):
+            found.append(times.get(commit))
+            continue
+        head = line.split(" ", 1)
+        if len(head[0]) == 40 and head[0].isalnum() and len(line.split(" ")) >= 3:
+            commit = head[0]
+            times.setdefault(commit, None)
+        elif head[0] == "committer-time" and commit != UNCOMMITTED:
+            times[commit] = float(head[1])
+        elif head[0] == "filename" and head[1] not in paths:
+            paths.append(head[1])
+    return Dated(times=found, paths=paths, top=top.as_posix() if top else "")
+
+
+def added(folder: Path, sha: str) -> Added | None:
+    """The lines commit `sha` added to each file, against its first parent (-M: renames)."""
+    show = ["show", "-M", "-U0", "--no-color", "--no-ext-diff", "--format=%H%n%ct%n%P", sha, "--"]
+    out = _git(folder, *show)
+    if out is None:  # a clone lacking some blobs (partial, shallow): the files it has, each
+        names = (_git(folder, "show", "--name-only", "--format=", sha, "--") or "").split("\n")
+        parts = [_git(folder, *show, name) for name in names if name]
+        head = _git(folder, "log", "-1", "--format=%H%n%ct%n%P", sha, "--")
+        kept = [part.split("\n", 3)[3] for part in parts if part and part.count("\n") >= 3]
+        out = head.rstrip("\n") + "\n" + "".join(kept) if head else None
+    if out is None:
+        return None
+    head = out.split("\n", 3)
+    if len(head) < 3:
+        return None
+    whole, at, parents = head[0], float(head[1]), head[2].split()
+    lines: dict[str, list[str]] = {}
+    before: dict[str, str] = {}
+    path, source = None, None
+    for line in head[3].splitlines() if len(head) > 3 else ():
+        if line.startswith("--- "):
+            source = line[6:] if line.startswith("--- a/") else None
+        elif line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else None
+            if path is not None and source is not None:
+                before[path] = source
+        elif line.startswith("+") and path is not None:
+            lines.setdefault(path, []).append(line[1:])
+    if parents:
+        held = _held(folder, parents[0], [before.get(path, path) for path in lines])
+        lines = {path: [line for line in kept if " ".join(line.split()) not in
+                        held.get(before.get(path, path), ())]
+                 for path, kept in lines.items()}  # fmt: skip
+    return Added(sha=whole, at=at, lines=lines, before=before)
+
+
+def _held(folder: Path, rev: str, paths: list[str]) -> dict[str, set[str]]:
+    """The lines (white space collapsed) of each file at `rev`: one `git cat-file --batch`."""
+    asked = "".join(f"{rev}:{path}\n" for path in paths).encode()
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "cat-file", "--batch"], input=asked,
+                              capture_output=True, timeout=TIMEOUT, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    data, at, out = done.stdout, 0, {}
+    for path in paths:
+        end = data.find(b"\n", at)
+        if end < 0:
+            break
+        head, at = data[at:end].split(), end + 1
+        if len(head) == 3 and head[1] == b"blob":
+            size = int(head[2])
+            text = data[at : at + size].decode("utf-8", "replace")
+            out[path] = {" ".join(line.split()) for line in text.splitlines()}
+            at += size + 1
+    return out
+
+
+def top_of(folder: Path) -> Path | None:
+    out = _git(folder, "rev-parse", "--show-toplevel")
+    return Path(out.strip()) if out else None
