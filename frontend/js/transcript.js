@@ -8,9 +8,13 @@ import { api } from "./api.js";
 import { clear, el } from "./dom.js";
 import { renderEvents } from "./events.js";
 import { markWords } from "./marks.js";
+import { markTurn, outlineEl, target } from "./outline.js";
 import { turnTools } from "./stars.js";
 
 const PAGE = 500;
+const AFTER_JUMP = 120; // records read from a turn jumped to: it and what follows it
+const NARROW = matchMedia("(max-width: 900px)"); // the outline folds above the transcript
+const KEYS = { "[": "previous", "]": "next", "{": "first", "}": "last", e: "error" };
 
 /**
  * @param {{pane: HTMLElement, onBack: () => void, onOpenTurn: (seq: number) => void,
@@ -20,7 +24,7 @@ const PAGE = 500;
 export function createTranscript({ pane, onBack, onOpenTurn, failure, onError }) {
   /** @type {{task: string, turns: Map<number, string>}} */
   let stars = { task: "", turns: new Map() }; // the open task's starred turns: turn -> note
-  /** @type {{task: string, hit: number|null, events: any[], cards: Map<number, any>,
+  /** @type {{task: string, hit: number|null, events: any[], cards: Map<number, any>, turns: any[],
    *   hasEarlier: boolean, hasLater: boolean, total: number, backLabel: string}|null} */
   let view = null;
   /** @type {Set<string>} */
@@ -30,25 +34,29 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
   let words = []; // the search's words, marked inside the highlighted event
   /** @type {number|null} */
 
-  /** @param {string} task @param {number|null} hit @param {string} backLabel */
-  async function load(task, hit, backLabel) {
+  /** @param {string} task @param {number|null} hit @param {string} backLabel
+   * @param {number|null} [anchor] a turn jumped to from the outline: read from it on */
+  async function load(task, hit, backLabel, anchor = null) {
     const mine = ++loading;
-    clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
+    if (anchor === null) clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
+    const around = anchor !== null ? { seq: anchor, before: 0, after: AFTER_JUMP } : { seq: hit, before: 40, after: 40 };
+    const known = anchor !== null && view?.task === task ? view : null; // a jump keeps the cards read
     try {
       const [window_, cards, starred] = await Promise.all([
-        api.context(task, { seq: hit, before: 40, after: 40 }),
-        api.cards(task),
+        api.context(task, around),
+        known ? { cards: known.turns } : api.cards(task),
         api.taskStars(task).catch(() => ({ turns: {} })),
       ]);
       if (mine !== loading) return;
       stars = { task, turns: new Map(Object.entries(starred.turns).map(([turn, note]) => [Number(turn), String(note)])) };
       if (!view || view.task !== task) opened = new Set();
       view = {
-        task, hit, events: window_.events, cards: new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c])),
+        task, hit, events: window_.events, cards: new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c])), turns: cards.cards,
         hasEarlier: window_.has_earlier, hasLater: window_.has_later, total: window_.total, backLabel,
       };
       render();
-      if (hit !== null) reveal(hit);
+      if (anchor !== null) showTurn(anchor);
+      else if (hit !== null) reveal(hit);
       else pane.scrollTop = pane.scrollHeight;
       if (hit !== null) takeFocus(pane.querySelector(".events [data-hit]"));
     } catch (err) {
@@ -125,30 +133,36 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     const scroll = pane.scrollTop;
     const place = focusedPlace(); // a refresh or another page never drops the keyboard's place
     const typed = typedNotes(); // nor a star's note being typed (a refresh can land mid-word)
-    clear(pane);
+    const main = el("div", { class: "reader-main" });
+    clear(pane).append(el("div", { class: "reader" }, main));
     const historical = view.hit !== null;
     if (historical) {
-      pane.append(el("div", { class: "banner", "data-historical": "" },
-        el("span", {}, `Historical view around event #${view.hit}`),
+      main.append(el("div", { class: "banner", "data-historical": "" },
+        el("span", { title: `record #${view.hit}` }, "Historical view around a search hit"),
         el("button", { type: "button", class: "link", onclick: onBack }, view.backLabel)));
     }
     if (!view.events.length) {
-      pane.append(el("p", { class: "empty muted" }, "This task has no events yet."));
+      main.append(el("p", { class: "empty muted" }, "This task has no events yet."));
       return;
     }
     const first = view.events[0].seq;
     const last = view.events[view.events.length - 1].seq;
     if (view.hasEarlier) {
-      pane.append(el("button", { type: "button", class: "page-button", "data-earlier": "", onclick: () => more(true) },
-        `Earlier (events before #${first})`));
+      main.append(el("button", { type: "button", class: "page-button", "data-earlier": "", title: `records before #${first}`, onclick: () => more(true) },
+        `Earlier (${turnsBefore(first)})`));
     }
-    pane.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened,
+    main.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened,
       (turn) => turnTools(view?.task || "", turn, stars.turns, onError))));
     if (view.hasLater) {
-      pane.append(el("button", { type: "button", class: "page-button", "data-later": "", onclick: () => more(false) },
-        `Later (events after #${last})`));
+      main.append(el("button", { type: "button", class: "page-button", "data-later": "", title: `records after #${last}`, onclick: () => more(false) },
+        "Later"));
     }
-    pane.append(el("p", { class: "muted window-note" }, `events #${first}–#${last} of ${view.total}`));
+    main.append(el("p", { class: "muted window-note", title: `records #${first}–#${last} of ${view.total}` }, shownTurns(first, last)));
+    if (view.turns.length > 1) {
+      const outline = outlineEl(view.turns, turnAt(first), jump, NARROW.matches);
+      if (NARROW.matches) main.prepend(outline);
+      else main.after(sized(outline, pane.clientHeight - 60)); // the pane's paddings: it never rides up
+    }
     if (historical && view.hit !== null) mark(view.hit);
     pane.scrollTop = scroll;
     for (const [turn, value] of typed) {
@@ -156,7 +170,103 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
       if (field instanceof HTMLInputElement) field.value = value;
     }
     refocus(place);
+    follow();
   }
+
+  /** The wide outline as tall as the pane, its rows scrolling inside (the CSP refuses style
+   * attributes; the CSSOM is allowed). @param {HTMLElement} outline @param {number} height */
+  function sized(outline, height) {
+    outline.style.setProperty("max-height", `${Math.max(200, height)}px`);
+    return outline;
+  }
+
+  /** The index of the turn a record belongs to (-1 before the first turn). @param {number} seq */
+  function turnIndex(seq) {
+    const turns = view?.turns || [];
+    let at = -1;
+    for (let i = 0; i < turns.length && turns[i].first_seq <= seq; i++) at = i;
+    return at;
+  }
+
+  /** The first seq of the turn a record belongs to. @param {number} seq */
+  function turnAt(seq) {
+    const at = turnIndex(seq);
+    return at >= 0 ? view?.turns[at].first_seq ?? null : null;
+  }
+
+  /** "3 earlier turns" (one begun before the first record shown counts), said on the Earlier button. @param {number} first */
+  function turnsBefore(first) {
+    const before = (view?.turns || []).filter((c) => c.first_seq < first).length;
+    return before ? `${before} earlier turn${before === 1 ? "" : "s"}` : "the task's start";
+  }
+
+  /** "turns 3–12 of 72 shown". @param {number} first @param {number} last */
+  function shownTurns(first, last) {
+    const of = view?.turns.length || 0;
+    const from = Math.max(0, turnIndex(first)) + 1;
+    const to = Math.max(0, turnIndex(last)) + 1;
+    if (!of) return "";
+    return from === to ? `turn ${from} of ${of} shown` : `turns ${from}–${to} of ${of} shown`;
+  }
+
+  /** Go to a turn: scrolled to where it is drawn, else read from the log from it on (one
+   * request of AFTER_JUMP records; the cards are kept). @param {number} seq */
+  function jump(seq) {
+    if (!view) return;
+    if (pane.querySelector(`.events [data-turn="${seq}"]`)) showTurn(seq);
+    else load(view.task, null, "", seq);
+  }
+
+  /** Scroll a drawn turn to the pane's top, the keyboard on its card. @param {number} seq */
+  function showTurn(seq) {
+    const turn = pane.querySelector(`.events [data-turn="${seq}"]`);
+    if (!(turn instanceof HTMLElement)) return;
+    const outline = pane.querySelector(".outline.narrow");
+    pane.scrollTop += turn.getBoundingClientRect().top - pane.getBoundingClientRect().top - (outline?.getBoundingClientRect().height || 0);
+    const head = turn.querySelector(".card-head") || turn;
+    if (head instanceof HTMLElement) {
+      if (head === turn) turn.setAttribute("tabindex", "-1");
+      head.focus({ preventScroll: true });
+    }
+    if (outline instanceof HTMLDetailsElement) outline.open = false;
+    follow(seq);
+  }
+
+  /** Mark in the outline the turn at the pane's top (or `seq`, just jumped to). @param {number} [seq] */
+  function follow(seq) {
+    const outline = pane.querySelector("[data-outline]");
+    if (!view || !(outline instanceof HTMLElement)) return;
+    let current = seq ?? turnAt(view.events[0]?.seq ?? 0);
+    if (seq === undefined) {
+      const top = pane.getBoundingClientRect().top + (outline.classList.contains("narrow") ? outline.getBoundingClientRect().height : 0) + 24;
+      for (const turn of pane.querySelectorAll(".events [data-turn]")) {
+        if (turn.getBoundingClientRect().top > top) break;
+        current = Number(turn.getAttribute("data-turn"));
+      }
+    }
+    if (outline.dataset.current !== String(current)) markTurn(outline, view.turns, current);
+  }
+
+  let following = false;
+  pane.addEventListener("scroll", () => {
+    if (following || !view) return;
+    following = true;
+    requestAnimationFrame(() => {
+      following = false;
+      follow();
+    });
+  }, { passive: true });
+
+  pane.addEventListener("keydown", (event) => {
+    const key = KEYS[/** @type {keyof KEYS} */ (event.key)];
+    const outline = pane.querySelector("[data-outline]");
+    if (!key || !view || !(outline instanceof HTMLElement) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target instanceof HTMLElement && event.target.closest("input, textarea, select, [contenteditable]")) return;
+    const card = target(view.turns, key, outline);
+    if (!card) return;
+    event.preventDefault();
+    jump(card.first_seq);
+  });
 
   /** The star notes whose text differs from what was drawn: [turn, text]. */
   function typedNotes() {
@@ -228,6 +338,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
         const quiet = added.length > 0 && added.every((/** @type {any} */ e) => e.kind === "bookmark");
         view.events = [...view.events.filter((e) => e.seq < from), ...window_.events];
         view.cards = new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c]));
+        view.turns = cards.cards;
         view.hasEarlier = view.events.length ? view.events[0].seq > 1 : false;
         view.total = window_.total;
         if (quiet) return;
