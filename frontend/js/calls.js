@@ -95,9 +95,9 @@ export function callEl(c, opened) {
 export function resultEl(ev) {
   const exit = ev.exit !== undefined && ev.exit !== null ? `exit ${ev.exit}` : "";
   const status = ev.error ? ["error", exit].filter(Boolean).join(" · ") : exit;
-  const output = ev.error ? errorText(ev.output) : ev.output || "";
+  const tagged = /<\/?tool_use_error>/.test(ev.output || ""); // Claude Code's wrapping of a refused call
   const node = el("div", { class: `result${ev.error ? " error" : ""}`, "data-seq": ev.seq, "data-kind": "result" },
     el("div", { class: "label", title: `record #${ev.seq}` }, "result", status ? ` · ${status}` : ""),
-    preText(output, ev.error ? undefined : ev.ansi));
+    tagged ? preText(errorText(ev.output)) : preText(ev.output || "", ev.ansi));
   return { node, status };
 }
