@@ -10,7 +10,7 @@ import { clock, cost, el, exact } from "./dom.js";
 import { recordsOf, turnName } from "./turncard.js";
 
 const WENT_WRONG = new Set(["failed", "interrupted", "cancelled"]);
-const MARKS = { completed: "✓", failed: "✗", interrupted: "⏹", cancelled: "⏹", unfinished: "…", "under way": "…" };
+const MARKS = { completed: "✓", failed: "✗", interrupted: "⊘", cancelled: "⊘", unfinished: "…", "under way": "…" };
 
 /** @param {any} card */
 export const wentWrong = (card) => WENT_WRONG.has(card.outcome) || (card.errors || []).length > 0;
