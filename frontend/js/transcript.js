@@ -8,13 +8,11 @@ import { api } from "./api.js";
 import { clear, el } from "./dom.js";
 import { renderEvents } from "./events.js";
 import { markWords } from "./marks.js";
-import { markTurn, outlineEl, target } from "./outline.js";
+import { createTurnNav } from "./turnnav.js";
 import { turnTools } from "./stars.js";
 
 const PAGE = 500;
 const AFTER_JUMP = 120; // records read from a turn jumped to: it and what follows it
-const NARROW = matchMedia("(max-width: 900px)"); // the outline folds above the transcript
-const KEYS = { "[": "previous", "]": "next", "{": "first", "}": "last", e: "error" };
 
 /**
  * @param {{pane: HTMLElement, onBack: () => void, onOpenTurn: (seq: number) => void,
@@ -30,6 +28,12 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
   /** @type {Set<string>} */
   let opened = new Set();
   let loading = 0; // the number of the latest load: an older answer is dropped
+  const nav = createTurnNav({
+    pane,
+    turns: () => view?.turns || [],
+    firstShown: () => view?.events[0]?.seq ?? null,
+    read: (seq) => view && load(view.task, null, "", seq),
+  });
   /** @type {string[]} */
   let words = []; // the search's words, marked inside the highlighted event
   /** @type {number|null} */
@@ -55,7 +59,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
         hasEarlier: window_.has_earlier, hasLater: window_.has_later, total: window_.total, backLabel,
       };
       render();
-      if (anchor !== null) showTurn(anchor);
+      if (anchor !== null) nav.showTurn(anchor);
       else if (hit !== null) reveal(hit);
       else pane.scrollTop = pane.scrollHeight;
       if (hit !== null) takeFocus(pane.querySelector(".events [data-hit]"));
@@ -149,7 +153,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     const last = view.events[view.events.length - 1].seq;
     if (view.hasEarlier) {
       main.append(el("button", { type: "button", class: "page-button", "data-earlier": "", title: `records before #${first}`, onclick: () => more(true) },
-        `Earlier (${turnsBefore(first)})`));
+        `Earlier (${nav.turnsBefore(first)})`));
     }
     main.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened,
       (turn) => turnTools(view?.task || "", turn, stars.turns, onError))));
@@ -157,12 +161,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
       main.append(el("button", { type: "button", class: "page-button", "data-later": "", title: `records after #${last}`, onclick: () => more(false) },
         "Later"));
     }
-    main.append(el("p", { class: "muted window-note", title: `records #${first}–#${last} of ${view.total}` }, shownTurns(first, last)));
-    if (view.turns.length > 1) {
-      const outline = outlineEl(view.turns, turnAt(first), jump, NARROW.matches);
-      if (NARROW.matches) main.prepend(outline);
-      else main.after(sized(outline, pane.clientHeight - 60)); // the pane's paddings: it never rides up
-    }
+    main.append(el("p", { class: "muted window-note", title: `records #${first}–#${last} of ${view.total}` }, nav.shownTurns(first, last)));
+    nav.draw(main);
     if (historical && view.hit !== null) mark(view.hit);
     pane.scrollTop = scroll;
     for (const [turn, value] of typed) {
@@ -170,103 +170,8 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
       if (field instanceof HTMLInputElement) field.value = value;
     }
     refocus(place);
-    follow();
+    nav.follow();
   }
-
-  /** The wide outline as tall as the pane, its rows scrolling inside (the CSP refuses style
-   * attributes; the CSSOM is allowed). @param {HTMLElement} outline @param {number} height */
-  function sized(outline, height) {
-    outline.style.setProperty("max-height", `${Math.max(200, height)}px`);
-    return outline;
-  }
-
-  /** The index of the turn a record belongs to (-1 before the first turn). @param {number} seq */
-  function turnIndex(seq) {
-    const turns = view?.turns || [];
-    let at = -1;
-    for (let i = 0; i < turns.length && turns[i].first_seq <= seq; i++) at = i;
-    return at;
-  }
-
-  /** The first seq of the turn a record belongs to. @param {number} seq */
-  function turnAt(seq) {
-    const at = turnIndex(seq);
-    return at >= 0 ? view?.turns[at].first_seq ?? null : null;
-  }
-
-  /** "3 earlier turns" (one begun before the first record shown counts), said on the Earlier button. @param {number} first */
-  function turnsBefore(first) {
-    const before = (view?.turns || []).filter((c) => c.first_seq < first).length;
-    return before ? `${before} earlier turn${before === 1 ? "" : "s"}` : "the task's start";
-  }
-
-  /** "turns 3–12 of 72 shown". @param {number} first @param {number} last */
-  function shownTurns(first, last) {
-    const of = view?.turns.length || 0;
-    const from = Math.max(0, turnIndex(first)) + 1;
-    const to = Math.max(0, turnIndex(last)) + 1;
-    if (!of) return "";
-    return from === to ? `turn ${from} of ${of} shown` : `turns ${from}–${to} of ${of} shown`;
-  }
-
-  /** Go to a turn: scrolled to where it is drawn, else read from the log from it on (one
-   * request of AFTER_JUMP records; the cards are kept). @param {number} seq */
-  function jump(seq) {
-    if (!view) return;
-    if (pane.querySelector(`.events [data-turn="${seq}"]`)) showTurn(seq);
-    else load(view.task, null, "", seq);
-  }
-
-  /** Scroll a drawn turn to the pane's top, the keyboard on its card. @param {number} seq */
-  function showTurn(seq) {
-    const turn = pane.querySelector(`.events [data-turn="${seq}"]`);
-    if (!(turn instanceof HTMLElement)) return;
-    const outline = pane.querySelector(".outline.narrow");
-    pane.scrollTop += turn.getBoundingClientRect().top - pane.getBoundingClientRect().top - (outline?.getBoundingClientRect().height || 0);
-    const head = turn.querySelector(".card-head") || turn;
-    if (head instanceof HTMLElement) {
-      if (head === turn) turn.setAttribute("tabindex", "-1");
-      head.focus({ preventScroll: true });
-    }
-    if (outline instanceof HTMLDetailsElement) outline.open = false;
-    follow(seq);
-  }
-
-  /** Mark in the outline the turn at the pane's top (or `seq`, just jumped to). @param {number} [seq] */
-  function follow(seq) {
-    const outline = pane.querySelector("[data-outline]");
-    if (!view || !(outline instanceof HTMLElement)) return;
-    let current = seq ?? turnAt(view.events[0]?.seq ?? 0);
-    if (seq === undefined) {
-      const top = pane.getBoundingClientRect().top + (outline.classList.contains("narrow") ? outline.getBoundingClientRect().height : 0) + 24;
-      for (const turn of pane.querySelectorAll(".events [data-turn]")) {
-        if (turn.getBoundingClientRect().top > top) break;
-        current = Number(turn.getAttribute("data-turn"));
-      }
-    }
-    if (outline.dataset.current !== String(current)) markTurn(outline, view.turns, current);
-  }
-
-  let following = false;
-  pane.addEventListener("scroll", () => {
-    if (following || !view) return;
-    following = true;
-    requestAnimationFrame(() => {
-      following = false;
-      follow();
-    });
-  }, { passive: true });
-
-  pane.addEventListener("keydown", (event) => {
-    const key = KEYS[/** @type {keyof KEYS} */ (event.key)];
-    const outline = pane.querySelector("[data-outline]");
-    if (!key || !view || !(outline instanceof HTMLElement) || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (event.target instanceof HTMLElement && event.target.closest("input, textarea, select, [contenteditable]")) return;
-    const card = target(view.turns, key, outline);
-    if (!card) return;
-    event.preventDefault();
-    jump(card.first_seq);
-  });
 
   /** The star notes whose text differs from what was drawn: [turn, text]. */
   function typedNotes() {
