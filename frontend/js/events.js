@@ -119,7 +119,7 @@ export function renderEvents(events, cards, opened, tools) {
       }
       case "context.compact":
         out.append(el("div", { class: "compaction", role: "separator", "data-seq": ev.seq, "data-kind": ev.kind },
-          el("div", { class: "compaction-line" }, `compaction · note of seq ${ev.first_seq}–${ev.last_seq}`),
+          el("div", { class: "compaction-line", title: `a note of records #${ev.first_seq}–#${ev.last_seq}` }, "compaction · the agent's note of what came before"),
           el("div", { class: "compaction-note" }, ev.md ? build(ev.md) : ev.note || "")));
         turn = out;
         break;
