@@ -18,7 +18,7 @@ export const wentWrong = (card) => WENT_WRONG.has(card.outcome) || (card.errors 
 /** @param {string} text */
 function firstWords(text) {
   const line = String(text || "").replace(/\s+/g, " ").trim();
-  return line || "(no words)";
+  return line || "(a prompt without words)";
 }
 
 /**

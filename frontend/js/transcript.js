@@ -12,7 +12,7 @@ import { createTurnNav } from "./turnnav.js";
 import { turnTools } from "./stars.js";
 
 const PAGE = 500;
-const AFTER_JUMP = 120; // records read from a turn jumped to: it and what follows it
+const AFTER_JUMP = 80; // records read from a turn jumped to, it and what follows (as many as a task opens with)
 
 /**
  * @param {{pane: HTMLElement, onBack: () => void, onOpenTurn: (seq: number) => void,
