@@ -26,7 +26,6 @@ function fileEl(file) {
     el("span", { class: "diff-removed" }, `−${file.removed}`),
     file.cut ? el("span", { class: "muted" }, " · cut: the rest is in the input") : null);
   const table = el("table", { class: "diff-lines" },
-    el("colgroup", {}, el("col", { class: "diff-no-col" }), el("col", { class: "diff-no-col" }), el("col", {})),
     el("tbody", {}, file.hunks.map((/** @type {any} */ hunk, /** @type {number} */ i) => [
       i > 0 || hunk.head ? el("tr", { class: "diff-hunk" }, el("td", { colspan: 3 }, hunk.head ? `@@ ${hunk.head}` : "⋯")) : null,
       hunk.lines.map(lineEl),

@@ -179,3 +179,38 @@ def test_every_agents_calls_are_said_in_words(page, served):
         "File does not exist."
     )
 
+
+WORDS_ON_ONE_LINE = """(cell) => {
+  const text = cell.lastChild;  // the line's text node, after its +/− mark
+  const split = [];
+  for (const found of text.textContent.matchAll(/\\S+/g)) {
+    const range = document.createRange();
+    range.setStart(text, found.index);
+    range.setEnd(text, found.index + found[0].length);
+    const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    if (tops.size > 1) split.push(found[0]);
+  }
+  return split;
+}"""
+
+
+def test_at_phone_width_a_diff_wraps_at_spaces_not_inside_words(browser, served):
+    long_word = "pager_setting_value_that_is_longer_than_a_phone_line_of_the_diff"
+    line = " ".join(["pager_setting_value"] * 8 + [long_word])
+    edit = {"file_path": "/home/ana/src/pager/conf.py", "old_string": "x = 1", "new_string": line}
+    start = records.SessionStart(
+        project="/home/ana/src/pager", origin=records.Origin(tool="claude-code")
+    )
+    with Store(served.root).create(start, "wrap") as writer:
+        call = records.Call(id="e", tool="Edit", input=edit)
+        writer.append([records.Message(text="Set it"), records.Reply(text="Done.", calls=[call])])
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(served.at(task="wrap"))
+    page.locator('details.call[data-call="e"] > summary').click()
+    cell = page.locator(".diff-add .diff-text").first
+    expect(cell).to_be_visible()
+    assert cell.bounding_box()["height"] > 40  # it did wrap, onto several lines
+    assert cell.evaluate(WORDS_ON_ONE_LINE) == []  # the long word too: its diff scrolls sideways
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()
