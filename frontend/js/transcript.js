@@ -65,7 +65,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
       if (hit !== null) takeFocus(pane.querySelector(".events [data-hit]"));
     } catch (err) {
       if (mine !== loading) return;
-      clear(pane).append(failure(`Could not read this task: ${err.message}`, () => load(task, hit, backLabel)));
+      clear(pane).append(failure(`Could not read this task: ${err.message}`, () => load(task, hit, backLabel, anchor)));
     }
   }
 

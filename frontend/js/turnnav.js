@@ -32,8 +32,15 @@ export function createTurnNav({ pane, turns, firstShown, read }) {
 
   /** Go to a turn: scrolled to where it is drawn, else read from the log. @param {number} seq */
   function jump(seq) {
-    if (pane.querySelector(`.events [data-turn="${seq}"]`)) showTurn(seq);
-    else read(seq);
+    if (pane.querySelector(`.events [data-turn="${seq}"]`)) {
+      showTurn(seq);
+      return;
+    }
+    const outline = pane.querySelector("[data-outline]"); // said while the log is read (drawn anew after)
+    outline?.setAttribute("aria-busy", "true");
+    const where = outline?.querySelector("[data-outline-where]");
+    if (where) where.textContent = "reading…";
+    read(seq);
   }
 
   /** Scroll a drawn turn to the pane's top, the keyboard on its card. @param {number} seq */

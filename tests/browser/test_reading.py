@@ -126,6 +126,7 @@ def test_a_starred_turn_with_a_note_is_listed_under_starred_and_found_by_its_not
     page.locator("[data-starred-link]").click()
     item = page.locator(f'[data-starred-item="{TASK}:10"]')
     expect(item).to_contain_text("the odd markdown sample")
+    expect(item).to_contain_text("turn 2 of 2 · asked")  # counted as people count, not "turn 10"
     item.click()
     expect(page.locator('[data-seq="10"][data-hit]')).to_be_visible()
     page.reload()
