@@ -6,7 +6,6 @@
 
 import { api, pageUrl } from "./api.js";
 import { clear, el, exact, timeEl } from "./dom.js";
-import { numberTurns } from "./turnnames.js";
 
 /**
  * @param {{pane: HTMLElement, onOpen: (task: string, seq: number) => void,
@@ -20,9 +19,8 @@ export function createAuthorship({ pane, onOpen, failure }) {
     onclick: (/** @type {MouseEvent} */ event) => { event.preventDefault(); onOpen(task, seq); } }, ...children);
 
   /** @param {any} o */
-  const originHead = (o) => el("div", { class: "result-turn-head", title: `record #${o.turn} · ${exact(o.at)}` },
-    el("span", { "data-turn-name": o.turn, "data-task": o.task }, "turn"),
-    ` · ${o.agent}${o.model ? ` · ${o.model}` : ""} · ${o.tool} · asked “${o.asked}” · `, timeEl(o.at));
+  const originHead = (o) => el("div", { class: "result-turn-head", title: exact(o.at) },
+    `turn ${o.turn} · ${o.agent}${o.model ? ` · ${o.model}` : ""} · ${o.tool} · asked “${o.asked}” · `, timeEl(o.at));
 
   function show() {
     const params = new URLSearchParams(location.search);
@@ -60,7 +58,6 @@ export function createAuthorship({ pane, onOpen, failure }) {
       const found = await api.whoWrote(asked);
       if (mine !== asking) return;
       clear(out).append(...holdersEl(found));
-      numberTurns(out); // "turn 12 of 40", as the transcript names it
     } catch (err) {
       if (mine === asking) clear(out).append(failure(`Could not look: ${err.message}`, () => ask(out, asked)));
     }
@@ -91,7 +88,6 @@ export function createAuthorship({ pane, onOpen, failure }) {
       if (mine !== asking) return;
       clear(pane).append(el("h2", { class: "pane-title" }, "Who wrote ", el("span", { class: "mono" }, file)),
         el("p", { class: "muted" }, `${done.edits} edit(s) of this file in the logs`), blameTable(done));
-      numberTurns(pane);
     } catch (err) {
       if (mine === asking) clear(pane).append(failure(`Could not blame ${file}: ${err.message}`, () => blameOf(file)));
     }
@@ -104,7 +100,7 @@ export function createAuthorship({ pane, onOpen, failure }) {
       const o = line.origin === null ? null : done.origins[line.origin];
       const first = line.origin !== before;
       before = line.origin;
-      const who = !first ? "" : o ? turnLink(o.task, o.turn, `${o.agent} · `, el("span", { "data-turn-name": o.turn, "data-task": o.task }, "turn"), ` · “${o.asked}”`) : "not from a session";
+      const who = !first ? "" : o ? turnLink(o.task, o.turn, `${o.agent} · turn ${o.turn} · “${o.asked}”`) : "not from a session";
       return el("tr", { "data-blame-line": line.line, "data-blame-status": line.status, title: o ? `${o.title} · ${exact(o.at)}` : "" },
         el("td", { class: "muted blame-who" }, who, line.status === "changed since" ? el("span", { class: "muted" }, " (changed since)") : null),
         el("td", { class: "muted mono" }, String(line.line)),

@@ -1,6 +1,6 @@
 // @ts-check
 // Turns named as people count them in lists that come from memory (search results, starred
-// turns, who wrote a line): memory's head line
+// turns): memory's head line
 // ("turn seq 116-127 · completed · 2s · asked …", also what the MCP tools print) is shown as
 // "turn 12 of 40 · completed · 2s · asked …", the record numbers on hover. The number needs
 // the task's turns: each task's cards are read once, after the list is drawn.
