@@ -18,6 +18,7 @@ import { createTranscript } from "./transcript.js";
 import { firstRun, openSettings } from "./settings.js";
 import { drawQuota } from "./quota.js";
 import { createDrawer } from "./drawer.js";
+import { createHeaderMenu } from "./headermenu.js";
 import { showProgress } from "./progress.js";
 
 /** @typedef {{task: string, q: string, scope: string, seq: number|null, view: string}} State */
@@ -32,6 +33,7 @@ const progress = $("[data-progress]");
 const { close: closeDrawer } = createDrawer({ layout, sidebar: $("[data-sidebar]"),
   button: $("[data-drawer-button]"), scrim: $("[data-scrim]"), filter: $("[data-filter]") });
 const notice = noticeIn($("[data-header]")); // a failed change, said over the header
+const menu = createHeaderMenu({ header: $("[data-header]"), button: $("[data-menu-button]"), actions: $("[data-actions]"), form });
 
 /** @returns {State} */
 function readState() {
@@ -62,6 +64,7 @@ const sidebar = createSidebar({
   href: (id) => pageUrl({ task: id }),
   onOpen: (id) => {
     closeDrawer();
+    menu.close();
     navigate({ task: id });
   },
 });
@@ -278,6 +281,7 @@ document.addEventListener("keydown", (event) => {
   if (((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") || (event.key === "/" && !isTyping(event.target))) {
     event.preventDefault();
     closeDrawer(); // at phone width the search box sits under the drawer
+    menu.showSearch(); // and, a task open, in its header's menu
     input.focus();
     input.select();
   } else if (event.key === "Escape" && !document.querySelector("dialog[open]")) {

@@ -1,6 +1,7 @@
 // @ts-check
-// Quiet charts drawn as HTML (docs/decisions/0030): bars to scale, one accent for the largest
-// part and greys for the rest, axis labels muted, the figures on hover (a title) and in each
+// Quiet charts drawn as HTML (docs/decisions/0030): bars to scale, the five largest parts in
+// five colours of the Okabe-Ito set (told apart with any colour vision, ADR 0041) and the rest
+// as one grey, axis labels muted, the figures on hover (a title) and in each
 // bar's accessible name. Every bar and row is a button that opens what lies behind it.
 
 import { cost, el } from "./dom.js";
@@ -12,7 +13,7 @@ function sized(node, props) {
   return node;
 }
 
-const SHADES = 4; // the accent, then three greys; what is past them is "other", the lightest grey
+const SHADES = 5; // five colours told apart by colour-blind readers too; past them "other", a grey
 
 /** A figure as a person reads it: "$2.34", "cost unknown", "482k", "14". @param {any} row @param {string} measure */
 export function figure(row, measure) {
@@ -101,11 +102,12 @@ function partsTitle(named, row, measure, split, labelOf) {
  */
 export function shareRows(shares, measure, labelOf, onOpen) {
   if (!shares.length) return el("p", { class: "muted" }, "No turns in this time.");
+  shares = shares.slice().sort((a, b) => value(b, measure) - value(a, measure)); // the measure chosen orders them
   const top = Math.max(...shares.map((share) => value(share, measure))) || 1;
   return el("ul", { class: "share-rows" }, shares.map((share, i) => el("li", {},
     el("button", { type: "button", class: "share-row", "data-share": share.key, title: `${labelOf(share)}: ${figure(share, measure)}, ${share.turns} turns`,
       onclick: () => onOpen(share) },
-    el("span", { class: "share-name" }, labelOf(share)),
+    el("span", { class: "share-name" }, labelOf(share)), // whole: a model's name differs at its end
     el("span", { class: "share-track", "aria-hidden": "true" },
       sized(el("span", { class: `share-bar shade-${i ? Math.min(i, SHADES) : 0}` }), { width: `${(100 * value(share, measure)) / top}%` })),
     el("span", { class: "share-figure" }, figure(share, measure))))));

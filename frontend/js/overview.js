@@ -98,7 +98,7 @@ async function usageSection(context) {
     }
     const detail = el("div", { class: "usage-detail", "data-usage-detail": "", "aria-live": "polite" });
     const opened = (/** @type {string} */ title, /** @type {any} */ row) => showTasks(detail, title, row, context);
-    const rows = choice.by === "day" && since ? everyDay(report.rows, since, until || isoDay(new Date())) : report.rows;
+    const rows = everyPeriod(report.rows, choice.by, since, until || isoDay(new Date()));
     clear(box).append(
       controls(choice, () => draw().catch(() => {})),
       totals(report.total, since, until),
@@ -113,15 +113,37 @@ async function usageSection(context) {
   return box;
 }
 
-/** The day rows of a span, the days that had no turn as empty rows. @param {any[]} rows @param {string} since @param {string} until */
-function everyDay(rows, since, until) {
+/** The key of the period after `key`: the next day, the next week's Monday, the next month.
+ * @param {string} key @param {string} by */
+function nextKey(key, by) {
+  if (by === "month") {
+    const [year, month] = key.split("-").map(Number);
+    return month === 12 ? `${year + 1}-01` : `${year}-${String(month + 1).padStart(2, "0")}`;
+  }
+  return isoDay(new Date(new Date(`${key}T12:00:00`).getTime() + (by === "week" ? 7 : 1) * 86400000));
+}
+
+/** The key of the period a day falls in. @param {string} day @param {string} by */
+function keyOf(day, by) {
+  if (by === "month") return day.slice(0, 7);
+  if (by === "day") return day;
+  const when = new Date(`${day}T12:00:00`);
+  return isoDay(new Date(when.getTime() - ((when.getDay() + 6) % 7) * 86400000)); // its Monday
+}
+
+/** Every period of a span, those with no turn as empty rows: a gap in the work stays a gap on
+ * the axis (Jul 2023 never stands beside Jul 2025). From `since` (or the first row) to `until`.
+ * @param {any[]} rows @param {string} by @param {string} since @param {string} until */
+function everyPeriod(rows, by, since, until) {
+  if (!rows.length && !since) return rows;
   const byKey = new Map(rows.map((row) => [row.key, row]));
+  const last = keyOf(until, by);
   const out = [];
-  for (let day = new Date(`${since}T12:00:00`); isoDay(day) <= until; day = new Date(day.getTime() + 86400000)) {
-    const key = isoDay(day);
+  for (let key = since ? keyOf(since, by) : rows[0].key; key <= last && out.length < 1000; key = nextKey(key, by)) {
     out.push(byKey.get(key) || { key, turns: 0, tokens: 0, cost_usd: 0, unpriced: 0, split: [], tasks: [] });
   }
-  return out;
+  const drawn = new Set(out.map((row) => row.key)); // a row the span missed (a clock ahead) is kept
+  return [...out, ...rows.filter((row) => !drawn.has(row.key))].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 /** @param {{by: string, measure: string, split: string}} choice @param {() => void} redraw */

@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { clear, el, exact, relative } from "./dom.js";
 import { marked } from "./marks.js";
+import { numberTurns, withoutSeqs } from "./turnnames.js";
 
 export const SCOPES = { task: "this task", project: "earlier tasks in this project", all: "all tasks" };
 
@@ -80,6 +81,7 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
         group.map((turn) => turnEl(turn, terms))));
     }
     pane.append(list);
+    numberTurns(list, inFlight?.signal);
     pane.scrollTop = 0;
     const active = document.activeElement;
     const lost = !active || active === document.body || active === pane || pane.contains(active);
@@ -94,7 +96,9 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
   /** @param {any} turn @param {string[]} terms */
   function turnEl(turn, terms) {
     const events = turn.events || [];
-    const head = el("div", { class: "result-turn-head", title: exact(turn.at) }, marked(turn.head || "", terms));
+    const [rest, records] = withoutSeqs(turn.head || "");
+    const head = el("div", { class: "result-turn-head", title: [records, exact(turn.at)].filter(Boolean).join(" · ") },
+      el("span", { "data-turn-name": turn.first_seq, "data-task": turn.task }, "turn"), rest ? " · " : "", marked(rest, terms));
     const items = events.length
       ? events.map((/** @type {any} */ ev) => link(turn.task, ev.seq,
         el("div", { class: "result-event-head" },

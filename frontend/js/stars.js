@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { append, clear, el, timeEl } from "./dom.js";
 import { openExport } from "./exporting.js";
+import { numberTurns } from "./turnnames.js";
 
 /**
  * The tools under a turn's card: star, its note, export of the turn.
@@ -80,7 +81,7 @@ export function createStarred({ pane, href, onOpen, failure }) {
         pane.append(el("p", { class: "empty muted", "data-empty": "starred" }, "No starred turns yet. Star a turn with ☆ under its card in a transcript."));
         return;
       }
-      pane.append(el("ol", { class: "starred-list", "data-starred": "" }, turns.map((/** @type {any} */ t) =>
+      const list = el("ol", { class: "starred-list", "data-starred": "" }, turns.map((/** @type {any} */ t) =>
         el("li", {}, el("a", { class: "starred-item", href: href(t.task, t.turn), "data-starred-item": `${t.task}:${t.turn}`,
           onclick: (/** @type {MouseEvent} */ event) => {
             event.preventDefault();
@@ -88,8 +89,11 @@ export function createStarred({ pane, href, onOpen, failure }) {
           } },
         el("span", { class: "starred-title" }, "★ ", t.title),
         t.note ? el("span", { class: "starred-note" }, t.note) : null,
-        el("span", { class: "starred-asked muted" }, `turn ${t.turn} · asked “${t.asked}”`),
-        timeEl(t.at))))));
+        el("span", { class: "starred-asked muted", title: `record #${t.turn}` },
+          el("span", { "data-turn-name": t.turn, "data-task": t.task }, "turn"), ` · asked “${t.asked}”`),
+        timeEl(t.at)))));
+      pane.append(list);
+      numberTurns(list); // "turn 12 of 40", as the transcript names it
     } catch (err) {
       if (mine === loading) clear(pane).append(failure(`Could not list starred turns: ${err.message}`, show));
     }

@@ -8,9 +8,11 @@ import { api } from "./api.js";
 import { clear, el } from "./dom.js";
 import { renderEvents } from "./events.js";
 import { markWords } from "./marks.js";
+import { createTurnNav } from "./turnnav.js";
 import { turnTools } from "./stars.js";
 
 const PAGE = 500;
+const AFTER_JUMP = 80; // records read from a turn jumped to, it and what follows (as many as a task opens with)
 
 /**
  * @param {{pane: HTMLElement, onBack: () => void, onOpenTurn: (seq: number) => void,
@@ -20,40 +22,50 @@ const PAGE = 500;
 export function createTranscript({ pane, onBack, onOpenTurn, failure, onError }) {
   /** @type {{task: string, turns: Map<number, string>}} */
   let stars = { task: "", turns: new Map() }; // the open task's starred turns: turn -> note
-  /** @type {{task: string, hit: number|null, events: any[], cards: Map<number, any>,
+  /** @type {{task: string, hit: number|null, events: any[], cards: Map<number, any>, turns: any[],
    *   hasEarlier: boolean, hasLater: boolean, total: number, backLabel: string}|null} */
   let view = null;
   /** @type {Set<string>} */
   let opened = new Set();
   let loading = 0; // the number of the latest load: an older answer is dropped
+  const nav = createTurnNav({
+    pane,
+    turns: () => view?.turns || [],
+    firstShown: () => view?.events[0]?.seq ?? null,
+    read: (seq) => view && load(view.task, null, "", seq),
+  });
   /** @type {string[]} */
   let words = []; // the search's words, marked inside the highlighted event
   /** @type {number|null} */
 
-  /** @param {string} task @param {number|null} hit @param {string} backLabel */
-  async function load(task, hit, backLabel) {
+  /** @param {string} task @param {number|null} hit @param {string} backLabel
+   * @param {number|null} [anchor] a turn jumped to from the outline: read from it on */
+  async function load(task, hit, backLabel, anchor = null) {
     const mine = ++loading;
-    clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
+    if (anchor === null) clear(pane).append(el("p", { class: "muted loading" }, "Reading…"));
+    const around = anchor !== null ? { seq: anchor, before: 0, after: AFTER_JUMP } : { seq: hit, before: 40, after: 40 };
+    const known = anchor !== null && view?.task === task ? view : null; // a jump keeps the cards read
     try {
       const [window_, cards, starred] = await Promise.all([
-        api.context(task, { seq: hit, before: 40, after: 40 }),
-        api.cards(task),
+        api.context(task, around),
+        known ? { cards: known.turns } : api.cards(task),
         api.taskStars(task).catch(() => ({ turns: {} })),
       ]);
       if (mine !== loading) return;
       stars = { task, turns: new Map(Object.entries(starred.turns).map(([turn, note]) => [Number(turn), String(note)])) };
       if (!view || view.task !== task) opened = new Set();
       view = {
-        task, hit, events: window_.events, cards: new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c])),
+        task, hit, events: window_.events, cards: new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c])), turns: cards.cards,
         hasEarlier: window_.has_earlier, hasLater: window_.has_later, total: window_.total, backLabel,
       };
       render();
-      if (hit !== null) reveal(hit);
+      if (anchor !== null) nav.showTurn(anchor);
+      else if (hit !== null) reveal(hit);
       else pane.scrollTop = pane.scrollHeight;
       if (hit !== null) takeFocus(pane.querySelector(".events [data-hit]"));
     } catch (err) {
       if (mine !== loading) return;
-      clear(pane).append(failure(`Could not read this task: ${err.message}`, () => load(task, hit, backLabel)));
+      clear(pane).append(failure(`Could not read this task: ${err.message}`, () => load(task, hit, backLabel, anchor)));
     }
   }
 
@@ -125,30 +137,32 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
     const scroll = pane.scrollTop;
     const place = focusedPlace(); // a refresh or another page never drops the keyboard's place
     const typed = typedNotes(); // nor a star's note being typed (a refresh can land mid-word)
-    clear(pane);
+    const main = el("div", { class: "reader-main" });
+    clear(pane).append(el("div", { class: "reader" }, main));
     const historical = view.hit !== null;
     if (historical) {
-      pane.append(el("div", { class: "banner", "data-historical": "" },
-        el("span", {}, `Historical view around event #${view.hit}`),
+      main.append(el("div", { class: "banner", "data-historical": "" },
+        el("span", { title: `record #${view.hit}` }, "Historical view around a search hit"),
         el("button", { type: "button", class: "link", onclick: onBack }, view.backLabel)));
     }
     if (!view.events.length) {
-      pane.append(el("p", { class: "empty muted" }, "This task has no events yet."));
+      main.append(el("p", { class: "empty muted" }, "This task has no events yet."));
       return;
     }
     const first = view.events[0].seq;
     const last = view.events[view.events.length - 1].seq;
     if (view.hasEarlier) {
-      pane.append(el("button", { type: "button", class: "page-button", "data-earlier": "", onclick: () => more(true) },
-        `Earlier (events before #${first})`));
+      main.append(el("button", { type: "button", class: "page-button", "data-earlier": "", title: `records before #${first}`, onclick: () => more(true) },
+        `Earlier (${nav.turnsBefore(first)})`));
     }
-    pane.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened,
+    main.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened,
       (turn) => turnTools(view?.task || "", turn, stars.turns, onError))));
     if (view.hasLater) {
-      pane.append(el("button", { type: "button", class: "page-button", "data-later": "", onclick: () => more(false) },
-        `Later (events after #${last})`));
+      main.append(el("button", { type: "button", class: "page-button", "data-later": "", title: `records after #${last}`, onclick: () => more(false) },
+        "Later"));
     }
-    pane.append(el("p", { class: "muted window-note" }, `events #${first}–#${last} of ${view.total}`));
+    main.append(el("p", { class: "muted window-note", title: `records #${first}–#${last} of ${view.total}` }, nav.shownTurns(first, last)));
+    nav.draw(main);
     if (historical && view.hit !== null) mark(view.hit);
     pane.scrollTop = scroll;
     for (const [turn, value] of typed) {
@@ -156,6 +170,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
       if (field instanceof HTMLInputElement) field.value = value;
     }
     refocus(place);
+    nav.follow();
   }
 
   /** The star notes whose text differs from what was drawn: [turn, text]. */
@@ -228,6 +243,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
         const quiet = added.length > 0 && added.every((/** @type {any} */ e) => e.kind === "bookmark");
         view.events = [...view.events.filter((e) => e.seq < from), ...window_.events];
         view.cards = new Map(cards.cards.map((/** @type {any} */ c) => [c.first_seq, c]));
+        view.turns = cards.cards;
         view.hasEarlier = view.events.length ? view.events[0].seq > 1 : false;
         view.total = window_.total;
         if (quiet) return;

@@ -59,11 +59,15 @@ def test_hostile_markdown_is_shown_as_text_and_fetches_nothing(page, reading):
 def test_an_edit_and_a_patch_read_as_diffs_and_colours_are_not_escape_codes(page, reading):
     page.goto(reading.at(task=TASK))
     edit = page.locator('details.call[data-call="e1"]')
-    expect(edit.locator("> summary .diff-count")).to_have_text(" +1 −1")
+    expect(edit.locator("> summary .call-files")).to_have_text(re.compile(r"order\.go \+1 −1$"))
     edit.locator("> summary").click()
     expect(edit.locator(".diff-del .diff-text")).to_contain_text("return a.At.Before(b.At)")
     expect(edit.locator(".diff-add .diff-text")).to_contain_text("|| a.ID < b.ID")
     patch = page.locator('details.call[data-call="p1"]')
+    # a patch said as its files with their counts, never as its "*** Begin Patch" text
+    expect(patch.locator("> summary .call-files")).to_have_text(
+        re.compile(r"^pager/order\.go \+\d+ −\d+, pager/order_test\.go \+\d+ −\d+$")
+    )
     patch.locator("> summary").click()
     paths = ["pager/order.go", "pager/order_test.go"]
     expect(patch.locator("[data-diff-path]")).to_have_text(paths)
@@ -122,6 +126,7 @@ def test_a_starred_turn_with_a_note_is_listed_under_starred_and_found_by_its_not
     page.locator("[data-starred-link]").click()
     item = page.locator(f'[data-starred-item="{TASK}:10"]')
     expect(item).to_contain_text("the odd markdown sample")
+    expect(item).to_contain_text("turn 2 of 2 · asked")  # counted as people count, not "turn 10"
     item.click()
     expect(page.locator('[data-seq="10"][data-hit]')).to_be_visible()
     page.reload()

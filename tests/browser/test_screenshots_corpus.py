@@ -5,6 +5,7 @@ under test-artifacts/; each view is checked to have drawn before its picture is 
 nothing wider than the window."""
 
 import sys
+import time
 
 import pytest
 from corpora import REAL
@@ -72,4 +73,51 @@ def test_the_list_overview_and_board_of_the_real_corpus(browser, corpus_served, 
     page.get_by_role("button", name="All time").click()
     expect(page.locator("[data-board-card]").nth(1)).to_be_visible(timeout=60000)
     shot("board")
+    context.close()
+
+
+def busiest(root, agent):
+    """The task of `agent` with the most turns in the imported corpus."""
+    import json
+
+    tasks = [t for t in json.loads(Store(root).list_json(archived=None)) if t["origin"] == agent]
+    return max(tasks, key=lambda t: t["turns"])["id"]
+
+
+INTERNALS = ("*** Begin Patch", "record of kind", "<tool_use_error>", "turn seq")
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_long_antigravity_task_a_codex_and_a_cursor_task_read_with_their_outline(
+    browser, corpus_served, size
+):
+    """The long Antigravity task (1,686 records) reaches its start in one click of the outline,
+    timed; a Codex task and a Cursor task show no internals; the phone's header is one row."""
+    width, height = SIZES[size]
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, is_mobile=size == "phone"
+    )
+    context.set_default_timeout(60000)
+    page = context.new_page()
+    ARTIFACTS.mkdir(exist_ok=True)
+    for agent in ("antigravity", "codex", "cursor"):
+        page.goto(corpus_served.at(task=busiest(corpus_served.root, agent)))
+        expect(page.locator("[data-events]")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        if size == "phone":
+            assert page.locator("[data-header]").bounding_box()["height"] <= height / 5
+        text = page.locator("[data-pane]").inner_text()
+        assert not [words for words in INTERNALS if words in text], agent
+        page.screenshot(path=str(ARTIFACTS / f"corpus-{agent}-{size}.png"))
+    page.goto(corpus_served.at(task=busiest(corpus_served.root, "antigravity")))
+    expect(page.locator("[data-events]")).to_be_visible()
+    if size == "phone":
+        page.locator("details[data-outline] > summary").click()
+    began = time.perf_counter()
+    page.locator('[data-outline-go="first"]').click()
+    expect(page.locator('details.card[data-turn-number="1"]')).to_be_in_viewport()
+    took = 1000 * (time.perf_counter() - began)
+    print(f"{size}: the long Antigravity task's start in {took:.0f} ms")
+    page.screenshot(path=str(ARTIFACTS / f"corpus-antigravity-start-{size}.png"))
     context.close()
