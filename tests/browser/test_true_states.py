@@ -63,8 +63,8 @@ def test_an_old_tasks_turns_read_how_they_ended_with_the_agents_durations(
         sized.goto(server.at(task=task))
         heads = sized.locator("details.card .card-head")
         expect(heads).to_have_count(2)
-        expect(heads.nth(0)).to_have_text("turn seq 2–6 · completed · 6s")
-        expect(heads.nth(1)).to_have_text("turn seq 7–9 · completed · 15s")
+        expect(heads.nth(0)).to_have_text("turn 1 of 2 · completed · 6s")
+        expect(heads.nth(1)).to_have_text("turn 2 of 2 · completed · 15s")
         expect(sized.get_by_text("under way")).to_have_count(0)
 
         sized.goto(server.at(task=task, view="history"))
