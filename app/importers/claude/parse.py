@@ -23,6 +23,7 @@ response's streamed parts become one reply in `replies`; what 2.1's `attachment`
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import msgspec
 
@@ -48,8 +49,10 @@ class Parser:
         carry: Carry | None = None,
         agent: str | None = None,
         file: str | None = None,
-        subagents: Callable[[str | None, str], tuple[str, list[bytes]] | None] | None = None,
+        subagents: Callable[..., tuple[str, list[bytes]] | None] | None = None,
+        alone: bool = False,  # a sub-agent's file without its session's: its lines are main
     ):
+        self.alone = alone
         self.source = source
         self.carry = carry or Carry()
         self.agent = agent
@@ -164,7 +167,7 @@ class Parser:
     def _agent_of(self, line: Line) -> str | None:
         if self.agent is not None:
             return self.agent
-        if not line.isSidechain:
+        if not line.isSidechain or self.alone:
             return None
         c = self.carry
         name = c.side.get(line.parentUuid or "")
@@ -189,6 +192,7 @@ class Parser:
         if replies.opens(c.group, message, agent):
             self._flush_group(out)
             c.group = replies.new_group(message, n, at, agent)
+            c.group.request = line.requestId or ""
         if agent is None:
             c.answered = 0  # the main agent speaks again: the turn goes on
         replies.add_part(c.group, message, self._src(n), at, c)
@@ -356,7 +360,10 @@ class Parser:
                 agent_id = decode_agent(line.toolUseResult).agentId
             except msgspec.MsgspecError:
                 agent_id = None
-        found = self.subagents(agent_id, prompt)
+        self._nested(self.subagents(agent_id, prompt), agent_id, out)
+
+    def _nested(self, found: tuple[str, list[bytes]] | None, agent_id: str | None, out: list):
+        """A sub-agent's file (`found`: its name and lines) folded in here, once."""
         if found is None or found[0] in self.carry.agents_done:
             return
         name, lines = found
@@ -385,6 +392,11 @@ class Parser:
             if meta.get("preTokens"):
                 note += f", {meta['preTokens']} tokens before"
             self.carry.boundary = r.ContextCompact(at=at, src=self._src(n), note=note + ")")
+            if agent is None and self.subagents is not None and line.logicalParentUuid:
+                # the compaction's own sub-agent: its tokens are the session's (0038)
+                found = self.subagents(None, "", parent=line.logicalParentUuid, until=at,
+                                       done=self.carry.agents_done)  # fmt: skip
+                self._nested(found, Path(found[0]).stem[6:] if found else None, out)
         elif kind == "api_error" or line.level == "error":
             error = line.error if line.error is not None else line.content
             text = error if isinstance(error, str) else msgspec.json.encode(error).decode()
