@@ -176,3 +176,35 @@ def test_the_corpus_sonnet_4_requests_over_200k_cost_the_long_context_rate(impor
     for record, u in long:
         rate = (u.input * 6 + u.output * 22.5 + u.cache_read * 0.6 + u.cache_write * 7.5) / 1e6
         assert record.cost_usd == pytest.approx(rate, abs=1e-7)
+
+
+def test_the_list_says_no_usage_in_the_log_where_the_log_gives_none(data_dir, capsys):
+    from nodwyn import cli
+
+    store = Store()
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="cursor"))
+    with store.create(start) as writer:
+        writer.append([records.Message(text="one"), records.Reply(text="a", model="x")])
+    assert store.list(archived=None)[0].cost_note == "no usage in the log"
+    assert cli.main(["sessions"]) == 0
+    assert "no usage in the log" in capsys.readouterr().out
+
+
+@pytest.mark.corpus
+def test_at_most_two_in_a_hundred_turns_with_tokens_have_no_price_in_all_eight_agents(
+    finished_corpus, tmp_path, monkeypatch
+):
+    from corpora import ROOT
+
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    import eval_search
+
+    monkeypatch.setattr(eval_search, "CORPUS", finished_corpus)
+    store = Store()
+    eval_search.imported(store, tmp_path / "shelf")
+    cards = [c for info in store.list(archived=None) for c in memory.cards(store, info.id)]
+    with_tokens = [c for c in cards if c.tokens != records.Usage()]
+    unpriced = [c for c in with_tokens if c.unpriced]
+    assert len(with_tokens) > 200
+    assert len(unpriced) <= 0.02 * len(with_tokens), {c.no_price for c in unpriced}
+    assert all(c.no_price for c in unpriced)  # each names the model that has no price

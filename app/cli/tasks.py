@@ -114,10 +114,11 @@ def of_agent(listed: bytes, name: str) -> bytes:
 
 
 def cost(task: dict) -> str:
-    """A task's cost as lists show it: dollars, "cost unknown" for an imported task, else ""."""
+    """A task's cost as lists show it: dollars, else why there is none ("no usage in the log",
+    "no price for glm-9"), else ""."""
     if task["cost_usd"] is not None:
         return f"${task['cost_usd']:.2f}"
-    return "cost unknown" if task["origin"] != "nodwyn" and task["turns"] else ""
+    return task.get("cost_note", "")
 
 
 def cmd_delete(args) -> int:
