@@ -15,7 +15,7 @@ turn is counted on the day it started. `since` and `until` are such days, inclus
 import datetime as dt
 from pathlib import Path
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from .errors import BadInput, TaskNotFound
 from .memory.cards import mem as memfile
@@ -77,12 +77,12 @@ class Report(Struct, kw_only=True):
 class _Figures(Struct, frozen=True, kw_only=True):
     """A turn's tokens and cost, as its card gives them."""
 
-    input: int
-    output: int
-    cache_read: int
-    cache_write: int
-    cost_usd: float
-    unpriced: bool
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost_usd: float = 0.0
+    unpriced: bool = False
 
 
 class _Turn(_Figures, frozen=True, kw_only=True):
@@ -192,32 +192,8 @@ def _used_of(log: Path, saving: bool) -> list[_Used]:
     cards = memfile.cards_of(log)[0] if saving else memfile.fold_log(log)[1]
     used = []
     for card in cards:  # the turn where it started, its figures where each reply was written
-        used.append(
-            _Used(
-                at=card.at,
-                model=card.model,
-                turns=1,
-                unpriced=card.unpriced,
-                input=0,
-                output=0,
-                cache_read=0,
-                cache_write=0,
-                cost_usd=0.0,
-            )
-        )
-        used.extend(
-            _Used(
-                at=part.at,
-                model=card.model,
-                input=part.input,
-                output=part.output,
-                cache_read=part.cache_read,
-                cache_write=part.cache_write,
-                cost_usd=part.cost_usd,
-                unpriced=False,
-            )
-            for part in card.parts
-        )
+        used.append(_Used(at=card.at, model=card.model, turns=1, unpriced=card.unpriced))
+        used.extend(_Used(model=card.model, **structs.asdict(part)) for part in card.parts)
     _used[log] = (key, used)
     return used
 

@@ -123,21 +123,13 @@ CLAUDE, CODEX = ("claude", "extra/claude"), ("codex", "extra/codex")
 
 @pytest.fixture(scope="module")
 def imported(finished_corpus, tmp_path_factory):
-    import os
-
-    before = os.environ.get("NODWYN_DATA_DIR")
-    os.environ["NODWYN_DATA_DIR"] = str(tmp_path_factory.mktemp("usage") / "data")
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("NODWYN_DATA_DIR", str(tmp_path_factory.mktemp("usage") / "data"))
         store = Store()
         for tool, folders in (("claude", CLAUDE), ("codex", CODEX)):
             for folder in folders:
                 import_paths(store, tool, [finished_corpus / folder])
         yield store, usage.report(store, by="day")
-    finally:
-        if before is None:
-            os.environ.pop("NODWYN_DATA_DIR", None)
-        else:
-            os.environ["NODWYN_DATA_DIR"] = before
 
 
 @pytest.mark.corpus
