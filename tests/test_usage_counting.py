@@ -200,3 +200,14 @@ def test_at_most_two_in_a_hundred_turns_with_tokens_have_no_price_in_all_eight_a
     assert len(with_tokens) > 200
     assert len(unpriced) <= 0.02 * len(with_tokens), {c.no_price for c in unpriced}
     assert all(c.no_price for c in unpriced)  # each names the model that has no price
+
+
+def test_a_turns_cost_in_words_says_what_is_priced_and_what_is_not():
+    from nodwyn.memory.cards.fold import Card, cost_words
+
+    base = dict(first_seq=1, last_seq=2, at="", head="", asked="", outcome="completed")
+    assert cost_words(Card(**base, cost_usd=0.4213)) == "$0.42"
+    assert cost_words(Card(**base)) == "no usage in the log"
+    assert cost_words(Card(**base, unpriced=True, no_price="glm-9")) == "no price for glm-9"
+    both = Card(**base, cost_usd=1.5, unpriced=True, no_price="glm-9")
+    assert cost_words(both) == "$1.50 + no price for glm-9"

@@ -169,6 +169,19 @@ def quarter(at: str) -> str:
         return "1970-01-01T00:00Z"  # no time: the oldest day, never lost
 
 
+def cost_words(card: Card) -> str:
+    """A turn's cost as people read it: "$0.42", "no price for glm-9" (with what is priced
+    before it where some is), or "no usage in the log" (issue 35)."""
+    priced = f"${card.cost_usd:.2f}" if card.cost_usd is not None else ""
+    if card.unpriced:
+        return (
+            f"{priced} + no price for {card.no_price}"
+            if priced
+            else f"no price for {card.no_price}"
+        )
+    return priced or "no usage in the log"
+
+
 def redacted(card: Card) -> Card:
     """A card with its text redacted again, as it is shown (folds keep the log's text)."""
     asked = redact(card.asked)
