@@ -108,6 +108,8 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
     title, title_by = summary.title, summary.title_by
     if not title:
         title, title_by = summary.first_message or "(untitled)", "message"
+    # What is priced is the task's cost (its cards' summed, as `usage` adds them); a model with
+    # no price, or a log with no usage, is said beside it (cost_note).
     unknown = summary.cost_unknown or not summary.priced
     return TaskInfo(
         id=task,
@@ -123,7 +125,7 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
         machine=summary.machine,
         branch=summary.branch,
         model=summary.model,
-        cost_usd=None if unknown else round(summary.cost_usd, 6),
+        cost_usd=round(summary.cost_usd, 6) if summary.priced else None,
         digest=summary.digest,
         digest_by=summary.digest_by,
         digest_at=summary.digest_at,

@@ -211,3 +211,24 @@ def test_a_turns_cost_in_words_says_what_is_priced_and_what_is_not():
     assert cost_words(Card(**base, unpriced=True, no_price="glm-9")) == "no price for glm-9"
     both = Card(**base, cost_usd=1.5, unpriced=True, no_price="glm-9")
     assert cost_words(both) == "$1.50 + no price for glm-9"
+
+
+def test_a_task_priced_in_part_gives_what_is_priced_as_usage_adds_it_and_names_the_rest(
+    data_dir, capsys
+):
+    from nodwyn import cli
+
+    store = Store()
+    start = records.SessionStart(project="/p", origin=records.Origin(tool="opencode"))
+    spent = records.Usage(input=5)
+    with store.create(start) as writer:
+        writer.append([
+            records.Message(text="one"),
+            records.Reply(model="gpt-5.4", usage=spent, cost_usd=1.25),
+            records.Reply(model="glm-9", usage=spent),
+        ])  # fmt: skip
+    (info,) = store.list(archived=None)
+    assert (info.cost_usd, info.cost_note) == (1.25, "no price for glm-9")
+    assert usage.report(store).total.cost_usd == info.cost_usd
+    assert cli.main(["sessions"]) == 0
+    assert "$1.25 + no price for glm-9" in capsys.readouterr().out

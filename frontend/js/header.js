@@ -179,11 +179,10 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
   /** A task's cost as the CLI says it: dollars, or why there is none ("no usage in the log",
    * "no price for glm-9"). @param {any} task */
   function costEl(task) {
-    if (task.cost_usd !== null && task.cost_usd !== undefined) {
-      return el("span", { "data-field": "cost", title: "cost so far" }, cost(task.cost_usd));
-    }
-    if (!task.cost_note) return null;
-    return el("span", { "data-field": "cost", title: "why this task shows no cost" }, task.cost_note);
+    const priced = task.cost_usd !== null && task.cost_usd !== undefined ? cost(task.cost_usd) : "";
+    const said = [priced, task.cost_note].filter(Boolean).join(" + ");
+    if (!said) return null;
+    return el("span", { "data-field": "cost", title: task.cost_note ? "what is priced, and why the rest is not" : "cost so far" }, said);
   }
 
   /** @param {any} next @param {boolean} [history] */
