@@ -10,6 +10,7 @@ whose prompt is over a model's long-context threshold is billed at the long-cont
 The library is imported at the first price asked (it takes about a second), not at start.
 """
 
+import datetime as dt
 import json
 import re
 from functools import cache
@@ -86,16 +87,46 @@ def cost(model: str, usage: Usage | None) -> float | None:
     found = _library_model(model)
     if found is None:
         return None
+    prompt = usage.input + usage.cache_read + usage.cache_write
+    tier = max((start for start in _tiers(model) if prompt > start), default=0)
+    rates = _rates(model, tier)
+    return round(
+        sum(getattr(usage, field) * rate for field, rate in zip(FIELDS, rates, strict=True)), 8
+    )
+
+
+@cache
+def _tiers(model: str) -> tuple[int, ...]:
+    """Where the model's prices change with the prompt's size (genai-prices' tiers: over one,
+    every token of the request is billed at its rates)."""
     from genai_prices import types
 
-    provider, info = found
-    asked = types.Usage(
-        input_tokens=usage.input + usage.cache_read + usage.cache_write,
-        cache_read_tokens=usage.cache_read,
-        cache_write_tokens=usage.cache_write,
-        output_tokens=usage.output,
+    price = _library_model(model)[1].get_prices(dt.datetime.now(dt.UTC))
+    tiered = [value for value in vars(price).values() if isinstance(value, types.TieredPrices)]
+    return tuple(sorted({tier.start for value in tiered for tier in value.tiers}))
+
+
+@cache
+def _rates(model: str, tier: int) -> tuple[float, ...]:
+    """Dollars per token of each field (FIELDS' order) for a prompt just over `tier` tokens,
+    asked of the library once (its own reckoning costs about a millisecond a reply, too slow
+    for an import of thousands: rates are linear within a tier)."""
+    from genai_prices import types
+
+    provider, info = _library_model(model)
+    size = tier + 1 if tier else 1_000
+
+    def price(**tokens) -> float:
+        asked = types.Usage(input_tokens=size, **tokens)
+        return float(info.calc_price(asked, provider).total_price)
+
+    alone = price()
+    return (
+        alone / size,
+        (price(output_tokens=size) - alone) / size,
+        price(cache_read_tokens=size) / size,
+        price(cache_write_tokens=size) / size,
     )
-    return round(float(info.calc_price(asked, provider).total_price), 8)
 
 
 def _own_cost(row: dict, usage: Usage) -> float:
