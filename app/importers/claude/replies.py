@@ -145,8 +145,10 @@ def counted_usage(group: Group, carry: "Carry") -> tuple[r.Usage | None, r.Usage
     if group.usage is None or not group.named:
         return group.usage, None
     key = f"{group.id}:{group.request}"
-    before = carry.usages.get(key)
+    before = carry.usages.pop(key, None)  # put back last: the dict keeps the newest KEPT
     carry.usages[key] = group.usage if before is None else _most(before, group.usage)
+    if len(carry.usages) > KEPT:  # the `.imp` is written on every import of a live session
+        del carry.usages[next(iter(carry.usages))]
     if before is None:
         return group.usage, None
     grown = r.Usage(**{f: getattr(carry.usages[key], f) - getattr(before, f) for f in FIELDS})
@@ -154,6 +156,7 @@ def counted_usage(group: Group, carry: "Carry") -> tuple[r.Usage | None, r.Usage
 
 
 FIELDS = ("input", "output", "cache_read", "cache_write")
+KEPT = 500  # messages whose usage is kept (in the corpus one came back 2 messages later at most)
 
 
 def _most(a: r.Usage, b: r.Usage) -> r.Usage:
