@@ -13,9 +13,9 @@ from nodwyn.log import records
 from nodwyn.store import Store
 
 
-def said(uuid, parent, ts, msg, blocks, output, request="req_1", when=None):
+def said(uuid, parent, ts, msg, blocks, output, request="req_1", when=None, **extra):
     """An assistant line of message `msg` whose usage so far has `output` tokens."""
-    line = env(uuid, parent, ts, type="assistant", requestId=request, message={
+    line = env(uuid, parent, ts, type="assistant", requestId=request, **extra, message={
         "id": msg, "role": "assistant", "model": "claude-sonnet-4-20250514", "content": blocks,
         "usage": {"input_tokens": 10, "output_tokens": output, "cache_read_input_tokens": 1000},
     })  # fmt: skip
@@ -36,6 +36,27 @@ def test_a_message_split_by_a_tool_result_counts_its_last_streamed_usage_once(tm
     assert (card.tokens.input, card.tokens.output, card.tokens.cache_read) == (10, 120, 1000)
     full = (10 * 3 + 120 * 15 + 1000 * 0.3) / 1e6
     assert card.cost_usd == pytest.approx(full)
+
+
+def test_a_forked_files_copy_of_its_parents_messages_is_counted_once(tmp_path, data_dir):
+    parent = "aaaaaaaa-1111-2222-3333-444444444444"
+    before = [
+        prompt("u1", None, 1, "Fix the pager", sessionId=parent),
+        said("u2", "u1", 2, "m1", [text("Fixed.")], output=40, sessionId=parent),
+    ]
+    forked = [  # the parent's lines, copied with its session id, then its own
+        *before,
+        prompt("u3", "u2", 3, "Now the tests"),
+        said("u4", "u3", 4, "m2", [text("Tested.")], output=7, request="req_2"),
+    ]
+    write(tmp_path / f"{parent}.jsonl", before)
+    write(tmp_path / f"{SESSION}.jsonl", forked)
+    for path in tmp_path.glob("*.jsonl"):
+        age(path)
+    store = Store()
+    import_paths(store, "claude", [tmp_path])
+    assert usage.report(store).total.output == 47
+    assert sum(d["output"] for d in plain_count.days_of([tmp_path], []).values()) == 47
 
 
 def test_a_turn_that_runs_past_midnight_counts_each_reply_on_its_own_day(tmp_path, data_dir):

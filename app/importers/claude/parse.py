@@ -53,6 +53,7 @@ class Parser:
         alone: bool = False,  # a sub-agent's file without its session's: its lines are main
     ):
         self.alone = alone
+        self.others: dict[str, bool] = {}  # another session's id -> whether its file is beside
         self.source = source
         self.carry = carry or Carry()
         self.agent = agent
@@ -182,6 +183,8 @@ class Parser:
         c, message = self.carry, line.message
         if message is None:
             return
+        if message.usage is not None and self._copied(line.sessionId):
+            message = msgspec.structs.replace(message, usage=None)  # counted in its own file
         if line.isApiErrorMessage or message.model == "<synthetic>":
             self._flush_group(out)
             if agent is None:
@@ -196,6 +199,19 @@ class Parser:
         if agent is None:
             c.answered = 0  # the main agent speaks again: the turn goes on
         replies.add_part(c.group, message, self._src(n), at, c)
+
+    def _copied(self, session: str | None) -> bool:
+        """Whether a line is another session's, copied here (a resumed or forked file holds
+        the lines it goes on from, with their own session id) while that session's file lies
+        beside this one: its usage is counted there, once (ccusage counts it once too)."""
+        if self.agent is not None or self.alone or not session:
+            return False
+        own = Path(self.source)
+        if session == own.stem:
+            return False
+        if session not in self.others:
+            self.others[session] = (own.parent / f"{session}.jsonl").is_file()
+        return self.others[session]
 
     def _flush_group(self, out: list) -> None:
         c, group = self.carry, self.carry.group
