@@ -68,6 +68,7 @@ class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     digest_at: str = ""
     limits: list[Reading] = []  # the rate-limit readings of this log (limits.py)
     closes: int = 0  # close summaries in the log (search reads a log's only where there are)
+    no_price: str = ""  # a model whose tokens had no price (cost_unknown)
 
 
 class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
@@ -91,12 +92,14 @@ class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
     digest_by: str = ""
     digest_at: str = ""
     closes: int = 0  # close summaries in the log (search reads a log's only where there are)
+    cost_note: str = ""  # why cost_usd is None: "no usage in the log" / "no price for <model>"
 
 
 _json = msgspec.json.Encoder()
 # The folds file is [FOLDS, {task: Summary}]; a summary folded by other rules (another FOLDS,
 # or the bare dict of format 1) is not folded on from: every log is folded again.
-FOLDS = 4  # 2: a turn's end gives the turn's cost; 3: rate-limit readings; 4: their `share`
+FOLDS = 5  # 2: a turn's end gives the turn's cost; 3: rate-limit readings; 4: their `share`;
+# 5: no_price (#35)
 _folds = msgspec.msgpack.Decoder(tuple[int, dict[str, Summary]])
 _info_decoder = msgspec.json.Decoder(TaskInfo)
 
@@ -106,6 +109,8 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
     title, title_by = summary.title, summary.title_by
     if not title:
         title, title_by = summary.first_message or "(untitled)", "message"
+    # What is priced is the task's cost (its cards' summed, as `usage` adds them); a model with
+    # no price, or a log with no usage, is said beside it (cost_note).
     unknown = summary.cost_unknown or not summary.priced
     return TaskInfo(
         id=task,
@@ -121,12 +126,22 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
         machine=summary.machine,
         branch=summary.branch,
         model=summary.model,
-        cost_usd=None if unknown else round(summary.cost_usd, 6),
+        cost_usd=round(summary.cost_usd, 6) if summary.priced else None,
         digest=summary.digest,
         digest_by=summary.digest_by,
         digest_at=summary.digest_at,
         closes=summary.closes,
+        cost_note=cost_note(summary) if unknown else "",
     )
+
+
+def cost_note(summary: Summary) -> str:
+    """Why a task has no cost: its log gives no usage, or a model has no price (issue 35)."""
+    if summary.cost_unknown:
+        return f"no price for {summary.no_price}"
+    if summary.tool == "nodwyn" or not summary.turns:
+        return ""
+    return "no usage in the log"
 
 
 def state(summary: Summary, since: str | None = None) -> str:
@@ -181,6 +196,7 @@ def fold(summary: Summary, record: records.Event) -> None:
                 summary.priced = True
             elif record.usage is not None:
                 summary.cost_unknown = True
+                summary.no_price = summary.no_price or record.model or "(no model)"
         case records.TurnEnd() if record.cost_usd is not None:
             # A turn's end says what the whole turn cost (as its card shows): it stands in
             # for the replies' sum, so the task's cost is the sum of its turns' costs.

@@ -24,6 +24,7 @@ from .conversation import NotKnownYet, conversation
 from .errors import NodwynError, TaskBusy
 from .log import records
 from .log.redact import redact
+from .memory.cards.fold import cost_words
 from .store import Store, project_of
 
 LIMIT = 12_000  # characters in one answer, frame and cut note included
@@ -285,7 +286,9 @@ def _recall_text(found) -> str:
         event = msgspec.json.format(msgspec.json.encode(found.event), indent=1).decode()
         return f"task {found.task} seq {found.seq}\n{event}"
     card = found.card
-    parts = [f"task {found.task} · {card.head}", f"at {card.at}", f"asked: {card.asked}"]
+    tokens = sum(msgspec.structs.astuple(card.tokens))
+    parts = [f"task {found.task} · {card.head}", f"at {card.at}", f"asked: {card.asked}",
+             f"cost: {cost_words(card)} · {tokens:,} tokens"]  # fmt: skip
     if card.plan:
         parts.append("plan: " + "; ".join(f"[{item.status}] {item.text}" for item in card.plan))
     if card.files:

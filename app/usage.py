@@ -5,16 +5,17 @@ One function, `report`, makes the figures both the page's overview (GET /api/usa
 (memory/cards/fold.py): a turn's cost is its card's `cost_usd` (the turn end's cost where the log
 gives one, else its replies' summed), its tokens the card's `tokens`; a card marked `unpriced`
 had tokens with no price, and is counted as "cost unknown" rather than as free. So the totals
-are the sum of the cards' costs, row by row and overall.
+are the sum of the cards' costs, row by row and overall, and a task's is the catalogue's.
 
-Times: a turn belongs to the day (week from Monday, month) of its start in this machine's
-time zone, as ccusage's reports do by default; `since` and `until` are such days, inclusive.
+Times: tokens and cost belong to the day (week from Monday, month) of each reply's own time in
+this machine's time zone (a card's parts, by quarter hour), as ccusage dates each message; a
+turn is counted on the day it started. `since` and `until` are such days, inclusive.
 """
 
 import datetime as dt
 from pathlib import Path
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from .errors import BadInput, TaskNotFound
 from .memory.cards import mem as memfile
@@ -76,20 +77,23 @@ class Report(Struct, kw_only=True):
 class _Figures(Struct, frozen=True, kw_only=True):
     """A turn's tokens and cost, as its card gives them."""
 
-    input: int
-    output: int
-    cache_read: int
-    cache_write: int
-    cost_usd: float
-    unpriced: bool
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost_usd: float = 0.0
+    unpriced: bool = False
 
 
 class _Turn(_Figures, frozen=True, kw_only=True):
+    """A turn's start (turns=1, no figures) or its figures in one quarter hour (turns=0)."""
+
     task: str
     day: dt.date
     project: str
     model: str
     agent: str
+    turns: int = 0
 
 
 def day_of(text: str, name: str) -> dt.date | None:
@@ -134,10 +138,11 @@ def report(store, by: str = "day", split: str = "", since: str = "", until: str 
 
 
 class _Used(_Figures, frozen=True, kw_only=True):
-    """What a card says of a turn's usage (its task's facts are added from the task list)."""
+    """A card's start (turns=1) or one of its parts (its task's facts are added from the list)."""
 
     at: str
     model: str
+    turns: int = 0
 
 
 # Each log's cards as _Used, by the log's size and mtime: the overview asks for a report two or
@@ -168,6 +173,7 @@ def _turns(store, infos, saving: bool = True) -> list[_Turn]:
                 model=card.model or info.model or "(no model)", agent=info.origin,
                 input=card.input, output=card.output, cache_read=card.cache_read,
                 cache_write=card.cache_write, cost_usd=card.cost_usd, unpriced=card.unpriced,
+                turns=card.turns,
             ))  # fmt: skip
     for gone in _used.keys() - seen:  # tasks deleted: not kept for nothing
         _used.pop(gone, None)  # (the background may be reading them meanwhile)
@@ -184,10 +190,10 @@ def _used_of(log: Path, saving: bool) -> list[_Used]:
     if known is not None and known[0] == key:
         return known[1]
     cards = memfile.cards_of(log)[0] if saving else memfile.fold_log(log)[1]
-    used = [_Used(at=card.at, model=card.model, input=card.tokens.input,
-                  output=card.tokens.output, cache_read=card.tokens.cache_read,
-                  cache_write=card.tokens.cache_write, cost_usd=card.cost_usd or 0.0,
-                  unpriced=card.unpriced) for card in cards]  # fmt: skip
+    used = []
+    for card in cards:  # the turn where it started, its figures where each reply was written
+        used.append(_Used(at=card.at, model=card.model, turns=1, unpriced=card.unpriced))
+        used.extend(_Used(model=card.model, **structs.asdict(part)) for part in card.parts)
     _used[log] = (key, used)
     return used
 
@@ -210,7 +216,7 @@ def _key(turn: _Turn, by: str) -> str:
 
 
 def _row(key: str, group: list[_Turn], split: str) -> Row:
-    row = Row(key=key, turns=len(group))
+    row = Row(key=key, turns=sum(t.turns for t in group))
     for t in group:
         row.input += t.input
         row.output += t.output
@@ -233,7 +239,7 @@ def _shares(group: list[_Turn], by: str) -> list[Share]:
     shares = [
         Share(
             key=key,
-            turns=len(turns),
+            turns=sum(t.turns for t in turns),
             tokens=sum(t.input + t.output + t.cache_read + t.cache_write for t in turns),
             cost_usd=round(sum(t.cost_usd for t in turns), 6),
             unpriced=sum(t.unpriced for t in turns),

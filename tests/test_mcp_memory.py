@@ -154,6 +154,7 @@ def test_recall_gives_a_turn_as_its_card_and_lines_cut_at_the_limit(setup):
     seq, (error1, turn), (error2, event), (error3, bad) = talk(server(setup["work"], {}), script)
     assert not error1 and len(turn) <= LIMIT
     assert "asked: create TODO app by Next.js" in turn and "events:" in turn
+    assert re.search(r"\ncost: \$\d+\.\d\d · [\d,]+ tokens\n", turn)  # as the board says it
     assert "characters shown; limit 12,000;" in turn  # the turn's outline is longer
     assert not error2 and f'"seq": {seq}' in event and "TodoList" in event
     assert "[cut" not in event

@@ -2,6 +2,7 @@
 exports, the agent's resume command and starred turns, on a log written here."""
 
 import json
+import re
 import shutil
 from html.parser import HTMLParser
 
@@ -143,6 +144,8 @@ def test_a_task_exports_as_markdown_with_its_diffs_and_output(data_dir):
     assert "| equal stamps | tie-break on id |" in text  # the reply's own Markdown
     assert "```diff\n--- pager/order.go\n+++ pager/order.go\n@@ func less" in text
     assert "FAIL TestPagerOrder" in text and "\x1b" not in text
+    turns = re.findall(r"^\*.* · (\$\d+\.\d\d|no usage in the log|no price for .+)\*$", text, re.M)
+    assert turns  # each turn's cost, as the board and the MCP cards say it (issue 35)
     one = export(store, TASK, "md", turn=10)
     assert "Now show me something odd" in one and "TestPagerOrder (0.01s)" not in one
 

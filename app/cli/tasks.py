@@ -172,10 +172,11 @@ def of_agent(listed: bytes, name: str) -> bytes:
 
 
 def cost(task: dict) -> str:
-    """A task's cost as lists show it: dollars, "unknown" for an imported task, else ""."""
-    if task["cost_usd"] is not None:
-        return f"${task['cost_usd']:.2f}"
-    return "unknown" if task["origin"] != "nodwyn" and task["turns"] else ""
+    """A task's cost as lists show it: dollars, else why there is none ("no usage in the log",
+    "no price for glm-9"), else ""."""
+    priced = "" if task["cost_usd"] is None else f"${task['cost_usd']:.2f}"
+    note = task.get("cost_note", "")
+    return f"{priced} + {note}" if priced and note else priced or note
 
 
 def cmd_delete(args) -> int:

@@ -58,7 +58,7 @@ def is_json_object(line: bytes) -> bool:
 
 def recognise(path: Path, tool: str) -> "Found | str":
     """The session a file holds, or why it is not one of `tool`'s sessions."""
-    if tool == "claude" and path.name.startswith("agent-"):
+    if tool == "claude" and path.name.startswith("agent-") and not orphan(path):
         return "a sub-agent's file: imported with the session that started it"
     with open(path, "rb") as handle:
         head = handle.read(PROBE)
@@ -72,7 +72,17 @@ def recognise(path: Path, tool: str) -> "Found | str":
                 seen, session = _scan([line.rstrip(b"\n")], seen)
                 if session:
                     break
+    if orphan(path) and isinstance(found := _verdict(path, tool, seen, session), Found):
+        return Found(f"{found.task}-{_safe(path.stem)}", session)
     return _verdict(path, tool, seen, session)
+
+
+def orphan(path: Path) -> bool:
+    """Whether a file is a Claude Code sub-agent's (`<session>/subagents/agent-*.jsonl`) whose
+    session's own file is absent: then it is a task of its own, so its tokens are counted."""
+    folder = path.parent
+    return (path.name.startswith("agent-") and folder.name == "subagents"
+            and not (folder.parent.parent / f"{folder.parent.name}.jsonl").exists())  # fmt: skip
 
 
 def _scan(lines: list[bytes], seen: str = "") -> tuple[str, str]:
@@ -133,17 +143,21 @@ def _whole_lines(path: Path) -> list[bytes]:
     return [line for line in lines if line]
 
 
-def subagent_finder(
-    path: Path, session: str
-) -> Callable[[str | None, str], tuple[str, list[bytes]] | None]:
-    """How a Claude transcript finds a sub-agent's own file: by agent id, else by its prompt."""
+def subagent_finder(path: Path, session: str) -> Callable[..., tuple[str, list[bytes]] | None]:
+    """How a Claude transcript finds a sub-agent's own file: by agent id, else by its prompt;
+    a compaction's (2.1's `agent-acompact-*`, started by no call) by `parent`, the uuid its
+    first line and the compact boundary's `logicalParentUuid` most often both name, else as the
+    first such file not `done` that began by the boundary's time `until`."""
     folder = path.parent
     homes = [folder / path.stem / "subagents", folder / session / "subagents", folder]
 
     def name_of(file: Path) -> str:
         return file.relative_to(folder).as_posix()
 
-    def find(agent_id: str | None, prompt: str) -> tuple[str, list[bytes]] | None:
+    def find(agent_id: str | None, prompt: str, parent: str = "", until: str = "",
+             done: tuple | list = ()) -> tuple[str, list[bytes]] | None:  # fmt: skip
+        if parent:
+            return _compaction(homes, parent, until, list(done), name_of)
         if agent_id:
             for home in homes:
                 file = home / f"agent-{agent_id}.jsonl"
@@ -159,6 +173,22 @@ def subagent_finder(
         return None
 
     return find
+
+
+def _compaction(homes: list[Path], parent: str, until: str, done: list[str], name_of):
+    found = []
+    for home in homes:
+        for file in sorted(home.glob("agent-acompact-*.jsonl")) if home.is_dir() else ():
+            lines = _whole_lines(file)
+            try:
+                first = _any(lines[0]) if lines else None
+            except msgspec.MsgspecError:
+                continue
+            if isinstance(first, dict) and name_of(file) not in done:
+                at = str(first.get("timestamp") or "")
+                found.append((first.get("parentUuid") != parent, at, name_of(file), lines))
+    found = sorted(f for f in found if not f[0] or (until and f[1] <= until))
+    return (found[0][2], found[0][3]) if found else None
 
 
 def _asks(lines: list[bytes], session: str, prompt: str) -> bool:

@@ -16,6 +16,7 @@ from .. import paths
 from ..errors import BadInput
 from ..log import logfile
 from ..memory import cards as task_cards
+from ..memory.cards.fold import cost_words
 from ..memory.recall import plain
 from . import ansi, edits, markdown
 from .shown import dress
@@ -103,7 +104,8 @@ def _md_event(event: dict, cards: dict) -> list[str]:
     kind, who = event.get("kind"), f" ({event['agent']})" if event.get("agent") else ""
     if kind == "message":
         card = cards.get(event.get("seq"))
-        head = [f"## Turn {event['seq']}{who}", ""] + ([f"*{card.head}*", ""] if card else [])
+        said = [f"*{card.head} · {cost_words(card)}*", ""] if card else []
+        head = [f"## Turn {event['seq']}{who}", ""] + said
         return head + ["**Asked:**", "", event.get("text", ""), ""]
     if kind == "reply":
         out = [f"**Reply{who}:**", "", event["text"], ""] if event.get("text") else []
@@ -196,7 +198,8 @@ def _html_event(event: dict, cards: dict) -> list:
         card = cards.get(seq) if kind == "message" and not event.get("agent") else None
         if card is None:
             return node
-        return ["section", {"class": "turn"}, ["p", {"class": "card"}, card.head], node]
+        said = f"{card.head} · {cost_words(card)}"
+        return ["section", {"class": "turn"}, ["p", {"class": "card"}, said], node]
     if kind == "result":
         runs = event.get("ansi") or [["", event.get("output", "")]]
         text = [["span", {"class": cls}, part] if cls else part for cls, part in runs]

@@ -36,7 +36,7 @@ const isoDay = (day) => `${day.getFullYear()}-${String(day.getMonth() + 1).padSt
 export function boardCard(entry, { href, onOpen, showTask }) {
   const c = entry.card;
   const outcome = String(c.outcome || "").replace(/ /g, "-");
-  const facts = [duration(c.duration_ms), c.unpriced && c.cost_usd == null ? "cost unknown" : cost(c.cost_usd)].filter(Boolean);
+  const facts = [duration(c.duration_ms), c.unpriced && c.cost_usd == null ? `no price for ${c.no_price || "its model"}` : cost(c.cost_usd)].filter(Boolean);
   return el("a", { class: `board-card outcome-${outcome}`, href, "data-board-card": `${entry.task}:${c.first_seq}`, "data-turn-seq": c.first_seq, "data-outcome": c.outcome,
     onclick: (/** @type {MouseEvent} */ event) => {
       if (event.ctrlKey || event.metaKey || event.shiftKey || event.button) return;

@@ -178,14 +178,13 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     });
   }
 
-  /** A task's cost as the CLI says it: dollars, or "cost unknown" for an imported task whose
-   * log does not price every reply. @param {any} task */
+  /** A task's cost as the CLI says it: dollars, or why there is none ("no usage in the log",
+   * "no price for glm-9"). @param {any} task */
   function costEl(task) {
-    if (task.cost_usd !== null && task.cost_usd !== undefined) {
-      return el("span", { "data-field": "cost", title: "cost so far" }, cost(task.cost_usd));
-    }
-    if (task.origin === "nodwyn" || !task.turns) return null;
-    return el("span", { "data-field": "cost", title: "the agent's log does not say what every reply cost" }, "cost unknown");
+    const priced = task.cost_usd !== null && task.cost_usd !== undefined ? cost(task.cost_usd) : "";
+    const said = [priced, task.cost_note].filter(Boolean).join(" + ");
+    if (!said) return null;
+    return el("span", { "data-field": "cost", title: task.cost_note ? "what is priced, and why the rest is not" : "cost so far" }, said);
   }
 
   /** @param {any} next @param {boolean} [history] */

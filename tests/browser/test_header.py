@@ -27,7 +27,7 @@ def test_the_header_shows_project_branch_agent_and_cost(page, served):
 
 
 def imported_task(root, task, project, branch="main"):
-    """An imported Claude Code task whose replies carry usage but no price (cost unknown)."""
+    """An imported Claude Code task whose replies carry usage but no price."""
     start = records.SessionStart(
         project=project, origin=records.Origin(tool="claude-code"), branch=branch
     )
@@ -35,18 +35,26 @@ def imported_task(root, task, project, branch="main"):
         writer.append(
             [
                 records.Message(text="Tidy the importer"),
-                records.Reply(text="Tidied.", usage=records.Usage(input=10, output=5)),
+                records.Reply(
+                    text="Tidied.",
+                    model="claude-from-the-future-9",
+                    usage=records.Usage(input=10, output=5),
+                ),
                 records.TurnEnd(status="completed"),
             ]
         )
 
 
-def test_a_long_path_keeps_the_header_to_one_line_and_an_import_says_cost_unknown(page, served):
+def test_a_long_path_keeps_the_header_to_one_line_and_an_import_says_which_model_has_no_price(
+    page, served
+):
     deep = "/home/ana/src/" + "a-folder-with-a-rather-long-name/" * 5 + "tidy"
     imported_task(served.root, "long-path", deep, branch="feature/" + "long-branch-name-" * 4)
     open_page(page, served, task="long-path")
     meta = page.locator("[data-meta]")
-    expect(meta.locator('[data-field="cost"]')).to_have_text("cost unknown")
+    expect(meta.locator('[data-field="cost"]')).to_have_text(
+        "no price for claude-from-the-future-9"
+    )
     # The header is drawn again when the change feed brings the new task, so both sizes are read
     # from the same drawing, and read again until they are: one line, not a path wrapped over four.
     page.wait_for_function(

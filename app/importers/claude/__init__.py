@@ -29,7 +29,8 @@ class Claude(Agent):
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
         finder = formats.subagent_finder(path, found.session)
-        return claude.Parser(str(path), carry_of(carry, claude.Carry), subagents=finder)
+        return claude.Parser(str(path), carry_of(carry, claude.Carry), subagents=finder,
+                             alone=formats.orphan(path))  # fmt: skip
 
 
 AGENT = Claude()

@@ -73,6 +73,8 @@ class Line(Struct):
     attachment: Any = None  # 2.1's `attachment` lines
     operation: Any = None  # `queue-operation` lines
     reason: Any = None
+    requestId: str | None = None  # noqa: N815 (the API request: with message.id, one reply)
+    logicalParentUuid: str | None = None  # noqa: N815 (a compact boundary's: its sub-agent's)
 
 
 class AgentResult(Struct):

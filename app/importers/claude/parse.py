@@ -23,6 +23,7 @@ response's streamed parts become one reply in `replies`; what 2.1's `attachment`
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import msgspec
 
@@ -48,8 +49,11 @@ class Parser:
         carry: Carry | None = None,
         agent: str | None = None,
         file: str | None = None,
-        subagents: Callable[[str | None, str], tuple[str, list[bytes]] | None] | None = None,
+        subagents: Callable[..., tuple[str, list[bytes]] | None] | None = None,
+        alone: bool = False,  # a sub-agent's file without its session's: its lines are main
     ):
+        self.alone = alone
+        self.others: dict[str, bool] = {}  # another session's id -> whether its file is beside
         self.source = source
         self.carry = carry or Carry()
         self.agent = agent
@@ -164,7 +168,7 @@ class Parser:
     def _agent_of(self, line: Line) -> str | None:
         if self.agent is not None:
             return self.agent
-        if not line.isSidechain:
+        if not line.isSidechain or self.alone:
             return None
         c = self.carry
         name = c.side.get(line.parentUuid or "")
@@ -179,6 +183,8 @@ class Parser:
         c, message = self.carry, line.message
         if message is None:
             return
+        if message.usage is not None and self._copied(line.sessionId):
+            message = msgspec.structs.replace(message, usage=None)  # counted in its own file
         if line.isApiErrorMessage or message.model == "<synthetic>":
             self._flush_group(out)
             if agent is None:
@@ -189,9 +195,23 @@ class Parser:
         if replies.opens(c.group, message, agent):
             self._flush_group(out)
             c.group = replies.new_group(message, n, at, agent)
+            c.group.request = line.requestId or ""
         if agent is None:
             c.answered = 0  # the main agent speaks again: the turn goes on
         replies.add_part(c.group, message, self._src(n), at, c)
+
+    def _copied(self, session: str | None) -> bool:
+        """Whether a line is another session's, copied here (a resumed or forked file holds
+        the lines it goes on from, with their own session id) while that session's file lies
+        beside this one: its usage is counted there, once (ccusage counts it once too)."""
+        if self.agent is not None or self.alone or not session:
+            return False
+        own = Path(self.source)
+        if session == own.stem:
+            return False
+        if session not in self.others:
+            self.others[session] = (own.parent / f"{session}.jsonl").is_file()
+        return self.others[session]
 
     def _flush_group(self, out: list) -> None:
         c, group = self.carry, self.carry.group
@@ -356,7 +376,10 @@ class Parser:
                 agent_id = decode_agent(line.toolUseResult).agentId
             except msgspec.MsgspecError:
                 agent_id = None
-        found = self.subagents(agent_id, prompt)
+        self._nested(self.subagents(agent_id, prompt), agent_id, out)
+
+    def _nested(self, found: tuple[str, list[bytes]] | None, agent_id: str | None, out: list):
+        """A sub-agent's file (`found`: its name and lines) folded in here, once."""
         if found is None or found[0] in self.carry.agents_done:
             return
         name, lines = found
@@ -385,6 +408,11 @@ class Parser:
             if meta.get("preTokens"):
                 note += f", {meta['preTokens']} tokens before"
             self.carry.boundary = r.ContextCompact(at=at, src=self._src(n), note=note + ")")
+            if agent is None and self.subagents is not None and line.logicalParentUuid:
+                # the compaction's own sub-agent: its tokens are the session's (0038)
+                found = self.subagents(None, "", parent=line.logicalParentUuid, until=at,
+                                       done=self.carry.agents_done)  # fmt: skip
+                self._nested(found, Path(found[0]).stem[6:] if found else None, out)
         elif kind == "api_error" or line.level == "error":
             error = line.error if line.error is not None else line.content
             text = error if isinstance(error, str) else msgspec.json.encode(error).decode()

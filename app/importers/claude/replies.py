@@ -3,8 +3,9 @@
 Claude Code writes one API response as several `assistant` lines (one per content block),
 each repeating the response's `message.id` and its whole `usage`. A `Group` gathers the parts
 of one response; `reply_of` turns it into a `reply` whose usage is counted once per message
-id (a response split in two replies counts on the first only) and priced from the shipped
-table (None when the model is unknown, never zero). Calls are noted in the parser's carry as
+(its id and request id) at its last streamed line's usage (a response split in two replies
+counts what it grew by on the second, docs/decisions/0038) and priced from the shipped
+prices (None when the model is unknown, never zero). Calls are noted in the parser's carry as
 they come: which tool each open call runs, the files it writes, a sub-agent call's prompt.
 
 `final` says whether a response is a final answer (text, no call, not cut): what ends a turn
@@ -46,6 +47,7 @@ class Group(Struct, kw_only=True):
     end_at: str = ""
     stop: str = ""  # the API's stop_reason, where a part carries one
     named: bool = False  # whether `id` is the source's message id
+    request: str = ""  # the API request id (`requestId`) where the lines give one
 
 
 def opens(group: Group | None, message: Message, agent: str | None) -> bool:
@@ -109,10 +111,12 @@ def _call(group: Group, block: Block, src: r.Src, at: str, carry: "Carry") -> No
 
 
 def reply_of(group: Group, carry: "Carry", file: str | None) -> r.Reply:
-    """The reply of a response; its usage and cost count once per message id, and the turn's."""
-    usage = group.usage if group.id != carry.counted else None
-    carry.counted = group.id
+    """The reply of a response; its usage and cost count once per message, and the turn's."""
+    usage, before = counted_usage(group, carry)
     cost = prices.cost(group.model, usage)
+    if usage is not None and before is not None and cost is not None:
+        # what the message's cost grew by: its rate (long-context or not) is the whole message's
+        cost = prices.cost(group.model, _sum(before, usage)) - prices.cost(group.model, before)
     if usage is not None:
         if cost is None:
             carry.turn_unknown = True
@@ -130,6 +134,37 @@ def reply_of(group: Group, carry: "Carry", file: str | None) -> r.Reply:
         usage=usage,
         cost_usd=cost,
     )
+
+
+def counted_usage(group: Group, carry: "Carry") -> tuple[r.Usage | None, r.Usage | None]:
+    """What a response adds to the count: each message (its id and request id) once, at its
+    last streamed line's usage. A message met again (its parts split by other lines, or copied
+    later in the file) adds only what its usage grew by since, so its replies sum to that last
+    usage (its output grows as it streams; the other fields stay); None when it adds nothing.
+    Also the usage counted for the message before (None the first time)."""
+    if group.usage is None or not group.named:
+        return group.usage, None
+    key = f"{group.id}:{group.request}"
+    before = carry.usages.pop(key, None)  # put back last: the dict keeps the newest KEPT
+    carry.usages[key] = group.usage if before is None else _most(before, group.usage)
+    if len(carry.usages) > KEPT:  # the `.imp` is written on every import of a live session
+        del carry.usages[next(iter(carry.usages))]
+    if before is None:
+        return group.usage, None
+    grown = r.Usage(**{f: getattr(carry.usages[key], f) - getattr(before, f) for f in FIELDS})
+    return (grown if any(getattr(grown, f) for f in FIELDS) else None), before
+
+
+FIELDS = ("input", "output", "cache_read", "cache_write")
+KEPT = 500  # messages whose usage is kept (in the corpus one came back 2 messages later at most)
+
+
+def _most(a: r.Usage, b: r.Usage) -> r.Usage:
+    return r.Usage(**{f: max(getattr(a, f), getattr(b, f)) for f in FIELDS})
+
+
+def _sum(a: r.Usage, b: r.Usage) -> r.Usage:
+    return r.Usage(**{f: getattr(a, f) + getattr(b, f) for f in FIELDS})
 
 
 def final(group: Group, reply: r.Reply) -> bool:

@@ -36,6 +36,19 @@ class Command(Struct, frozen=True, kw_only=True):
     error: bool = False
 
 
+class Part(Struct, frozen=True, kw_only=True, array_like=True):
+    """A turn's tokens and cost in one quarter hour (UTC) of its replies' own times. Every time
+    zone is a whole number of quarter hours off UTC, so any zone's day is a sum of parts: a
+    turn that runs past midnight counts each reply on its own day (docs/decisions/0038)."""
+
+    at: str  # the quarter hour's start: 2025-09-20T14:15Z
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost_usd: float = 0.0
+
+
 class Card(Struct, frozen=True, kw_only=True):
     """What one turn came to."""
 
@@ -56,7 +69,9 @@ class Card(Struct, frozen=True, kw_only=True):
         Usage()
     )  # the replies' usage summed (sub-agents' too), as the catalogue counts cost
     model: str = ""  # the main agent's last model
-    unpriced: bool = False  # no price in the log for (part of) the turn: its cost is unknown
+    unpriced: bool = False  # tokens with no price for (part of) the turn: its cost is unknown
+    parts: list[Part] = []  # tokens and cost by quarter hour; their costs sum to cost_usd
+    no_price: str = ""  # a model whose tokens had no price (unpriced); none: "" (no usage: no cost)
 
 
 class Episode(Struct, frozen=True, kw_only=True):
@@ -90,6 +105,9 @@ class Turn(Struct, kw_only=True):
     unpriced: bool = False
     said: str = ""  # what the main agent last wrote: "answer", "work" ("" nothing: no answer)
     closed: bool = False  # a session.close came in it
+    no_price: str = ""
+    spent: dict[str, list] = {}  # quarter hour -> [input, output, cache_read, cache_write, cost]
+    replies_cost: float = 0.0  # the replies' cost since the turn's start or its end's cost
 
 
 class Fold(Struct, kw_only=True):
@@ -105,6 +123,7 @@ class Fold(Struct, kw_only=True):
     turn: Turn | None = None  # only while folding; None whenever saved
     last_line: tuple[int, int] = (-1, 0)  # only while folding: (start, end) of the last line
     native: bool = False  # nodwyn's own task (its last turn is under way until it is closed)
+    loose: Turn | None = None  # only while folding: replies in no turn, given to the next card
 
 
 def card(turn: Turn, outcome: str | None = None, native: bool = False) -> Card:
@@ -128,8 +147,45 @@ def card(turn: Turn, outcome: str | None = None, native: bool = False) -> Card:
         answer=one_line(turn.answer, ANSWER),
         tokens=turn.tokens,
         model=turn.model,
-        unpriced=turn.unpriced or turn.cost_usd is None,  # no price in the log: cost unknown
+        unpriced=turn.unpriced,
+        parts=_parts(turn),
+        no_price=turn.no_price if turn.unpriced else "",
     )
+
+
+def _parts(turn: Turn) -> list[Part]:
+    """The turn's quarter hours; what its end's cost differs from its replies' goes to its
+    last, so the parts' costs sum to the card's."""
+    parts = [Part(at=at, input=i, output=o, cache_read=r, cache_write=w, cost_usd=c)
+             for at, (i, o, r, w, c) in sorted(turn.spent.items())]  # fmt: skip
+    rest = (turn.cost_usd or 0.0) - sum(part.cost_usd for part in parts)
+    if parts and abs(rest) > 1e-12:
+        last = parts[-1]
+        parts[-1] = msgspec.structs.replace(last, cost_usd=last.cost_usd + rest)
+    elif rest and not parts:
+        parts = [Part(at=quarter(turn.last_at or turn.at), cost_usd=rest)]
+    return parts
+
+
+def quarter(at: str) -> str:
+    """The start of the UTC quarter hour of an RFC 3339 UTC time (the log's): 14:23 -> 14:15."""
+    try:
+        return f"{at[:14]}{int(at[14:16]) // 15 * 15:02d}Z"
+    except ValueError:
+        return "1970-01-01T00:00Z"  # no time: the oldest day, never lost
+
+
+def cost_words(card: Card) -> str:
+    """A turn's cost as people read it: "$0.42", "no price for glm-9" (with what is priced
+    before it where some is), or "no usage in the log" (issue 35)."""
+    priced = f"${card.cost_usd:.2f}" if card.cost_usd is not None else ""
+    if card.unpriced:
+        return (
+            f"{priced} + no price for {card.no_price}"
+            if priced
+            else f"no price for {card.no_price}"
+        )
+    return priced or "no usage in the log"
 
 
 def redacted(card: Card) -> Card:
@@ -163,6 +219,9 @@ def feed(fold: Fold, start: int, end: int, record: records.Event) -> None:
             fold.cards.append(card(fold.turn, "unfinished"))
             _checkpoint(fold)
         fold.turn = Turn(first_seq=record.seq, at=record.at, asked=record.text or record.command)
+        if fold.loose is not None:  # replies after a resume: the work of the turn to come
+            _merge(fold.turn, fold.loose)
+            fold.loose = None
     elif isinstance(record, records.SessionResume) and fold.turn is not None:
         fold.cards.append(card(fold.turn, "interrupted"))
         fold.turn = None
@@ -174,6 +233,10 @@ def feed(fold: Fold, start: int, end: int, record: records.Event) -> None:
         fold.native = record.origin.tool == "nodwyn"
     if fold.turn is not None:
         _turn(fold.turn, record, main)
+    elif isinstance(record, records.Reply | records.TurnEnd):
+        if fold.loose is None:
+            fold.loose = Turn(first_seq=record.seq, at=record.at, asked="")
+        _spend(fold.loose, record)
     fold.last_line = (start, end)
 
 
@@ -200,22 +263,14 @@ def _turn(turn: Turn, record: records.Event, main: bool) -> None:
     if main and isinstance(record, records.Reply | records.Result | records.ApprovalAsk):
         answered = isinstance(record, records.Reply) and record.text.strip() and not record.calls
         turn.said = "answer" if answered else "work"
+    _spend(turn, record)
     match record:
         case records.SessionClose():
             turn.closed = True
         case records.TurnEnd():
             turn.status = record.status
             turn.duration_ms = record.duration_ms
-            if record.cost_usd is not None:
-                turn.cost_usd = record.cost_usd
-                turn.unpriced = False
         case records.Reply():
-            if record.cost_usd is not None and turn.status == "":
-                turn.cost_usd = (turn.cost_usd or 0.0) + record.cost_usd
-            elif record.usage is not None and turn.status == "":
-                turn.unpriced = True
-            if record.usage is not None:
-                turn.tokens = _sum(turn.tokens, record.usage)
             if main and record.model:
                 turn.model = record.model
             if main and record.text.strip():
@@ -228,6 +283,52 @@ def _turn(turn: Turn, record: records.Event, main: bool) -> None:
             turn.plan = list(record.items)
         case records.Error():
             turn.errors.append(one_line(record.text, LINE))
+
+
+def _spend(turn: Turn, record: records.Event) -> None:
+    """A reply's tokens and cost into its quarter hour; a turn end that says the turn's cost
+    stands for its replies' since the turn's start (catalogue.fold's rule, so a task's cost is
+    its cards' summed)."""
+    if isinstance(record, records.TurnEnd):
+        if record.cost_usd is not None:
+            _add(turn, record.at or turn.last_at, None, record.cost_usd - turn.replies_cost)
+            turn.cost_usd = (turn.cost_usd or 0.0) + record.cost_usd - turn.replies_cost
+            turn.replies_cost, turn.unpriced, turn.no_price = 0.0, False, ""
+        return
+    if not isinstance(record, records.Reply) or (record.usage is None and record.cost_usd is None):
+        return
+    if record.usage is not None:
+        turn.tokens = _sum(turn.tokens, record.usage)
+    if record.cost_usd is not None:
+        turn.cost_usd = (turn.cost_usd or 0.0) + record.cost_usd
+        turn.replies_cost += record.cost_usd
+    else:
+        turn.unpriced = True
+        turn.no_price = turn.no_price or record.model or "(no model)"
+    _add(turn, record.at or turn.last_at or turn.at, record.usage, record.cost_usd or 0.0)
+
+
+def _add(turn: Turn, at: str, usage: Usage | None, cost: float) -> None:
+    spent = turn.spent.setdefault(quarter(at), [0, 0, 0, 0, 0.0])
+    if usage is not None:
+        spent[0] += usage.input
+        spent[1] += usage.output
+        spent[2] += usage.cache_read
+        spent[3] += usage.cache_write
+    spent[4] += cost
+
+
+def _merge(turn: Turn, loose: Turn) -> None:
+    """Replies in no turn (after a resume) into a turn's figures."""
+    turn.tokens = _sum(turn.tokens, loose.tokens)
+    for at, (i, o, r, w, c) in loose.spent.items():
+        spent = turn.spent.setdefault(at, [0, 0, 0, 0, 0.0])
+        for n, value in enumerate((i, o, r, w, c)):
+            spent[n] += value
+    if loose.cost_usd is not None:
+        turn.cost_usd = (turn.cost_usd or 0.0) + loose.cost_usd
+    turn.unpriced = turn.unpriced or loose.unpriced
+    turn.no_price = turn.no_price or loose.no_price
 
 
 def _sum(a: Usage, b: Usage) -> Usage:
@@ -286,6 +387,19 @@ def _result(turn: Turn, record: records.Result) -> None:
 
 def finish(fold: Fold) -> list[Card]:
     """Every card of the fold, the turn under way (if any) last."""
-    if fold.turn is None:
-        return list(fold.cards)
-    return [*fold.cards, card(fold.turn, native=fold.native)]
+    cards = list(fold.cards) if fold.turn is None else [*fold.cards, card(fold.turn, native=fold.native)]
+    if fold.loose is not None and cards:  # replies after the last turn: its card counts them
+        cards[-1] = _with(cards[-1], fold.loose)
+    return cards
+
+
+def _with(done: Card, loose: Turn) -> Card:
+    """A card with the replies that came after its turn added to its figures."""
+    turn = Turn(first_seq=done.first_seq, at=done.at, asked="", tokens=done.tokens,
+                cost_usd=done.cost_usd, unpriced=done.unpriced, no_price=done.no_price,
+                spent={p.at: [p.input, p.output, p.cache_read, p.cache_write, p.cost_usd]
+                       for p in done.parts})  # fmt: skip
+    _merge(turn, loose)
+    return msgspec.structs.replace(done, tokens=turn.tokens, cost_usd=turn.cost_usd,
+                                   unpriced=turn.unpriced, no_price=turn.no_price,
+                                   parts=_parts(turn))  # fmt: skip
