@@ -89,8 +89,10 @@ def test_sessions_at_80_columns_are_two_lines_of_columns_with_the_title_cut(data
 
 
 def test_sessions_from_100_columns_are_one_line_each_in_columns(data):
-    out = nodwyn(data, "sessions", columns=120).stdout.splitlines()
+    out, notes = nodwyn(data, "sessions", columns=120).stdout.split("\nno ", 1)
+    out = out.splitlines()  # the tasks' lines; below them why a cost reads "no price"
     assert len(out) == 4 and max(columns.cells(line) for line in out) <= 120
+    assert notes.startswith("price for ") and notes.endswith(": 1 task\n")
     assert out[0].split()[:6] == ["ID", "WHEN", "AGENT", "TURNS", "COST", "TITLE"]
     assert all(line.startswith(("cc-one", "cx-two", "ag-three")) for line in out[1:])
     agent_at = out[0].index("AGENT")

@@ -252,4 +252,5 @@ def test_a_task_priced_in_part_gives_what_is_priced_as_usage_adds_it_and_names_t
     assert (info.cost_usd, info.cost_note) == (1.25, "no price for glm-9")
     assert usage.report(store).total.cost_usd == info.cost_usd
     assert cli.main(["sessions"]) == 0
-    assert "$1.25 + no price for glm-9" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "$1.25 + ?" in out and "no price for glm-9: 1 task" in out

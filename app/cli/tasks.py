@@ -100,7 +100,18 @@ def print_listing(listed: bytes) -> None:
         return
     now = datetime.now(UTC)
     rows = [_fields(task, now) for task in tasks]
-    sys.stdout.write("".join(line + "\n" for line in listing_lines(rows, width())))
+    lines = listing_lines(rows, width()) + cost_notes(tasks)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def cost_notes(tasks: list[dict]) -> list[str]:
+    """Under the list, why a COST reads "no usage", "no price" or "+ ?": each reason once, with
+    how many tasks it stands for ("no price for glm-9: 2 tasks")."""
+    counted: dict[str, int] = {}
+    for task in tasks:
+        if task.get("cost_note"):
+            counted[task["cost_note"]] = counted.get(task["cost_note"], 0) + 1
+    return [f"{note}: {n} task{'s' if n > 1 else ''}" for note, n in sorted(counted.items())]
 
 
 HEAD = {"id": "ID", "when": "WHEN", "agent": "AGENT", "turns": "TURNS", "cost": "COST",
@@ -172,11 +183,14 @@ def of_agent(listed: bytes, name: str) -> bytes:
 
 
 def cost(task: dict) -> str:
-    """A task's cost as lists show it: dollars, else why there is none ("no usage in the log",
-    "no price for glm-9"), else ""."""
+    """A task's cost as a list's column shows it: dollars, "+ ?" after them where a part has no
+    price, else "no usage" (the log gives no tokens) or "no price" (its model has none), else "".
+    The whole reason ("no price for glm-9") is in --json's cost_note."""
     priced = "" if task["cost_usd"] is None else f"${task['cost_usd']:.2f}"
     note = task.get("cost_note", "")
-    return f"{priced} + {note}" if priced and note else priced or note
+    if priced:
+        return f"{priced} + ?" if note else priced
+    return "no usage" if note.startswith("no usage") else "no price" if note else ""
 
 
 def cmd_delete(args) -> int:
