@@ -72,14 +72,14 @@ def _main(argv: list[str]) -> int:
     except NodwynError as exc:
         print(f"nodwyn: {exc}{_hint(exc)}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader left (`| head`): before OSError, which it is one of
+        return 0
     except OSError as exc:  # the data directory or a named file cannot be read or written
         print(f"nodwyn: {os_error(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("nodwyn: stopped", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 def _run(argv: list[str]) -> int:
