@@ -15,7 +15,7 @@ import msgspec
 from .. import agents, settings
 from ..errors import BadInput
 from ..memory.meaning.providers import Provider
-from ..summarizing.providers import Summarizer
+from ..summarizing.providers import keep_key
 
 
 class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -35,7 +35,7 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     embeddings_model: str | None = None
     embeddings_key: str | None = None
     # issue 26: the model that summarizes past tasks when the person asks, checked and its key
-    # kept the same way (settings.set_embeddings_key(..., "summaries"))
+    # kept the same way (summarizing.providers.keep_key)
     summaries: Literal["off", "ollama", "openai", "anthropic"] | None = None
     summaries_url: str | None = None
     summaries_model: str | None = None
@@ -89,16 +89,6 @@ def change(root: Path, change: SettingsChange) -> dict:
         settings.set_embeddings_key(root, key)  # first: a key it refuses changes nothing
     elif after.embeddings_url != before.embeddings_url:
         settings.set_embeddings_key(root, "")
-    _keep_summaries_key(root, before, after, summaries_key)
+    keep_key(root, before, after, summaries_key)
     settings.update(root, **given)
     return shown(root)
-
-
-def _keep_summaries_key(root: Path, before, after, key: str | None) -> None:
-    """As the embeddings' key: the provider checked first, an address changed forgets it."""
-    if after.summaries != "off":
-        Summarizer(after.summaries, after.summaries_url, after.summaries_model)
-    if key is not None:
-        settings.set_embeddings_key(root, key, "summaries")
-    elif after.summaries_url != before.summaries_url:
-        settings.set_embeddings_key(root, "", "summaries")

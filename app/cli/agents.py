@@ -45,6 +45,9 @@ def add_agent_commands(sub) -> None:
     each.add_argument("url", nargs="?", default="", help="the provider's address")
     each.add_argument("model", nargs="?", default="", help="the provider's model name")
     each.set_defaults(run=cmd_embeddings)
+    from .summaries import add_summaries_setting
+
+    add_summaries_setting(change)
 
 
 def cmd_search_mode(args) -> int:
@@ -76,7 +79,9 @@ def settings_shown(args) -> dict:
 
     from .. import settings
 
-    return to_builtins(settings.load(store(args).root))
+    root = store(args).root
+    return {**to_builtins(settings.load(root)),
+            "summaries_key_set": settings.key_path(root, "summaries").exists()}  # fmt: skip
 
 
 def cmd_mcp(args) -> int:
