@@ -14,6 +14,8 @@ from pathlib import Path
 
 import json5
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nodwyn import cli, jsonc, mcp_install
 from test_mcp_install_agents import one_block_added
 
@@ -278,3 +280,41 @@ def test_the_printed_codex_command_is_in_codex_s_order(homes, capsys):
     words = shlex.split(line)
     assert words[:4] == ["codex", "mcp", "add", "nodwyn"] and words[4] == "--env"
     assert words[words.index("--") + 1 :] == mcp_install.command("codex")
+
+
+def test_the_reader_keeps_strings_whole_and_each_dialect_refuses_what_its_agent_refuses():
+    text = '{"a": "x, ] // not a comment", /* c */ "b": [1,], "b": 2,}'
+    assert jsonc.loads(text, "jsonc") == {"a": "x, ] // not a comment", "b": 2}  # the last b
+    with pytest.raises(jsonc.Damaged):
+        jsonc.loads(text, "comments")  # Gemini CLI: no trailing comma
+    with pytest.raises(jsonc.Damaged):
+        jsonc.loads('{"a": 1 /* c */}', "json")  # Claude Code, Copilot CLI: no comment
+    with pytest.raises(jsonc.Damaged):
+        jsonc.loads('{"a": NaN}', "jsonc")  # JSON.parse refuses it; Python's would not
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='ab ,}]/*"\\\n{[é'),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet="abc/,}", max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(alphabet="xyz,}", max_size=3), JSON_VALUES, max_size=4),
+       st.sampled_from(["none", "comments", "commas"]))  # fmt: skip
+def test_put_on_any_document_gives_it_back_with_one_member_more(document, noise):
+    document.pop("mcpServers", None)
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if noise == "comments":  # a comment before each line, as a person writes them
+        text = "\n".join(f"// {i} {{ ,\n{line}" for i, line in enumerate(text.splitlines()))
+    elif noise == "commas":  # a trailing comma after each last member
+        text = text.replace("\n}", ",\n}") if document else text
+    assert json5.loads(text) == document
+    assert jsonc.loads(text, "jsonc") == document
+    after = jsonc.put(text, ("mcpServers",), "nodwyn", {"command": "n", "args": ["a, }"]})
+    read = json5.loads(after, allow_duplicate_keys=False)
+    assert read == {**document, "mcpServers": {"nodwyn": {"command": "n", "args": ["a, }"]}}}
