@@ -282,35 +282,33 @@ def test_the_board_carries_each_turns_close_summary_and_the_tasks_digest(tmp_pat
     assert (newest.summary, newest.digest) == ("", "The task: pager and login.")
 
 
-def summarize_stopped(data_dir, server, tasks: list[str], presses: int):
-    """`nodwyn summarize --yes` sent Ctrl+C `presses` times while its first request is under
-    way, that request answered only after; its exit code, stdout and stderr."""
+def summarize_stopped(tmp_path, data_dir, server, presses: int):
+    """Two tasks, and `nodwyn summarize --yes` sent Ctrl+C `presses` times (1 or 2) while its
+    first request is under way, that request answered only after; the store, the tasks, and
+    the exit code, stdout and stderr."""
     import signal
 
+    store = Store()
+    tasks = [task_with_turns(store, str(tmp_path), [p]) for p in ("pager", "login")]
+    settings.update(store.root, summaries="ollama", summaries_url=server.url,
+                    summaries_model="llama3.2")  # fmt: skip
     server.hold.clear()  # the first request is answered only once Ctrl+C was pressed
     command = [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(data_dir), "summarize",
                *tasks, "--yes"]  # fmt: skip
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           stdin=subprocess.DEVNULL, text=True) as running:  # fmt: skip
         assert server.arrived.wait(timeout=60)
-        for _ in range(presses):
-            running.send_signal(signal.SIGINT)
-            heard = running.stderr.readline()
-            if presses > 1:
-                break
-        if presses > 1:
+        running.send_signal(signal.SIGINT)
+        heard = running.stderr.readline()  # the first press was heard
+        if presses == 2:
             running.send_signal(signal.SIGINT)
         server.hold.set()
         out, err = running.communicate(timeout=60)
-    return running.returncode, out, heard + err
+    return store, tasks, (running.returncode, out, heard + err)
 
 
 def test_ctrl_c_keeps_the_answer_under_way_and_the_next_run_goes_on(tmp_path, data_dir, server):
-    store = Store()
-    tasks = [task_with_turns(store, str(tmp_path), [p]) for p in ("pager", "login")]
-    settings.update(store.root, summaries="ollama", summaries_url=server.url,
-                    summaries_model="llama3.2")  # fmt: skip
-    code, out, err = summarize_stopped(data_dir, server, tasks, presses=1)
+    store, tasks, (code, out, err) = summarize_stopped(tmp_path, data_dir, server, presses=1)
     assert code == 130 and "Traceback" not in err, (out, err)
     assert "stopping after the summary under way (Ctrl+C again stops at once)" in err
     assert "cancelled: 1 of 2 summaries recorded; run it again to go on" in err
@@ -322,10 +320,6 @@ def test_ctrl_c_keeps_the_answer_under_way_and_the_next_run_goes_on(tmp_path, da
 
 
 def test_a_second_ctrl_c_stops_at_once(tmp_path, data_dir, server):
-    store = Store()
-    tasks = [task_with_turns(store, str(tmp_path), [p]) for p in ("pager", "login")]
-    settings.update(store.root, summaries="ollama", summaries_url=server.url,
-                    summaries_model="llama3.2")  # fmt: skip
-    code, _, err = summarize_stopped(data_dir, server, tasks, presses=2)
+    _, _, (code, _, err) = summarize_stopped(tmp_path, data_dir, server, presses=2)
     assert code == 130 and "Traceback" not in err
     assert "cancelled: 0 of 2 summaries recorded" in err
