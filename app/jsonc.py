@@ -1,108 +1,160 @@
-"""JSON with comments (JSONC, as Gemini CLI's settings.json and OpenCode's opencode.json(c)
-allow): read, and one member added to an object without touching a byte of the rest.
+"""JSON configuration files read as their agent reads them, and one member put in without
+touching a byte of the rest (docs/decisions/0035-mcp-for-every-agent.md, 0043).
 
-Reading strips `//` and `/* */` comments and trailing commas outside strings, then parses
-with the standard library. Adding never re-serialises the document: the new member's text is
-inserted right after the opening brace of the object it goes in, so the person's comments,
-order, spacing and other servers stay as they were (docs/decisions/0035-mcp-for-every-agent.md).
+Three dialects, as the agents parse their files (ADR 0043 names the sources):
+- "json": the standard, as JSON.parse reads it (Claude Code's ~/.claude.json, Copilot CLI's
+  mcp-config.json: a comment there makes the agent skip the whole file);
+- "comments": `//` and `/* */` comments, no trailing comma (Gemini CLI: JSON.parse after
+  strip-json-comments with its default options);
+- "jsonc": comments and trailing commas (OpenCode and Cursor: Microsoft's jsonc-parser).
+
+Reading blanks what the dialect allows outside strings (offsets kept, so a position in the
+blanked text is one in the file), then parses with the standard library as JavaScript does: a
+key given twice keeps its last value, NaN and Infinity are refused.
+
+Putting never re-serialises the document: the new member's text goes right after the opening
+brace of the object that parsers keep (the last of a key given twice), or replaces a value
+that is no object (the caller chose to: null, an empty list); every other byte stays. No key
+is ever added where one of its name is: a missing level is made only where none is.
 """
 
 import json
 import re
 
+DIALECTS = {"json": (False, False), "comments": (True, False), "jsonc": (True, True)}
+# a string, a line comment or a block comment; whatever lies between is structure
+_TOKEN = re.compile(r'"(?:[^"\\]|\\[\s\S])*"|//[^\n]*|/\*[\s\S]*?\*/')
+_TRAILING = re.compile(r",(\s*[}\]])")
+_SPACE = re.compile(r"[ \t\n\r]*")
+_INDENT = re.compile(r'^([ \t]+)"', re.M)
+_DECODER = json.JSONDecoder()
+
 
 class Damaged(ValueError):
-    """The text is not JSON even with its comments and trailing commas taken out."""
+    """The text is not JSON in its agent's dialect."""
 
 
-def _tokens(text: str):
-    """(start, end, kind) of each string, comment and other character, in order."""
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            yield i, j + 1, "string"
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            yield i, j, "comment"
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            yield i, j, "comment"
-            i = j
+def plain(text: str, dialect: str = "jsonc") -> str:
+    """The text as standard JSON, what the dialect allows blanked (offsets kept)."""
+    comments, commas = DIALECTS[dialect]
+    if not (comments or commas):
+        return text
+    out: list[str] = []
+    between: list[str] = []  # structure since the last string, comments blanked
+
+    def flush() -> None:
+        joined = "".join(between)
+        out.append(_TRAILING.sub(r" \1", joined) if commas else joined)
+        between.clear()
+
+    at = 0
+    for match in _TOKEN.finditer(text):
+        between.append(text[at : match.start()])
+        piece, at = match.group(), match.end()
+        if piece[0] == '"':
+            flush()
+            out.append(piece)
         else:
-            yield i, i + 1, "char"
-            i += 1
+            between.append(re.sub(r"[^\n]", " ", piece) if comments else piece)
+    between.append(text[at:])
+    flush()
+    return "".join(out)
 
 
-def strip(text: str) -> str:
-    """The text as plain JSON: comments blanked, trailing commas dropped (offsets kept)."""
-    out = []
-    for start, end, kind in _tokens(text):
-        piece = text[start:end]
-        out.append(re.sub(r"[^\n]", " ", piece) if kind == "comment" else piece)
-    plain = "".join(out)
-    return re.sub(r",(\s*[}\]])", r" \1", plain)
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
 
 
-def loads(text: str):
+def loads(text: str, dialect: str = "jsonc"):
+    """The document as the agent reads it; an empty file is an empty object."""
+    if not text.strip():
+        return {}
     try:
-        return json.loads(strip(text)) if text.strip() else {}
+        return json.loads(plain(text, dialect), parse_constant=_refuse_constant)
     except ValueError as exc:
         raise Damaged(str(exc)) from None
 
 
-def _opening(text: str, path: tuple[str, ...]) -> int | None:
-    """The offset of the `{` of the object at `path` (() the top), None when it is absent."""
-    plain = strip(text)
-    stack: list = []  # the key (None in an array) of each container open around here
-    string = key = None
-    for start, end, kind in _tokens(plain):
-        piece = plain[start:end]
-        if kind == "string":
-            string = json.loads(piece)
-        elif piece == ":":
-            key = string
-        elif piece in "{[":
-            here = tuple(stack[1:]) + ((key,) if stack else ())
-            if piece == "{" and here == path and None not in here:
-                return start
-            stack.append(key if stack else "")
-            key = None if piece == "{" else None
-        elif piece in "}]":
-            stack.pop() if stack else None
-        elif piece == ",":
-            key = None
-    return None
+class Member:
+    __slots__ = ("key", "start", "end")
+
+    def __init__(self, key: str, start: int, end: int):
+        self.key, self.start, self.end = key, start, end  # the value's span
 
 
-def add_member(text: str, path: tuple[str, ...], name: str, value) -> str:
-    """`text` with `"name": value` added to the object at `path`, the objects on the way made
-    where missing; every other byte is kept. The caller checked that `name` is not there."""
-    if not text.strip():
-        document: dict = {name: value}
-        for key in reversed(path):
-            document = {key: document}
-        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    missing: list[str] = []
-    at = _opening(text, path)
-    while at is None:
-        missing.insert(0, path[len(path) - len(missing) - 1])
-        at = _opening(text, path[: len(path) - len(missing)])
-    member: object = value
-    key = name
-    for outer in reversed(missing):
-        member, key = {key: member}, outer
-    depth = len(path) - len(missing) + 1
-    inner = json.dumps(member, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * depth)
-    after = text[at + 1 :]
-    empty = strip(text)[at + 1 :].lstrip().startswith("}")
+def members(blank: str, opening: int) -> list[Member]:
+    """The members of the object whose `{` is at `opening` in already-checked plain JSON."""
+    found: list[Member] = []
+    at = _SPACE.match(blank, opening + 1).end()
+    while blank[at] != "}":
+        key, at = _DECODER.raw_decode(blank, at)
+        start = _SPACE.match(blank, _SPACE.match(blank, at).end() + 1).end()  # past the colon
+        _, end = _DECODER.raw_decode(blank, start)
+        found.append(Member(key, start, end))
+        at = _SPACE.match(blank, end).end()
+        if blank[at] == ",":
+            at = _SPACE.match(blank, at + 1).end()
+    return found
+
+
+def value_at(blank: str, path: tuple[str, ...]) -> Member | None:
+    """The member at `path` that parsers keep (the last of its name), None where missing."""
+    opening, found = _SPACE.match(blank).end(), None
+    for key in path:
+        if blank[opening : opening + 1] != "{":
+            return None
+        found = next((m for m in reversed(members(blank, opening)) if m.key == key), None)
+        if found is None:
+            return None
+        opening = found.start
+    return found
+
+
+def put(text: str, path: tuple[str, ...], name: str, value, dialect: str = "jsonc") -> str:
+    """`text` with `"name": value` in the object at `path`: put in that object, or in the
+    objects made on the way where a level is missing, or as the value of the last level when
+    that is no object (the caller checked it holds nothing to keep). The caller checked that
+    the document is an object (or null) and that `name` is not in the object at `path`."""
+    blank = plain(text, dialect)
+    top = _SPACE.match(blank).end()
+    if not text.strip() or blank.startswith("null", top):
+        return json.dumps(_nested(path, name, value), indent=2, ensure_ascii=False) + "\n"
+    unit = _unit(text)
+    opening = top
+    for level, key in enumerate(path):
+        found = next((m for m in reversed(members(blank, opening)) if m.key == key), None)
+        rest = _nested(path[level + 1 :], name, value)
+        if found is None:
+            return _insert(text, blank, opening, level + 1, unit, key, rest)
+        if blank[found.start] != "{":
+            shown = _dumps(rest, unit, level + 1)
+            return text[: found.start] + shown + text[found.end :]
+        opening = found.start
+    return _insert(text, blank, opening, len(path) + 1, unit, name, value)
+
+
+def _nested(path: tuple[str, ...], name: str, value) -> dict:
+    document: dict = {name: value}
+    for key in reversed(path):
+        document = {key: document}
+    return document
+
+
+def _unit(text: str) -> str:
+    """One level of the file's indentation: its least indented member's, else two spaces."""
+    found = [m.group(1) for m, _ in zip(_INDENT.finditer(text), range(200), strict=False)]
+    return min(found, key=len) if found else "  "
+
+
+def _dumps(value, unit: str, level: int) -> str:
+    return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + unit * level)
+
+
+def _insert(text: str, blank: str, opening: int, level: int, unit: str, key: str, value) -> str:
+    """A member put right after the `{` at `opening`, indented `level` units."""
+    after = text[opening + 1 :]
+    empty = blank[opening + 1 :].lstrip().startswith("}")
     # a comma before the members that follow; a line break where the text had none
-    tail = ("" if empty else ",") + ("" if after[:1] == "\n" else "\n" + "  " * (depth - empty))
-    return text[: at + 1] + f"\n{'  ' * depth}{json.dumps(key)}: {inner}{tail}" + after
+    tail = ("" if empty else ",") + ("" if after[:1] == "\n" else "\n" + unit * (level - empty))
+    member = f"\n{unit * level}{json.dumps(key, ensure_ascii=False)}: {_dumps(value, unit, level)}"
+    return text[: opening + 1] + member + tail + after

@@ -1,17 +1,22 @@
 """`nodwyn mcp install AGENT`: the lines an agent's configuration needs to start `nodwyn mcp`,
-printed, or added with `--write` (docs/decisions/0035-mcp-for-every-agent.md).
+printed, or added with `--write` (docs/decisions/0035-mcp-for-every-agent.md, 0043).
 
-Invariants: `--write` adds nodwyn's entry and changes nothing else a person wrote. Codex's
-`config.toml` gets a table appended at its end (the file's own bytes stay as they were);
-Claude Code's `.claude.json` gets one key under `mcpServers`, every other key kept with its
-value and order; the JSON files of Gemini CLI, Copilot CLI, OpenCode and Cursor get nodwyn's
-member inserted as text into their servers' object (`jsonc`), so comments stay too. The file
-as it was is kept beside it (`<name>.before-nodwyn`, the first time). An entry already there
-is left alone and said so. A file that does not parse is refused, never overwritten.
+Invariants: `--write` adds nodwyn's entry and changes nothing else a person wrote, and the
+file it leaves is read by the agent's own parser rules with nodwyn's entry in it. Codex's
+`config.toml` gets a table appended at its end, or its entry put into the `mcp_servers`
+table where that is written inline (codex_config.py); the JSON files (Claude Code's
+`.claude.json`, Gemini CLI's, Copilot CLI's, OpenCode's, Cursor's) get nodwyn's member
+inserted as text into the servers' object the parser keeps (`jsonc`), so comments and order
+stay too. A servers' value that is no object is made one when it holds nothing (null, an empty
+list or text), and refused, said why, when it holds something nodwyn would lose. The file as
+it was is kept beside it (`<name>.before-nodwyn`, the first time). An entry already there is
+left alone and said so, so a second `--write` changes nothing. A file that does not parse is
+refused, never overwritten.
 """
 
 import json
 import os
+import shlex
 import shutil
 import sys
 import tomllib
@@ -55,6 +60,14 @@ def codex_file() -> Path:
 
 def claude_entry(agent_command: list[str]) -> dict:
     entry = {"type": "stdio", "command": agent_command[0], "args": agent_command[1:]}
+    env = environment()
+    if env:
+        entry["env"] = env
+    return entry
+
+
+def codex_entry(agent_command: list[str]) -> dict:
+    entry = {"command": agent_command[0], "args": agent_command[1:]}
     env = environment()
     if env:
         entry["env"] = env
@@ -124,6 +137,11 @@ def json_target(agent: str) -> tuple[Path, tuple[str, ...], dict]:
 
 
 AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor")
+# How each agent parses its JSON file (jsonc.DIALECTS; the sources are in ADR 0043)
+DIALECTS = {"claude": "json", "copilot": "json", "gemini": "comments", "opencode": "jsonc",
+            "cursor": "jsonc"}  # fmt: skip
+DIALECT_WORDS = {"json": "", "comments": " (comments allowed, no trailing comma)",
+                 "jsonc": " even with its comments and trailing commas"}  # fmt: skip
 
 
 class Connection(msgspec.Struct, frozen=True, kw_only=True):
@@ -177,18 +195,40 @@ def connect(agent: str) -> Connection:
     return connection(agent, said=write(agent))
 
 
+def _shell(words: list[str]) -> str:
+    """A command line as this system's shell reads it back into the same words."""
+    if os.name == "nt":
+        import subprocess
+
+        return subprocess.list2cmdline(words)
+    return shlex.join(words)
+
+
+def claude_command(cmd: list[str]) -> list[str]:
+    """`claude mcp add` in the order Claude Code parses it: the name before `-e`, which takes
+    every word up to `--` (anthropics/claude-code issues 23365, 46121, 62332: `-e` before the
+    name takes the name as a variable and the command fails)."""
+    env = [f"{key}={value}" for key, value in environment().items()]
+    pairs = [word for pair in env for word in ("-e", pair)]
+    return ["claude", "mcp", "add", "--scope", "user", NAME, *pairs, "--", *cmd]
+
+
+def codex_command(cmd: list[str]) -> list[str]:
+    """`codex mcp add NAME [--env K=V]... -- COMMAND...` (Codex's own usage line)."""
+    pairs = [word for key, value in environment().items() for word in ("--env", f"{key}={value}")]
+    return ["codex", "mcp", "add", NAME, *pairs, "--", *cmd]
+
+
 def lines(agent: str) -> str:
     """What to add, and where, as a person reads it."""
     cmd = command(agent)
     if agent == "claude":
         entry = json.dumps({"mcpServers": {NAME: claude_entry(cmd)}}, indent=2)
-        env = "".join(f" -e {key}={value}" for key, value in environment().items())
-        return (
-            f"Run:\n  claude mcp add --scope user{env} {NAME} -- {' '.join(cmd)}\n"
-            f"or add to {claude_file()}:\n{entry}\n"
-        )
+        return f"Run:\n  {_shell(claude_command(cmd))}\nor add to {claude_file()}:\n{entry}\n"
     if agent == "codex":
-        return f"Add to {codex_file()}:\n\n{codex_table(cmd)}"
+        return (
+            f"Run:\n  {_shell(codex_command(cmd))}\nor add to {codex_file()}:\n\n{codex_table(cmd)}"
+        )
     file, path, entry = json_target(agent)
     shown: dict = {NAME: entry}
     for key in reversed(path):
@@ -200,10 +240,17 @@ def lines(agent: str) -> str:
 def write(agent: str) -> str:
     """Add nodwyn's entry to the agent's configuration; a sentence saying what was done."""
     if agent == "codex":
-        return _write_codex(codex_file(), codex_table(command(agent)))
-    if agent == "claude":
-        return _write_claude(claude_file(), claude_entry(command(agent)))
-    return _write_jsonc(*json_target(agent))
+        from . import codex_config  # tomlkit: imported only for this
+
+        file, cmd = codex_file(), command(agent)
+        text = file.read_text(encoding="utf-8") if file.exists() else ""
+        new = codex_config.added(file, text, codex_entry(cmd), codex_table(cmd))
+        if new is None:
+            return f"{file} already has [mcp_servers.{NAME}]; left as it is."
+        _replace(file, new)
+        return f"Added [mcp_servers.{NAME}] to {file}" + _kept(file, text)
+    file, path, entry = json_target(agent)
+    return _write_json(file, path, entry, DIALECTS[agent])
 
 
 def has_entry(agent: str) -> bool:
@@ -213,36 +260,73 @@ def has_entry(agent: str) -> bool:
         if agent == "codex":
             file = codex_file()
             text = file.read_text(encoding="utf-8") if file.exists() else ""
-            return NAME in tomllib.loads(text).get("mcp_servers", {})
+            servers = tomllib.loads(text).get("mcp_servers")
+            return isinstance(servers, dict) and NAME in servers
         file, path, _ = json_target(agent)
-        return file.exists() and _servers(jsonc.loads(file.read_text(encoding="utf-8")), path)[1]
+        if not file.exists():
+            return False
+        servers = _at(jsonc.loads(file.read_text(encoding="utf-8"), DIALECTS[agent]), path)[1]
+        return isinstance(servers, dict) and NAME in servers
     except (OSError, ValueError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return False
 
 
-def _servers(config, path: tuple[str, ...]) -> tuple[object, bool]:
-    """The servers' object at `path` (None where missing) and whether it names nodwyn."""
+_MISSING = object()
+
+
+def _at(config, path: tuple[str, ...]) -> tuple[bool, object]:
+    """Whether `path` is in the document, and its value there (parsers keep a key's last)."""
     for key in path:
-        config = config.get(key) if isinstance(config, dict) else None
-    return config, isinstance(config, dict) and NAME in config
+        if not isinstance(config, dict) or key not in config:
+            return False, _MISSING
+        config = config[key]
+    return True, config
 
 
-def _write_jsonc(file: Path, path: tuple[str, ...], entry: dict) -> str:
+def what(value) -> str:
+    """A value's kind and a short look at it, for a refusal that says what is there."""
+    kind = {list: "a list", str: "text", bool: "true or false", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, int | float) else "an object"
+    )
+    if value is None:
+        return kind
+    shown = json.dumps(value, ensure_ascii=False)
+    return f"{kind} ({shown[:60]}{'…' if len(shown) > 60 else ''})"
+
+
+def replaceable(value) -> bool:
+    """A servers' value that holds nothing nodwyn would lose by making it an object."""
+    return value is None or value == [] or value == ""
+
+
+def _write_json(file: Path, path: tuple[str, ...], entry: dict, dialect: str) -> str:
     text = file.read_text(encoding="utf-8") if file.exists() else ""
     try:
-        config = jsonc.loads(text)
+        config = jsonc.loads(text, dialect)
     except jsonc.Damaged as exc:
-        raise BadInput(f"{file} is not valid JSON ({exc}); nothing was changed") from None
-    servers, there = _servers(config, path)
+        raise BadInput(
+            f"{file} is not valid JSON{DIALECT_WORDS[dialect]} ({exc}); nothing was changed"
+        ) from None
+    if config is not None and not isinstance(config, dict):
+        raise BadInput(f"{file} holds {what(config)}, not a JSON object; nothing was changed")
+    there, servers = _at(config, path)
     where = ".".join(path)
-    if there:
+    if isinstance(servers, dict) and NAME in servers:
         return f"{file} already has {where}.{NAME}; left as it is."
-    if not isinstance(config, dict) or (servers is not None and not isinstance(servers, dict)):
-        raise BadInput(f"{file}: {where} is not a JSON object; nothing was changed")
-    _replace(file, jsonc.add_member(text, path, NAME, entry))
-    return f"Added {where}.{NAME} to {file}" + (
-        f" (it was kept as {_backup(file).name})." if text else "."
-    )
+    if there and not isinstance(servers, dict) and not replaceable(servers):
+        raise BadInput(
+            f"{file}: {where} is {what(servers)}, not an object of servers, and nodwyn would "
+            f"lose what it holds; nothing was changed. Make {where} an object (its servers "
+            "by name) and run this again."
+        )
+    _replace(file, jsonc.put(text, path, NAME, entry, dialect))
+    made = there and not isinstance(servers, dict)
+    was = f"; {where} was {what(servers)}, now an object of servers" if made else ""
+    return f"Added {where}.{NAME} to {file}" + _kept(file, text, was)
+
+
+def _kept(file: Path, text: str, more: str = "") -> str:
+    return f" (it was kept as {_backup(file).name}{more})." if text else f"{more}."
 
 
 def _backup(file: Path) -> Path:
@@ -259,35 +343,3 @@ def _replace(file: Path, text: str) -> None:
     if file.exists():
         shutil.copymode(file, tmp)  # the file may be readable by its owner only; keep it so
     os.replace(tmp, file)
-
-
-def _write_codex(file: Path, table: str) -> str:
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
-    try:
-        config = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{file} is not valid TOML ({exc}); nothing was changed") from None
-    if NAME in config.get("mcp_servers", {}):
-        return f"{file} already has [mcp_servers.{NAME}]; left as it is."
-    gap = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-    file.parent.mkdir(parents=True, exist_ok=True)
-    if text and not _backup(file).exists():
-        shutil.copy2(file, _backup(file))
-    with open(file, "a", encoding="utf-8") as handle:
-        handle.write(gap + table)
-    return f"Added [mcp_servers.{NAME}] to {file}."
-
-
-def _write_claude(file: Path, entry: dict) -> str:
-    try:
-        config = json.loads(file.read_text(encoding="utf-8")) if file.exists() else {}
-    except ValueError as exc:
-        raise BadInput(f"{file} is not valid JSON ({exc}); nothing was changed") from None
-    if not isinstance(config, dict):
-        raise BadInput(f"{file} does not hold a JSON object; nothing was changed")
-    servers = config.setdefault("mcpServers", {})
-    if NAME in servers:
-        return f"{file} already has mcpServers.{NAME}; left as it is."
-    servers[NAME] = entry
-    _replace(file, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
-    return f"Added mcpServers.{NAME} to {file}."

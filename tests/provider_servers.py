@@ -1,10 +1,16 @@
 """A local HTTP server (127.0.0.1, a free port) that speaks one summaries provider's real
 request and response shapes (Ollama's /api/chat, OpenAI's /v1/chat/completions, Anthropic's
 /v1/messages) or Voyage AI's embeddings (/v1/embeddings), keeping every request it got and
-counting the connections made to it."""
+counting the connections made to it.
+
+On /v1/chat/completions it refuses what the servers refuse: as OpenAI, `max_tokens` for its
+reasoning models (o1, o3, o4-mini, the gpt-5 family), with OpenAI's own 400 answer; or, given
+`refuse`, as another strict server (vLLM's FastAPI) that serves any model name, each parameter
+named there, with its 422 answer."""
 
 import json
 import math
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -63,14 +69,32 @@ def voyage_answer(body: dict, text: str, headers: dict) -> dict | tuple[int, dic
             "usage": {"total_tokens": tokens}}  # fmt: skip
 
 
+def openai_refusal(body: dict, refuse: set[str]) -> tuple[int, dict] | None:
+    # a reasoning model, under its own name or a deployment's (Azure: "prod-o3-summaries")
+    reasoning = re.search(r"(?:^|[-/])(?:o[134]|gpt-5)", body.get("model", ""))
+    if reasoning and "max_tokens" in body and not refuse:
+        message = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                   "Use 'max_completion_tokens' instead.")  # fmt: skip
+        return 400, {"error": {"message": message, "type": "invalid_request_error",
+                               "param": "max_tokens", "code": "unsupported_parameter"}}  # fmt: skip
+    for name in sorted(refuse & set(body)):
+        problem = {"type": "extra_forbidden", "loc": ["body", name],
+                   "msg": "Extra inputs are not permitted", "input": body[name]}  # fmt: skip
+        return 422, {"detail": [problem]}
+    return None
+
+
 ANSWERS = {"/api/chat": ollama_answer, "/v1/chat/completions": openai_answer,
            "/v1/messages": anthropic_answer}  # fmt: skip
 HEARS_HEADERS = {"/v1/embeddings": voyage_answer}  # answers that read the request's headers
 
 
 class ProviderServer:
-    def __init__(self, text: str = "The pager now keeps a ringbuffer; login still flaky."):
+    def __init__(self, text: str = "The pager now keeps a ringbuffer; login still flaky.",
+                 refuse: set[str] = frozenset()):  # fmt: skip
         self.text, self.requests, self.connections = text, [], 0
+        self.refuse = set(refuse)
+        self.answered = threading.Event()  # an answer was written back
         self.arrived = threading.Event()  # a request came in
         self.hold = threading.Event()  # cleared: each answer waits until it is set
         self.hold.set()
@@ -95,6 +119,8 @@ class ProviderServer:
                 else:
                     self.send_error(404)
                     return
+                if self.path == "/v1/chat/completions":
+                    said = openai_refusal(body, outer.refuse) or said
                 status, said = said if isinstance(said, tuple) else (200, said)
                 data = json.dumps(said).encode()
                 self.send_response(status)
@@ -102,6 +128,8 @@ class ProviderServer:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+                self.wfile.flush()
+                outer.answered.set()
 
             def log_message(self, *args):
                 pass

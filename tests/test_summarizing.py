@@ -15,7 +15,7 @@ from nodwyn.memory.cards import summaries
 from nodwyn.store import Store
 from nodwyn.summarizing import estimate as estimating
 from nodwyn.summarizing.job import Job, Unconfirmed, summarizer_of
-from nodwyn.summarizing.providers import Summarizer, SummarizerFailed
+from nodwyn.summarizing.providers import THINKING, Summarizer, SummarizerFailed
 from provider_servers import ProviderServer
 
 
@@ -54,7 +54,8 @@ def test_an_openai_format_server_gets_the_key_as_a_bearer_token(server):
     [(path, headers, body)] = server.requests
     assert path == "/v1/chat/completions" and headers["authorization"] == "Bearer sk-test1"
     assert headers["content-type"] == "application/json"
-    assert body == {"model": "gpt-5-mini", "max_tokens": 300,
+    # a reasoning model: max_completion_tokens, with room to think before the summary
+    assert body == {"model": "gpt-5-mini", "max_completion_tokens": 300 + THINKING,
                     "messages": [{"role": "user", "content": "Sum."}]}  # fmt: skip
     assert answer.text == server.text and answer.output_tokens == 9
 
@@ -83,7 +84,7 @@ def test_the_estimate_is_the_tokens_the_server_received(tmp_path, data_dir, serv
     summarizer = Summarizer("openai", server.url, "gpt-5-mini")
     plan = estimating.estimate(store, summarizer, [], project=str(tmp_path))
     assert (plan.tasks, plan.turns, len(plan.requests)) == (2, 3, 2)
-    assert plan.output_tokens == 2 * estimating.MAX_TOKENS and plan.cost_usd > 0
+    assert plan.output_tokens == 2 * (estimating.MAX_TOKENS + THINKING) and plan.cost_usd > 0
     assert server.url + "/v1/chat/completions" in plan.sentence
     done = Job(store, summarizer).run(plan)
     assert done.state == "done" and done.done == 2 and done.finished == [one, two] or \
@@ -281,8 +282,10 @@ def test_the_board_carries_each_turns_close_summary_and_the_tasks_digest(tmp_pat
     assert (newest.summary, newest.digest) == ("", "The task: pager and login.")
 
 
-def test_ctrl_c_stops_nodwyn_summarize_cleanly_and_the_next_run_goes_on(tmp_path, data_dir,
-                                                                         server):  # fmt: skip
+def summarize_stopped(tmp_path, data_dir, server, presses: int):
+    """Two tasks, and `nodwyn summarize --yes` sent Ctrl+C `presses` times (1 or 2) while its
+    first request is under way, that request answered only after; the store, the tasks, and
+    the exit code, stdout and stderr."""
     import signal
 
     store = Store()
@@ -296,10 +299,27 @@ def test_ctrl_c_stops_nodwyn_summarize_cleanly_and_the_next_run_goes_on(tmp_path
                           stdin=subprocess.DEVNULL, text=True) as running:  # fmt: skip
         assert server.arrived.wait(timeout=60)
         running.send_signal(signal.SIGINT)
+        heard = running.stderr.readline()  # the first press was heard
+        if presses == 2:
+            running.send_signal(signal.SIGINT)
+        server.hold.set()
         out, err = running.communicate(timeout=60)
-    server.hold.set()
-    assert running.returncode == 130 and "Traceback" not in err
-    assert "cancelled: 0 of 2 summaries recorded; run it again to go on" in err
-    assert all(summaries.of_log(store.log_path(task)) == [] for task in tasks)
+    return store, tasks, (running.returncode, out, heard + err)
+
+
+def test_ctrl_c_keeps_the_answer_under_way_and_the_next_run_goes_on(tmp_path, data_dir, server):
+    store, tasks, (code, out, err) = summarize_stopped(tmp_path, data_dir, server, presses=1)
+    assert code == 130 and "Traceback" not in err, (out, err)
+    assert "stopping after the summary under way (Ctrl+C again stops at once)" in err
+    assert "cancelled: 1 of 2 summaries recorded; run it again to go on" in err
+    assert len(server.requests) == 1  # the second was never sent
+    kept = [summaries.of_log(store.log_path(task)) for task in tasks]
+    assert [len(each) for each in kept] == [1, 0] and kept[0][0].text == server.text
     again = nodwyn(data_dir, "summarize", *tasks, "--yes")
-    assert again.returncode == 0 and "done: 2 summaries recorded for 2 task(s)" in again.stdout
+    assert again.returncode == 0 and "done: 1 summaries recorded for 1 task(s)" in again.stdout
+
+
+def test_a_second_ctrl_c_stops_at_once(tmp_path, data_dir, server):
+    _, _, (code, _, err) = summarize_stopped(tmp_path, data_dir, server, presses=2)
+    assert code == 130 and "Traceback" not in err
+    assert "cancelled: 0 of 2 summaries recorded" in err

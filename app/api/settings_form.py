@@ -17,7 +17,7 @@ from .. import agents, settings
 from ..errors import BadInput
 from ..memory.meaning.providers import KEY_VARIABLE, Provider
 from ..reading import terminal
-from ..summarizing.providers import Summarizer
+from ..summarizing.providers import keep_key
 
 
 class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -37,7 +37,7 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     embeddings_model: str | None = None
     embeddings_key: str | None = None
     # issue 26: the model that summarizes past tasks when the person asks, checked and its key
-    # kept the same way (settings.set_embeddings_key(..., "summaries"))
+    # kept the same way (summarizing.providers.keep_key)
     summaries: Literal["off", "ollama", "openai", "anthropic"] | None = None
     summaries_url: str | None = None
     summaries_model: str | None = None
@@ -97,7 +97,7 @@ def change(root: Path, change: SettingsChange) -> dict:
         settings.set_embeddings_key(root, key)  # first: a key it refuses changes nothing
     elif after.embeddings_url != before.embeddings_url:
         settings.set_embeddings_key(root, "")
-    _keep_summaries_key(root, before, after, summaries_key)
+    keep_key(root, before, after, summaries_key)
     settings.update(root, **given)
     return shown(root)
 
@@ -108,13 +108,3 @@ def _has_key(root: Path, before, after, key: str | None) -> bool:
         return bool(key.strip())
     kept = after.embeddings_url == before.embeddings_url and settings.key_path(root).exists()
     return kept or bool(os.environ.get(KEY_VARIABLE))
-
-
-def _keep_summaries_key(root: Path, before, after, key: str | None) -> None:
-    """As the embeddings' key: the provider checked first, an address changed forgets it."""
-    if after.summaries != "off":
-        Summarizer(after.summaries, after.summaries_url, after.summaries_model)
-    if key is not None:
-        settings.set_embeddings_key(root, key, "summaries")
-    elif after.summaries_url != before.summaries_url:
-        settings.set_embeddings_key(root, "", "summaries")

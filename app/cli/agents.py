@@ -48,6 +48,9 @@ def add_agent_commands(sub) -> None:
     each = change.add_parser("terminal", help="the terminal 'Open in terminal' starts (#40)")
     each.add_argument("command", nargs="?", default="", help="e.g. kitty; none: automatic")
     each.set_defaults(run=cmd_terminal)
+    from .summaries import add_summaries_setting
+
+    add_summaries_setting(change)
 
 
 def cmd_search_mode(args) -> int:
@@ -99,7 +102,9 @@ def settings_shown(args) -> dict:
 
     from .. import settings
 
-    return to_builtins(settings.load(store(args).root))
+    root = store(args).root
+    return {**to_builtins(settings.load(root)),
+            "summaries_key_set": settings.key_path(root, "summaries").exists()}  # fmt: skip
 
 
 def cmd_mcp(args) -> int:

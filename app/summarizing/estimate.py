@@ -9,7 +9,8 @@ stopped and no turn is summarized twice.
 
 Tokens are estimated as characters / 4, rounded up, per request (the rule of thumb for English
 and code; the test server counts what it received the same way). Output is bounded by
-MAX_TOKENS a request, so the output figure is an upper bound. The cost is the model's price in
+MAX_TOKENS a request (with a reasoning model's room to think: Summarizer.output_tokens), so
+the output figure is an upper bound. The cost is the model's price in
 importers/prices.json where it is known, else "price unknown"; Ollama runs on the person's own
 machine and costs nothing. The time is a rough figure at RATES tokens a second.
 
@@ -132,7 +133,7 @@ def estimate(store: Store, summarizer: Summarizer, tasks: list[str], project: st
     chosen = chosen_tasks(store, tasks, project)
     requests = [r for info in chosen for r in requests_of(store, info)]
     inputs = sum(r.input_tokens for r in requests)
-    outputs = MAX_TOKENS * len(requests)
+    outputs = summarizer.output_tokens(MAX_TOKENS) * len(requests)
     cost, price = _cost(summarizer, inputs, outputs)
     rate_in, rate_out = RATES[summarizer.kind]
     seconds = math.ceil(len(requests) + inputs / rate_in + outputs / rate_out)
