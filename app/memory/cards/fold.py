@@ -387,7 +387,9 @@ def _result(turn: Turn, record: records.Result) -> None:
 
 def finish(fold: Fold) -> list[Card]:
     """Every card of the fold, the turn under way (if any) last."""
-    cards = list(fold.cards) if fold.turn is None else [*fold.cards, card(fold.turn, native=fold.native)]
+    cards = list(fold.cards)
+    if fold.turn is not None:
+        cards.append(card(fold.turn, native=fold.native))
     if fold.loose is not None and cards:  # replies after the last turn: its card counts them
         cards[-1] = _with(cards[-1], fold.loose)
     return cards
