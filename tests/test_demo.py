@@ -1,11 +1,12 @@
-"""The demo's tasks: data in app/demo.toml (STYLE 16), written through the store like any task."""
+"""The demo's tasks: data in app/tasks/demo.toml (STYLE 16), written through the store like any
+task."""
 
 import tomllib
 from pathlib import Path
 
 import pytest
-from nodwyn import demo
-from nodwyn.store import Store
+from nodwyn.tasks import demo
+from nodwyn.tasks.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 

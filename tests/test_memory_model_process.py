@@ -18,7 +18,7 @@ from memory_logs import turn, without_the_sentence_model, write
 from nodwyn import memory
 from nodwyn.memory.meaning import encoder, model_process, vectors
 from nodwyn.memory.meaning.model_process import Child, Gone
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 TEXTS = [
     "install the cuda toolkit on the laptop",

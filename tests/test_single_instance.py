@@ -13,7 +13,7 @@ import time
 
 import msgspec
 import pytest
-from nodwyn import instance
+from nodwyn.background import instance
 
 FIRST = textwrap.dedent(
     """

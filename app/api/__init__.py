@@ -11,7 +11,7 @@ The page `/` is given only to a request whose `?token=` is the token; it carries
 its scripts in a meta tag.
 """
 
-from ..feed import Changes, Feed, Progress, Status
+from ..background.feed import Changes, Feed, Progress, Status
 from .routes import routes
 from .server import BACKLOG, MAX_BODY, READ_TIMEOUT, Server, make_app
 

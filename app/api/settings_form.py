@@ -12,8 +12,9 @@ from typing import Literal
 
 import msgspec
 
-from .. import agents, settings
+from .. import settings
 from ..errors import BadInput
+from ..importers import agents
 from ..memory.meaning.providers import Provider
 from ..summarizing.providers import Summarizer
 

@@ -7,9 +7,9 @@ process otherwise; either way the answer is the API's JSON, printed by the same 
 
 import sys
 
-from .. import running
+from ..background import running
 from ..errors import NodwynError
-from . import import_msgspec, store
+from .console import import_msgspec, store
 
 
 def add_scrub(sub) -> None:
@@ -24,8 +24,8 @@ def add_scrub(sub) -> None:
 def cmd_scrub(args) -> int:
     import msgspec
 
-    from .. import scrub
-    from ..store import Store
+    from ..background import scrub
+    from ..tasks.store import Store
 
     done = scrub.scrub(Store(args.data_dir))
     if args.json:
@@ -211,11 +211,12 @@ def needs_the_model(args) -> bool:
 
 
 def from_the_service(args, route: str, given: dict) -> bytes | None:
-    """The search service's answer (app/service.py), started for this search if none runs;
-    None: `--no-service`, or it could not be started (search in this process)."""
+    """The search service's answer (app/background/service.py), started for this search if none
+    runs; None: `--no-service`, or it could not be started (search in this process)."""
     from pathlib import Path
 
-    from .. import paths, service
+    from .. import paths
+    from ..background import service
 
     root = Path(paths.data_root(args.data_dir))
     if not service.wanted(root, args.no_service) or not root.is_dir():

@@ -6,7 +6,7 @@ already answered stays recorded, and a later run goes on from there)."""
 
 import sys
 
-from . import store
+from .console import store
 
 
 def add_summaries(sub) -> None:

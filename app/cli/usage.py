@@ -4,7 +4,7 @@ as JSON, which are GET /api/usage's (both are usage.report's)."""
 
 import sys
 
-from . import store
+from .console import store
 
 HEADS = ("Models", "Turns", "Input", "Output", "Cache Create", "Cache Read", "Total Tokens",
          "Cost (USD)")  # fmt: skip
@@ -13,7 +13,7 @@ FIRST = {"day": "Date", "week": "Week", "month": "Month", "project": "Project",
 
 
 def add_usage(sub) -> None:
-    from ..usage import BY
+    from ..usage.figures import BY
 
     cmd = sub.add_parser("usage", help="cost, tokens and turns by day, week, month, project, ...")
     cmd.add_argument("--by", choices=BY, default="day", help="one row per this (default: day)")
@@ -26,7 +26,7 @@ def add_usage(sub) -> None:
 def cmd_usage(args) -> None:
     import msgspec
 
-    from ..usage import report
+    from ..usage.figures import report
 
     found = report(store(args), by=args.by, since=args.since, until=args.until)
     if args.json:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import wire
 from ...errors import NodwynError
-from .encoder import normalised
+from .models import normalised
 
 KINDS = ("ollama", "openai")
 PATHS = {"ollama": "/api/embed", "openai": "/v1/embeddings"}

@@ -42,8 +42,9 @@ import msgspec
 import tantivy
 from msgspec import Struct
 
-from ... import catalogue, settings
+from ... import settings
 from ...log import journal, tmpfiles
+from ...tasks import catalogue
 from ..cards import mem as memfile
 from . import changes, documents, opened, words
 from .adding import Adding
