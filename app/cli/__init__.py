@@ -2,8 +2,8 @@
 
 A thin edge: each command parses its arguments, calls one core function and prints. Expected
 errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
-defined in this package's modules by group: tasks.py, memory.py, agents.py, reading.py,
-usage.py, quota.py.
+defined in this package's modules by group: tasks.py, memory.py, logs.py, agents.py,
+reading.py, usage.py, quota.py, provenance.py, summaries.py; console.py holds what they share.
 """
 
 import os
@@ -192,6 +192,8 @@ def _adder(group: str):
         from . import quota as module
     elif group == "summaries":
         from . import summaries as module
+    elif group in ("import", "scrub"):
+        from . import logs as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")
