@@ -47,5 +47,5 @@ def test_a_step_of_no_known_kind_is_refused_with_the_file_named(data_dir, tmp_pa
 
 def test_the_package_ships_the_demo_tasks():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "demo.toml" in project["tool"]["setuptools"]["package-data"]["nodwyn"]
+    assert "demo.toml" in project["tool"]["setuptools"]["package-data"]["nodwyn.tasks"]
     assert demo.TASKS.parent == Path(demo.__file__).resolve().parent
