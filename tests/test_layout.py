@@ -74,6 +74,29 @@ def circles(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
     return sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph[b]})
 
 
+def a_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One chain of imports that comes back to where it started, or [] (depth-first search)."""
+    state: dict[str, str] = {}
+    path: list[str] = []
+
+    def visit(name: str) -> list[str]:
+        state[name] = "open"
+        path.append(name)
+        for other in sorted(graph[name]):
+            if state.get(other) == "open":
+                return path[path.index(other) :] + [other]
+            if other not in state and (found := visit(other)):
+                return found
+        state[name] = "done"
+        path.pop()
+        return []
+
+    for name in sorted(graph):
+        if name not in state and (found := visit(name)):
+            return found
+    return []
+
+
 def test_app_holds_at_most_twelve_modules_beside_its_packages():
     modules = sorted(p.name for p in APP.glob("*.py") if p.name != "__init__.py")
     assert len(modules) <= TOP_MODULES, modules
@@ -88,6 +111,10 @@ def test_no_module_imports_another_that_imports_it_back():
     assert circles(import_graph()) == []
 
 
+def test_no_longer_chain_of_imports_comes_back_either():
+    assert a_cycle(import_graph()) == []
+
+
 def test_the_check_finds_a_circle_through_a_function_but_not_through_type_checking(tmp_path):
     (tmp_path / "__init__.py").write_text('"""A package."""\n')
     (tmp_path / "one.py").write_text("from . import two\n")
@@ -97,3 +124,8 @@ def test_the_check_finds_a_circle_through_a_function_but_not_through_type_checki
         "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from . import three\n"
     )
     assert circles(import_graph(tmp_path)) == [("nodwyn.one", "nodwyn.two")]
+    (tmp_path / "two.py").write_text("from . import three\n")
+    (tmp_path / "three.py").write_text("def late():\n    from . import one\n")
+    graph = import_graph(tmp_path)
+    assert circles(graph) == []
+    assert a_cycle(graph) == ["nodwyn.one", "nodwyn.two", "nodwyn.three", "nodwyn.one"]
