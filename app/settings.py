@@ -41,7 +41,7 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     # followed when one of its folders exists on this computer (docs/decisions: registry)
     follow: dict[str, bool] = {}
     # a search that needs the model with no app running starts the search service, which
-    # ends after search_service_idle seconds unused (app/service.py); False: each search
+    # ends after search_service_idle seconds unused (app/background/service.py); False: each search
     # loads the model in its own process
     search_service: bool = True
     search_service_idle: int = 600

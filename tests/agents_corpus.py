@@ -8,7 +8,7 @@ from importing import OLD, plain
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.memory.words.search import search
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def store_in(root: Path) -> Store:

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from nodwyn.log import logfile, records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 OLD = 1_600_000_000  # a source's mtime far in the past: not live, nothing held back
 

@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from memory_logs import turn, write
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 WORDS = ("build", "failing", "fix", "test", "cache", "parser", "socket", "kernel", "buffer",
          "window", "thread", "lock", "queue", "token", "schema", "index", "vector", "render",
@@ -45,7 +45,7 @@ def make_logs(sessions: Path, count: int = 40, seed: int = 5) -> None:
 
 
 ENCODE = (
-    "import sys; from pathlib import Path; from nodwyn.store import Store; "
+    "import sys; from pathlib import Path; from nodwyn.tasks.store import Store; "
     "from nodwyn.memory.meaning import vectors; vectors.refresh(Store(Path(sys.argv[1])))"
 )
 
@@ -69,7 +69,7 @@ ANSWER = """
 import json, sys
 from pathlib import Path
 from nodwyn import memory
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 store, found = Store(Path(sys.argv[1])), []
 for query, mode in json.loads(sys.argv[2]):
     turns = memory.search(store, query, mode=mode).turns

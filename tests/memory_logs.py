@@ -1,7 +1,7 @@
 """Hand-written task logs for the memory tests (written through the real Store and Writer)."""
 
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def start(project: str = "/work/p") -> r.SessionStart:

@@ -5,7 +5,7 @@ with terminal colours; a compaction note; a second turn."""
 from pathlib import Path
 
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 DATA = Path(__file__).resolve().parent / "data"
 TASK = "reading-task"

@@ -12,9 +12,10 @@ from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
 import pytest
-from nodwyn import api, demo, memory
+from nodwyn import api, memory
 from nodwyn.errors import BadInput
 from nodwyn.log import records
+from nodwyn.tasks import demo
 
 TOKEN = "secret-token-for-tests"
 PORT = "8765"

@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 from nodwyn.api import BACKLOG, MAX_BODY, Server
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from nodwyn.errors import BadInput
 from nodwyn.importers.sync import import_paths
 from nodwyn.memory.provenance import commits, ledger, ledgers
 from nodwyn.memory.provenance.blame import blame
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

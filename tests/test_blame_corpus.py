@@ -12,7 +12,7 @@ from nodwyn.log import logfile, records
 from nodwyn.memory.cards.fold import call_input
 from nodwyn.memory.provenance import commits, ledgers
 from nodwyn.memory.provenance.blame import blame
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture(scope="module")

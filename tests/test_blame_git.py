@@ -17,7 +17,7 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.memory.provenance import commits, ledgers
 from nodwyn.memory.provenance.blame import blame
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 BEFORE, AFTER, DAYS_LATER = "2026-11-19T09:00:00Z", "2026-11-20T11:00:00Z", "2026-11-27T09:00:00Z"
 

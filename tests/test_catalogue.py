@@ -5,9 +5,9 @@ import os
 import time
 
 import pytest
-from nodwyn.catalogue import Summary, fold_log
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.catalogue import Summary, fold_log
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture
@@ -105,7 +105,7 @@ def test_a_log_deleted_behind_the_catalogues_back_leaves_the_list(store):
 
 
 def test_the_fast_listing_answers_only_from_a_current_catalogue(store):
-    from nodwyn import listing
+    from nodwyn.tasks import listing
 
     task = make(store, "one")
     assert listing.fast_json(store.root, None) is None  # no catalogue yet
@@ -120,7 +120,7 @@ def test_the_fast_listing_answers_only_from_a_current_catalogue(store):
 def test_an_imported_task_stops_running_between_two_listings_without_a_fold(store):
     import json
 
-    from nodwyn import listing
+    from nodwyn.tasks import listing
 
     start = records.SessionStart(project="/p", origin=records.Origin(tool="codex"))
     with store.create(start) as writer:
@@ -137,7 +137,7 @@ def test_an_imported_task_stops_running_between_two_listings_without_a_fold(stor
 def test_the_fast_listing_steps_aside_once_a_row_written_as_running_has_gone_quiet(store):
     import json
 
-    from nodwyn import listing
+    from nodwyn.tasks import listing
 
     start = records.SessionStart(project="/p", origin=records.Origin(tool="codex"))
     with store.create(start) as writer:
@@ -157,7 +157,7 @@ def test_the_fast_listing_steps_aside_once_a_row_written_as_running_has_gone_qui
 
 
 def test_the_fast_listing_equals_the_slow_one_for_archived_and_unarchived_tasks(store):
-    from nodwyn import listing
+    from nodwyn.tasks import listing
 
     tasks = [make(store, f"task {n}") for n in range(6)]
     for task in tasks[1::2]:
@@ -237,7 +237,7 @@ def test_summaries_kept_by_other_fold_rules_are_folded_again(store):
     [b"", b"{", b'{"nodwyn-catalogue":6,"running_from":2026,"unarchived":"x"}', b"\xff\xfe"],
 )
 def test_a_damaged_catalogue_head_sends_the_listing_the_slow_way(store, head):
-    from nodwyn import listing
+    from nodwyn.tasks import listing
 
     make(store, "one")
     slow = store.list_json(None)
@@ -277,7 +277,7 @@ def test_a_catalogue_another_process_holds_open_leaves_the_listing_right(store, 
     "odd", ["2099-01-01T00:00:00,000Z", '2099-01-01T00:00:00"Z', "2099-01-01T00:00:00.000Z\u00e9"]
 )
 def test_an_odd_time_in_a_running_imported_task_keeps_the_catalogue_readable(store, odd):
-    from nodwyn import listing
+    from nodwyn.tasks import listing
 
     start = records.SessionStart(project="/p", origin=records.Origin(tool="codex"))
     with store.create(start) as writer:

@@ -13,7 +13,7 @@ from nodwyn.log import journal
 from nodwyn.log import records as r
 from nodwyn.memory.words import changes
 from nodwyn.memory.words import index as wordindex
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def found(store: Store, words: str) -> set[str]:
@@ -89,7 +89,7 @@ def test_a_search_after_one_change_looks_at_that_log_alone(store, monkeypatch):
 def test_a_new_process_after_no_change_looks_at_no_log(store):
     found(store, "pager")
     script = (
-        "import os, sys; from nodwyn import memory; from nodwyn.store import Store\n"
+        "import os, sys; from nodwyn import memory; from nodwyn.tasks.store import Store\n"
         "store = Store(sys.argv[1]); real = os.stat; calls = []\n"
         "def counted(path, *a, **k):\n"
         "    if str(path).endswith('.jsonl'): calls.append(path)\n"
@@ -187,7 +187,7 @@ def test_notes_of_processes_writing_at_once_are_whole_lines(tmp_path):
 
 
 def test_the_change_feed_lists_no_log_while_the_journal_says_nothing_changed(store, monkeypatch):
-    from nodwyn import feed
+    from nodwyn.background import feed
 
     changes_feed = feed.Feed(store.sessions, feed.Status(), interval=0.0)
     version = changes_feed.wait(0, 0).version
@@ -202,7 +202,7 @@ def test_the_change_feed_lists_no_log_while_the_journal_says_nothing_changed(sto
 def test_the_change_feed_finds_a_change_behind_nodwyns_back_at_its_next_full_look(
     store, monkeypatch
 ):
-    from nodwyn import feed
+    from nodwyn.background import feed
 
     changes_feed = feed.Feed(store.sessions, feed.Status(), interval=0.0)
     version = changes_feed.wait(0, 0).version
@@ -213,7 +213,7 @@ def test_the_change_feed_finds_a_change_behind_nodwyns_back_at_its_next_full_loo
 
 
 def test_a_watched_change_feed_looks_only_after_a_notification(store):
-    from nodwyn import feed
+    from nodwyn.background import feed
 
     changes_feed = feed.Feed(store.sessions, feed.Status(), interval=0.05)
     version = changes_feed.wait(0, 0).version

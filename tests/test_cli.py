@@ -8,7 +8,7 @@ import sys
 import pytest
 from corpora import FIXTURES
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def nodwyn(*args, data_dir=None, check=True):

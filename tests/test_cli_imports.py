@@ -7,8 +7,9 @@ import sys
 
 import pytest
 from memory_logs import turn, write
-from nodwyn import api, cli, memory, scrub
-from nodwyn.store import Store
+from nodwyn import api, cli, memory
+from nodwyn.background import scrub
+from nodwyn.tasks.store import Store
 
 # Each is tens of milliseconds of a new process, or a library only some commands need.
 HEAVY = {
@@ -34,7 +35,7 @@ HEAVY = {
     "json": "the answer, read by json's C scanner (its regular expressions: 1-1.5 ms)",
     "platform": "uuid's (msgspec's) on a search by words; not the running app's client",
     "pathlib": "paths as objects (fnmatch, urllib.parse, ipaddress: 2.5 ms)",
-    "nodwyn.store": "the store (its catalogue, logs and records)",
+    "nodwyn.tasks.store": "the store (its catalogue, logs and records)",
     "nodwyn.memory.words.index": "the word index's writer (msgspec, the catalogue, the folds)",
 }
 

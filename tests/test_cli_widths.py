@@ -12,7 +12,7 @@ import pytest
 from nodwyn.cli import columns
 from nodwyn.importers import registry
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 LONG = "/home/ana/src/a-rather-long-folder-name/with/many/parts/that/runs/on/and/on/gem"
 

@@ -5,7 +5,7 @@ import os
 import time
 
 import pytest
-from nodwyn.conversation import (
+from nodwyn.mcp.conversation import (
     agent_from_client,
     claude_slug,
     find_source,

@@ -1,11 +1,12 @@
-"""The demo's tasks: data in app/demo.toml (STYLE 16), written through the store like any task."""
+"""The demo's tasks: data in app/tasks/demo.toml (STYLE 16), written through the store like any
+task."""
 
 import tomllib
 from pathlib import Path
 
 import pytest
-from nodwyn import demo
-from nodwyn.store import Store
+from nodwyn.tasks import demo
+from nodwyn.tasks.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,5 +47,5 @@ def test_a_step_of_no_known_kind_is_refused_with_the_file_named(data_dir, tmp_pa
 
 def test_the_package_ships_the_demo_tasks():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "demo.toml" in project["tool"]["setuptools"]["package-data"]["nodwyn"]
+    assert "demo.toml" in project["tool"]["setuptools"]["package-data"]["nodwyn.tasks"]
     assert demo.TASKS.parent == Path(demo.__file__).resolve().parent

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from importing import OLD
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 HISTORY = (

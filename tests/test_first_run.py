@@ -8,10 +8,11 @@ import http.client
 import json
 
 import pytest
-from nodwyn import agents, settings
+from nodwyn import settings
 from nodwyn.api import Server, Status
-from nodwyn.store import Store
-from nodwyn.worker import Worker
+from nodwyn.background.worker import Worker
+from nodwyn.importers import agents
+from nodwyn.tasks.store import Store
 from test_worker import ClaudeSession, eventually, found
 
 

@@ -13,7 +13,7 @@ from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.memory.words.documents import EVENT_TEXT, text_of
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 HUGE = 50_000_000
 WORDS = " ".join(f"zebra{i % 5000}word" for i in range(HUGE // 12))[:HUGE]
@@ -24,7 +24,7 @@ sys.path.insert(0, "tests")
 from pathlib import Path
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 store = Store()
 (task,) = import_paths(store, "claude", [Path(sys.argv[1])]).created
 hits = memory.search(store, "zebra17word", mode="words")

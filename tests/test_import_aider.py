@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from importing import OLD, log_of
-from nodwyn.catalogue import fold_log
 from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
 from nodwyn.importers.times import at_local
 from nodwyn.log import records as r
 from nodwyn.memory.words.search import search
-from nodwyn.store import Store
+from nodwyn.tasks.catalogue import fold_log
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

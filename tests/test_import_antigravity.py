@@ -11,7 +11,7 @@ from agents_corpus import again_changes_nothing, finds, halves_equal_whole, one,
 from importing import OLD, log_of
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 REPO = "surendrababuchittibomma__AI-Powered-Debt-Relief-Financial-Recovery-Platform__"
 CONVERSATION = "ba5f3ba6-18ee-4772-b2d0-1e55a3d40b7a"

@@ -10,7 +10,7 @@ import random
 import pytest
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 OLD = 1_600_000_000
 SEED = 18

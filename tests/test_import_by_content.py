@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from nodwyn.importers.sync import import_paths
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 GEMINI = sorted(
     [

@@ -9,7 +9,7 @@ from corpora import FIXTURES, NO_CONVERSATION, sessions
 from importing import age, claude_prompts, imported_one, log_of, plain, raw_lines
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 FILES = sessions("claude")
 CONVERSATIONS = sessions("claude", conversations_only=True)

@@ -19,7 +19,7 @@ from importing import (
 )
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def attachment(uuid, parent, ts, **data) -> dict:

@@ -24,7 +24,7 @@ from importing import (
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 OLD = "1.0.98"  # a version that writes no turn_duration
 FILES = sessions("claude")

@@ -10,7 +10,7 @@ from corpora import FIXTURES, sessions
 from importing import age, codex_prompts, imported_one, log_of, plain, raw_lines
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 FILES = sessions("codex")
 EMPLOYER = FIXTURES / "codex" / "soul__employer.jsonl"  # compaction, aborted turn, gpt-5.4

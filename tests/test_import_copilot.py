@@ -11,7 +11,7 @@ from agents_corpus import again_changes_nothing, finds, halves_equal_whole, one,
 from importing import OLD, log_of
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 XEFF = "XEFF09__dotfiles__3cc3555e-5462-44f9-95de-c67b1cb220b9__"
 XEFF2 = "XEFF09__dotfiles__b87feda8-379e-4f8c-aa42-b4f7d12f253a__events.jsonl"

@@ -20,7 +20,7 @@ import pytest
 from importing import age, env, prompt, reply, session, text, write
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import faults, records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 KILLS = int(os.environ.get("NODWYN_KILLS") or 4)  # random SIGKILLs (more by hand)
 # kills of an extending import; NODWYN_EXTEND_KILLS=47 runs the count (#27) by hand

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from test_import_aider import history
 from test_import_cursor import conversation as cursor_chat
 from test_import_cursor import user_dir

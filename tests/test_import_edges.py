@@ -24,7 +24,7 @@ from nodwyn import cli
 from nodwyn.importers import prices
 from nodwyn.importers.sync import default_paths, import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

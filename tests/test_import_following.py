@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from nodwyn import memory
-from nodwyn.feed import Status
+from nodwyn.background.feed import Status
+from nodwyn.background.worker import Worker
 from nodwyn.importers import registry
-from nodwyn.store import Store
-from nodwyn.worker import Worker
+from nodwyn.tasks.store import Store
 from test_import_aider import write as write_aider
 from test_import_cursor import COMPOSER, user_dir
 from test_import_cursor import conversation as cursor_chat

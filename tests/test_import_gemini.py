@@ -13,7 +13,7 @@ from importing import OLD, log_of
 from nodwyn.importers import prices
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 WINGORITHM = "wingorithm__Vibe-Coding-Comparison-Project__session-2026-04-25T08-46-c737eb36.jsonl"
 EXPORT = "sharthak-sev__sat-test-app__my-session.json"

@@ -12,10 +12,10 @@ import pytest
 from importing import SESSION, age, log_of, session, write
 from nodwyn import cli
 from nodwyn.api import Server, Status
+from nodwyn.background.worker import Worker
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
-from nodwyn.worker import Worker
+from nodwyn.tasks.store import Store
 
 DEEP = b'{"type":"user","content":' + b"[" * 3000 + b"]" * 3000 + b"}"
 
@@ -149,7 +149,7 @@ def test_import_a_folder_from_the_page_says_what_it_did_when_done(data_dir, tmp_
 
 
 def test_import_of_only_unusable_files_says_nothing_was_imported(data_dir, tmp_path):
-    from nodwyn import agents
+    from nodwyn.importers import agents
 
     folder = tmp_path / "sessions"
     folder.mkdir()

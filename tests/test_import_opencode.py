@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from importing import OLD, OPENCODE_TABLES, log_of
-from nodwyn.catalogue import fold_log
 from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
 from nodwyn.memory.words.search import search
-from nodwyn.store import Store
+from nodwyn.tasks.catalogue import fold_log
+from nodwyn.tasks.store import Store
 
 TOKEN = "oc-account-token-4f1d9a2b7c"  # planted in the account table: never read
 START = 1_785_420_000_000

@@ -29,7 +29,7 @@ from importing import age, session
 from nodwyn import api, cli
 from nodwyn.log import logfile, records
 from nodwyn.log.redact import redact
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from test_api import TOKEN, Client
 from test_import_hostile import codex_file
 

@@ -11,7 +11,7 @@ from nodwyn.errors import BadInput
 from nodwyn.importers import registry, sync
 from nodwyn.importers.agent import Agent, Found, Session
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 class Notes(Agent):

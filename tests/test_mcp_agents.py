@@ -8,7 +8,7 @@ import pytest
 from mcp_client import call, server, talk
 from nodwyn import cli
 from nodwyn.importers.sync import import_paths
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 NOW, BEFORE = "zebrafish filter for the pager", "kestrel cache eviction order"
 LIVE_ID, OLD_ID = "5e55104e-0000-4000-8000-00000000000a", "5e55104e-0000-4000-8000-00000000000b"

@@ -6,8 +6,9 @@ import sys
 import tomllib
 
 import pytest
-from nodwyn import cli, mcp_install, settings
-from nodwyn.store import Store
+from nodwyn import cli, settings
+from nodwyn.mcp import install as mcp_install
+from nodwyn.tasks.store import Store
 
 CODEX_BEFORE = '# my settings\nmodel = "gpt-5.5"\n\n[mcp_servers.other]\ncommand = "other"'
 

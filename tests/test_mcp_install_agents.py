@@ -12,9 +12,11 @@ import jsonschema
 import pytest
 from mcp import StdioServerParameters
 from mcp_client import talk
-from nodwyn import cli, jsonc, mcp_install
+from nodwyn import cli
 from nodwyn.cli.agents import MCP_AGENTS
-from nodwyn.conversation import AGENTS
+from nodwyn.mcp import install as mcp_install
+from nodwyn.mcp import jsonc
+from nodwyn.mcp.conversation import AGENTS
 
 CONFIGS = Path(__file__).parent / "data" / "agent_configs"
 SCHEMAS = json.loads((CONFIGS / "schemas.json").read_text())

@@ -16,7 +16,9 @@ import json5
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nodwyn import cli, jsonc, mcp_install
+from nodwyn import cli
+from nodwyn.mcp import install as mcp_install
+from nodwyn.mcp import jsonc
 from test_mcp_install_agents import one_block_added
 
 CODEX = '# my settings\nmodel = "gpt-5.5"\n'

@@ -7,9 +7,10 @@ import time
 import pytest
 from mcp_client import call, server, talk
 from nodwyn.log import logfile, records
-from nodwyn.store import Store
+from nodwyn.mcp.answer import LIMIT
+from nodwyn.mcp.toolbox import ARGUMENTS, QUERY_MAX
 from nodwyn.summarizing import recording
-from nodwyn.toolbox import ARGUMENTS, LIMIT, QUERY_MAX
+from nodwyn.tasks.store import Store
 from test_mcp_name_task import make_task, titles
 
 TEN_MB = 10_000_000

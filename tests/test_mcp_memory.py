@@ -13,10 +13,10 @@ import pytest
 from corpora import FIXTURES
 from mcp_client import call, server, talk
 from nodwyn import cli
-from nodwyn.conversation import claude_slug
 from nodwyn.importers.sync import import_paths
-from nodwyn.store import Store
-from nodwyn.toolbox import LIMIT
+from nodwyn.mcp.answer import LIMIT
+from nodwyn.mcp.conversation import claude_slug
+from nodwyn.tasks.store import Store
 
 CLAUDE = FIXTURES / "claude"
 OWN = "demo__todo-app__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"

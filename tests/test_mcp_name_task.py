@@ -5,8 +5,8 @@ import json
 from mcp_client import call, server, talk
 from nodwyn import cli
 from nodwyn.log import logfile, records
-from nodwyn.store import Store
-from nodwyn.toolbox import tidy_title
+from nodwyn.mcp.toolbox import tidy_title
+from nodwyn.tasks.store import Store
 
 
 def make_task(

@@ -3,8 +3,8 @@ close summary; nothing new records nothing, and the person's digest stays shown.
 
 from mcp_client import call, server, talk
 from nodwyn.log import logfile, records
-from nodwyn.store import Store
 from nodwyn.summarizing import recording
+from nodwyn.tasks.store import Store
 from test_mcp_name_task import make_task
 
 
@@ -94,7 +94,7 @@ def test_an_empty_summary_a_wrong_level_and_secrets_are_handled(tmp_path, data_d
 
 
 def test_the_servers_instructions_say_when_to_write_a_digest_and_a_close_summary(tmp_path):
-    from nodwyn.mcp_server import INSTRUCTIONS
+    from nodwyn.mcp.server import INSTRUCTIONS
 
     assert "record-summary" in INSTRUCTIONS and "digest" in INSTRUCTIONS
     assert "compacted" in INSTRUCTIONS and len(INSTRUCTIONS.splitlines()) <= 7

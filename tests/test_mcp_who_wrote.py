@@ -7,7 +7,7 @@ from corpus_writers import Claude, dump, text
 from mcp_client import call, server, talk
 from nodwyn import cli
 from nodwyn.importers.sync import import_paths
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

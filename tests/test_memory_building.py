@@ -16,7 +16,7 @@ from nodwyn.memory.cards import mem
 from nodwyn.memory.words import documents as folding
 from nodwyn.memory.words import index, sidecar, words
 from nodwyn.memory.words.search import search as word_search
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 QUERIES = ["pager", "config order", "TestPagerOrder retry", "wombat", "kangaroo 42"]
 LOGS = 16

@@ -7,7 +7,7 @@ from memory_logs import at, stamp, turn, write
 from nodwyn import memory
 from nodwyn.errors import TaskNotFound
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

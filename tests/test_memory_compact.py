@@ -11,7 +11,7 @@ from nodwyn.memory import fusion
 from nodwyn.memory.meaning import compact, encoder, stack, vectors
 from nodwyn.memory.words import index
 from nodwyn.memory.words.index import text_of
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def fixture_texts() -> list[str]:

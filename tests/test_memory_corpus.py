@@ -10,7 +10,7 @@ from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile, records
 from nodwyn.memory.words import index, words
 from nodwyn.memory.words.search import search as word_search
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import sys
 from memory_logs import turn, write
 from nodwyn.memory.words import index
 from nodwyn.memory.words.search import hits
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 WORDS = ("pager", "parser", "cache", "heater", "socket", "kernel", "buffer", "window", "cursor",
          "thread", "lock", "queue", "token", "schema", "index", "vector", "render", "layout",
@@ -24,7 +24,7 @@ import os, signal, sys
 from pathlib import Path
 from nodwyn.memory.cards import mem
 from nodwyn.memory.words import index
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 index.BATCH = 40  # documents per commit, so the build commits many times
 written = []
 real = mem.append

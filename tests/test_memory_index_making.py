@@ -5,7 +5,7 @@ import sys
 import threading
 
 from nodwyn.memory.words import index
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def test_threads_that_find_no_index_make_one_together_without_tripping(data_dir):

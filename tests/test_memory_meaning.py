@@ -17,7 +17,7 @@ from nodwyn.memory.meaning import encoder, vectors
 from nodwyn.memory.meaning.wordpiece import WordPiece, basic_words
 from nodwyn.memory.words import index as wordindex
 from nodwyn.memory.words.search import hits
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 VOCAB = (encoder.MODEL / "vocab.txt").read_text(encoding="utf-8").split("\n")
 

@@ -12,7 +12,7 @@ from nodwyn.log import records as r
 from nodwyn.memory.cards import mem
 from nodwyn.memory.words import index
 from nodwyn.memory.words.search import search as word_search
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 QUERIES = ["pager", "config order", "TestPagerOrder retry", "wombat"]
 

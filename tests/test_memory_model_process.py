@@ -18,7 +18,7 @@ from memory_logs import turn, without_the_sentence_model, write
 from nodwyn import memory
 from nodwyn.memory.meaning import encoder, model_process, vectors
 from nodwyn.memory.meaning.model_process import Child, Gone
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 TEXTS = [
     "install the cuda toolkit on the laptop",
@@ -174,7 +174,8 @@ def test_where_the_child_cannot_load_the_model_the_static_table_serves(tmp_path,
 
 SERVE_AND_SEARCH = """
 import json, sys, threading, time
-from nodwyn import cli, running
+from nodwyn import cli
+from nodwyn.background import running
 from nodwyn.memory.meaning import encoder
 root = sys.argv[1]
 threading.Thread(target=cli.main, args=(["--data-dir", root, "serve"],), daemon=True).start()

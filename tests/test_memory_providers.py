@@ -11,7 +11,7 @@ import pytest
 from nodwyn import memory, settings
 from nodwyn.log import records as r
 from nodwyn.memory.meaning import providers, vectors
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 DIMS = 16
 

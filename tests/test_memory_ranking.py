@@ -8,7 +8,7 @@ from memory_logs import turn, write
 from nodwyn.log import records as r
 from nodwyn.memory import fusion
 from nodwyn.memory.words.search import search as word_search
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from nodwyn import memory
 from nodwyn.cli import main
 from nodwyn.errors import BadInput, TaskNotFound
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from nodwyn.log import records as r
 from nodwyn.memory.words import index, words
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.memory.words.search import snippet
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 K1, B = 1.2, 0.75
 

@@ -18,7 +18,7 @@ from nodwyn.memory.cards import heads, mem
 from nodwyn.memory.cards.heads import finished_card, turn_card
 from nodwyn.memory.meaning import compact, encoder, stack, vectors
 from nodwyn.memory.words import index, words
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 HEAD_FIELDS = ("first_seq", "last_seq", "at", "head", "asked", "outcome", "duration_ms")
 
@@ -171,7 +171,7 @@ def test_what_a_new_process_imports_to_search(tmp_path, mode):
     store = Store(tmp_path / "data")
     write(store, "t1", turn("configure the pager", t0=0))
     script = (
-        "import os, sys; from nodwyn import memory; from nodwyn.store import Store; "
+        "import os, sys; from nodwyn import memory; from nodwyn.tasks.store import Store; "
         f"found = memory.search(Store(sys.argv[1]), 'pager', mode={mode!r}); "
         "print(len(found.turns), found.mode, 'numpy' in sys.modules, "
         "os.environ['OPENBLAS_NUM_THREADS'])"
@@ -191,7 +191,7 @@ def test_a_search_that_first_folds_a_long_prompt_loads_no_numpy_for_it(tmp_path)
     assert len(prompt) > words.MANY  # what words.compounds_of would cut with numpy
     write(store, "t1", turn(prompt, t0=0))
     script = (
-        "import sys; from nodwyn import memory; from nodwyn.store import Store; "
+        "import sys; from nodwyn import memory; from nodwyn.tasks.store import Store; "
         "found = memory.search(Store(sys.argv[1]), 'pager', mode='words'); "
         "print(len(found.turns), 'numpy' in sys.modules)"
     )
@@ -321,7 +321,7 @@ CLOSING = """
 import os, sys, time
 from nodwyn import memory
 from nodwyn.memory.words import index
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 def watchers():  # tantivy's thread that looks at an open index's meta.json twice a second
     names = []

@@ -17,7 +17,7 @@ from nodwyn.memory import fusion
 from nodwyn.memory.meaning import encoder, vectors
 from nodwyn.memory.meaning.wordpiece import WordPiece
 from nodwyn.memory.words import index as wordindex
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 DATA = Path(__file__).parent / "data"
 TEXTS = (DATA / "meaning_texts.txt").read_text(encoding="utf-8").splitlines()
@@ -143,7 +143,7 @@ ENCODE_AND_SAY = """
 import sys
 from nodwyn import memory
 from nodwyn.memory.meaning import encoder
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 memory.encode(Store(sys.argv[1]))
 print("onnxruntime" in sys.modules, encoder._builtin is not None)
 """

@@ -4,8 +4,8 @@ and the close summary covering a turn beside it in search results (ADR 0033)."""
 from nodwyn import memory
 from nodwyn.log import records
 from nodwyn.memory.meaning import vectors
-from nodwyn.store import Store
 from nodwyn.summarizing import recording
+from nodwyn.tasks.store import Store
 
 
 def task_with_two_turns(store: Store, project: str) -> str:

@@ -7,7 +7,7 @@ import shutil
 from memory_logs import turn, write
 from nodwyn.memory.cards import mem
 from nodwyn.memory.words import index
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 
 def grown(store: Store, steps: range) -> None:

@@ -12,14 +12,15 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 from memory_logs import at, stamp, turn, write
-from nodwyn import memory, scrub
+from nodwyn import memory
+from nodwyn.background import scrub
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import journal, logfile, plain, records
 from nodwyn.log import records as r
 from nodwyn.memory.cards import heads
 from nodwyn.memory.words import changes, documents, quick
 from nodwyn.memory.words import index as wordindex
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 QUESTIONS = ["pager order", "flaky TestPagerOrder", "ls -la", "kangaroo", "parseConfig v2",
              "the the", "secret token", "sub agent notes", "interrupted work", "zzz"]  # fmt: skip
@@ -301,7 +302,7 @@ def notation(info, skip=()):
 
 
 def test_a_new_process_search_by_words_prints_what_the_full_search_prints(store):
-    from nodwyn import running
+    from nodwyn.background import running
     from nodwyn.cli import memory as cli_memory
 
     def printed(*args: str) -> str:

@@ -15,10 +15,10 @@ import msgspec
 import pytest
 from corpora import REAL
 from importing import age, env, imported_one, prompt, write
-from nodwyn import quota
 from nodwyn.importers.codex.limits import REPEAT_AFTER
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
+from nodwyn.usage import quota
 
 START = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
 CODEX_FILES = sorted([*REAL.glob("codex/*.jsonl"), *REAL.glob("extra/codex/*.jsonl")])

@@ -7,12 +7,13 @@ import shutil
 from html.parser import HTMLParser
 
 import pytest
-from nodwyn import memory, starred
+from nodwyn import memory
 from nodwyn.errors import BadInput
 from nodwyn.reading import ansi, edits, markdown, resume, shown
 from nodwyn.reading import export as export_module
 from nodwyn.reading.export import export
-from nodwyn.store import Store
+from nodwyn.tasks import starred
+from nodwyn.tasks.store import Store
 from reading_logs import COLOURED, HOSTILE, PATCH, REPLY, TASK, write_reading_log
 
 

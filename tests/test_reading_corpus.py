@@ -5,7 +5,7 @@ of a real Claude Code and a real Codex task is the agent's own."""
 from importing import imported_one
 from nodwyn.reading import markdown, resume, shown
 from nodwyn.reading.export import export
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 CLAUDE = "claude/Durban-Designer__vsla__2cba43de-c8d2-4a69-add8-9fae3ad93900.jsonl"
 CODEX = "codex/swarnasn29__soulpass__codex-session.jsonl"

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 import tantivy
-from nodwyn import agents, memory
+from nodwyn import memory
+from nodwyn.importers import agents
 from nodwyn.importers.sync import import_paths
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 # (file in the corpus, first characters, length, first 16 hex digits of its sha256)
 SECRETS = [

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 from memory_logs import turn, write
-from nodwyn import api, memory, running
-from nodwyn.store import Store
+from nodwyn import api, memory
+from nodwyn.background import running
+from nodwyn.tasks.store import Store
 
 TASK = "cc-pager"
 
@@ -234,8 +235,8 @@ def test_in_process_a_search_by_meaning_says_it_loaded_the_model_and_how_long_it
 AGENT = """
 import sys
 from pathlib import Path
-from nodwyn.store import Store
-from nodwyn.toolbox import Toolbox
+from nodwyn.tasks.store import Store
+from nodwyn.mcp.toolbox import Toolbox
 box = Toolbox(Store(Path(sys.argv[1])), "claude", Path("/work/p"))
 for name, arguments in (("index-search", {"query": "pager"}), ("recall", {"seq": 2})):
     print(box.run(name, arguments).text)

@@ -8,13 +8,14 @@ existed holds them): a key name the first rules missed, `NILLION_ORG_SECRET_KEY=
 import json
 
 import tantivy
-from nodwyn import memory, scrub
+from nodwyn import memory
+from nodwyn.background import scrub
+from nodwyn.background.feed import Status
+from nodwyn.background.worker import Worker
 from nodwyn.cli import main
-from nodwyn.feed import Status
 from nodwyn.log import logfile, records
 from nodwyn.log.redact import MARK, RULES
-from nodwyn.store import Store
-from nodwyn.worker import Worker
+from nodwyn.tasks.store import Store
 
 SECRET = "ae0ff463b03289cc118653e91bd8b101473df59ec0565877f948effcd1f96aaa"  # made up
 AT = "2026-05-01T10:00:0{}.000Z"

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 from memory_logs import turn, write
-from nodwyn import running, settings
-from nodwyn.store import Store
+from nodwyn import settings
+from nodwyn.background import running
+from nodwyn.tasks.store import Store
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for the processes")
 DEADLINE = 60.0  # seconds a process is given to do what is waited for
@@ -159,7 +160,7 @@ def status_line(root: Path, *extra: str) -> str:
 
 
 def test_the_time_left_is_counted_at_the_pace_of_the_tasks_encoded_not_of_those_passed_over():
-    from nodwyn.feed import Status
+    from nodwyn.background.feed import Status
 
     status = Status()
     status.set("encoding", 0, 10)

@@ -13,12 +13,12 @@ import time
 
 import msgspec
 import pytest
-from nodwyn import instance
+from nodwyn.background import instance
 
 FIRST = textwrap.dedent(
     """
     import sys, pathlib
-    from nodwyn import instance
+    from nodwyn.background import instance
     root, heard = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     claim = instance.claim(root)
     assert claim is not None, "the first process could not claim the data directory"

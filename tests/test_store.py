@@ -3,10 +3,10 @@
 import os
 
 import pytest
-from nodwyn.catalogue import first_sentence
 from nodwyn.errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
 from nodwyn.log import logfile, records
-from nodwyn.store import Store, new_id
+from nodwyn.tasks.catalogue import first_sentence
+from nodwyn.tasks.store import Store, new_id
 
 
 def start(project="/home/ana/pager", tool="nodwyn", at=""):

@@ -12,10 +12,10 @@ import pytest
 from nodwyn import settings
 from nodwyn.log import records
 from nodwyn.memory.cards import summaries
-from nodwyn.store import Store
 from nodwyn.summarizing import estimate as estimating
 from nodwyn.summarizing.job import Job, Unconfirmed, summarizer_of
 from nodwyn.summarizing.providers import THINKING, Summarizer, SummarizerFailed
+from nodwyn.tasks.store import Store
 from provider_servers import ProviderServer
 
 
@@ -269,8 +269,8 @@ def test_settings_keep_the_summaries_key_apart_and_never_show_it(tmp_path, data_
 
 
 def test_the_board_carries_each_turns_close_summary_and_the_tasks_digest(tmp_path, data_dir):
-    from nodwyn import board
     from nodwyn.summarizing import recording
+    from nodwyn.tasks import board
 
     store = Store()
     task = task_with_turns(store, str(tmp_path), ["the pager drops pages", "the login test"])

@@ -14,10 +14,10 @@ import pytest
 from nodwyn import settings
 from nodwyn.importers.prices import price_of
 from nodwyn.memory.cards import summaries
-from nodwyn.store import Store
 from nodwyn.summarizing import estimate as estimating
 from nodwyn.summarizing.providers import THINKING, Summarizer, SummarizerFailed
 from nodwyn.summarizing.runs import Runs
+from nodwyn.tasks.store import Store
 from provider_servers import ProviderServer
 from test_summarizing import task_with_turns
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from nodwyn import api, settings
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from test_api import TOKEN, Client
 
 # A terminal: writes its folder and arguments, then runs what follows its way of being handed

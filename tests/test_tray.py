@@ -23,11 +23,11 @@ import pystray  # noqa: E402
 import pytest  # noqa: E402
 from nodwyn import settings  # noqa: E402
 from nodwyn.api import Server, Status  # noqa: E402
+from nodwyn.background.worker import Worker  # noqa: E402
 from nodwyn.desktop import tray  # noqa: E402
 from nodwyn.desktop.app import FOCUS_SEARCH, App, Geometry, geometry_path  # noqa: E402
 from nodwyn.desktop.viewer import Events  # noqa: E402
-from nodwyn.store import Store  # noqa: E402
-from nodwyn.worker import Worker  # noqa: E402
+from nodwyn.tasks.store import Store  # noqa: E402
 from PIL import Image  # noqa: E402
 
 
@@ -307,7 +307,7 @@ def test_loading_the_desktop_package_loads_neither_library():
 def test_the_menu_and_tooltip_show_each_agents_quota_line_as_the_meter_does(app, tmp_path):
     from datetime import UTC, datetime, timedelta
 
-    from nodwyn import quota
+    from nodwyn.usage import quota
     from test_quota import rollout
 
     assert app.quota.lines == []  # no limits in the logs: no line, the menu as before

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from corpora import REAL
 from memory_logs import at, stamp, write
-from nodwyn import board, memory
+from nodwyn import memory
 from nodwyn.log import records as r
 from nodwyn.memory.cards.heading import LIVE_FOR, ending
-from nodwyn.store import Store
+from nodwyn.tasks import board
+from nodwyn.tasks.store import Store
 
 NOW = datetime.now(UTC)
 

@@ -3,9 +3,10 @@ cards; a turn with tokens and no price is "cost unknown", never free."""
 
 import json
 
-from nodwyn import api, demo, memory
+from nodwyn import api, memory
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks import demo
+from nodwyn.tasks.store import Store
 from test_api import TOKEN, Client
 from test_cli import nodwyn
 
@@ -74,7 +75,7 @@ def test_a_bad_period_or_day_is_one_line(data_dir):
 def test_a_report_kept_from_before_follows_a_turn_added_and_a_task_deleted(data_dir):
     """The figures a process keeps of each log (the overview asks two or three times a draw)
     are those of the log as it is now: a turn appended since counts, a deleted task does not."""
-    from nodwyn import usage
+    from nodwyn.usage import figures as usage
 
     store = Store(data_dir)
     unpriced_task(store)

@@ -7,10 +7,11 @@ import datetime as dt
 import plain_count
 import pytest
 from importing import SESSION, age, env, imported_one, prompt, result, text, use, write
-from nodwyn import memory, usage
+from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
+from nodwyn.usage import figures as usage
 
 
 def said(uuid, parent, ts, msg, blocks, output, request="req_1", when=None, **extra):

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from nodwyn import memory, settings
-from nodwyn.agents import places
-from nodwyn.feed import Feed, Status
+from nodwyn.background.feed import Feed, Status
+from nodwyn.background.worker import Worker
+from nodwyn.importers.agents import places
 from nodwyn.importers.sync import default_paths
 from nodwyn.log import locks, logfile
-from nodwyn.store import Store
-from nodwyn.worker import Worker
+from nodwyn.tasks.store import Store
 
 PROJECT = "/home/ana/src/pager"
 
@@ -324,7 +324,7 @@ def test_a_log_changed_behind_the_apps_back_wakes_the_watched_change_feed_at_onc
 def test_after_the_first_pass_the_overview_reads_no_log_again(agents, worker):
     """The worker's first pass reads every task's usage once, so the page's first overview
     (two or three reports a draw) folds no log that has not changed since."""
-    from nodwyn import usage
+    from nodwyn.usage import figures as usage
 
     ClaudeSession(agents).turn("Why does the zebrafish test flake?", "A race in the pager.")
     ClaudeSession(agents).turn("Count the okapis", "Two.")

@@ -7,11 +7,11 @@ import os
 
 import pytest
 from nodwyn import settings
-from nodwyn.feed import Status
+from nodwyn.background.feed import Status
+from nodwyn.background.worker import Worker
 from nodwyn.log import logfile
 from nodwyn.log import records as r
-from nodwyn.store import Store
-from nodwyn.worker import Worker
+from nodwyn.tasks.store import Store
 from test_worker import eventually
 
 SESSION = "5e55104e-0000-4000-8000-00000000beef"

@@ -208,7 +208,7 @@ def nodwyn_side(logs: list[Path], into: Path):
     """A data directory with the logs imported (dated long ago: finished sessions)."""
     from nodwyn import memory
     from nodwyn.importers.sync import import_paths
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     folder = into / "logs"
     folder.mkdir()

@@ -212,7 +212,7 @@ def main() -> None:
     args = parser.parse_args()
     from nodwyn.memory import fusion
     from nodwyn.memory.meaning import encoder, vectors
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     weight = fusion.WEIGHT if args.weight is None else args.weight
     if args.static:

@@ -145,7 +145,7 @@ class Asked:
     def __init__(self, model):
         from nodwyn.memory import fusion
         from nodwyn.memory.words import index as wordindex
-        from nodwyn.store import Store
+        from nodwyn.tasks.store import Store
 
         self.model = model
         self.floor, self.alone = fusion.floors_of(model)

@@ -9,9 +9,11 @@ The only package that imports bottle (STYLE 2). Its modules:
   time limits on a body) and the server's thread (docs/decisions/0005-api-token.md).
 The page `/` is given only to a request whose `?token=` is the token; it carries the token to
 its scripts in a meta tag.
+
+May import: every package but cli/ and desktop/ (floor 5 of docs/ARCHITECTURE.md).
 """
 
-from ..feed import Changes, Feed, Progress, Status
+from ..background.feed import Changes, Feed, Progress, Status
 from .routes import routes
 from .server import BACKLOG, MAX_BODY, READ_TIMEOUT, Server, make_app
 

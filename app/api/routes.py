@@ -13,15 +13,20 @@ from pathlib import Path
 import bottle
 import msgspec
 
-from .. import agents, board, mcp_install, memory, paths, quota, settings, starred, usage
+from .. import memory, paths, settings
+from ..background.feed import Feed
 from ..errors import BadInput, TaskNotFound
-from ..feed import Feed
+from ..importers import agents
+from ..mcp import install as mcp_install
 from ..memory.recall import cut
 from ..memory.words.search import search as words_only
 from ..reading import export as reading_export
 from ..reading import resume, shown, terminal
-from ..store import Store
 from ..summarizing.runs import Runs
+from ..tasks import board, starred
+from ..tasks.store import Store
+from ..usage import figures as usage
+from ..usage import quota
 from . import settings_form
 from .bodies import (
     Archived,

@@ -27,11 +27,11 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import bottle
 import msgspec
 
-from .. import running
+from ..background import running
+from ..background.feed import Feed, Status
 from ..errors import BadInput, NodwynError
-from ..feed import Feed, Status
 from ..memory.words import index as wordindex
-from ..store import Store
+from ..tasks.store import Store
 from .routes import routes
 
 TOKEN_HEADER = running.TOKEN_HEADER

@@ -13,8 +13,9 @@ from typing import Literal
 
 import msgspec
 
-from .. import agents, settings
+from .. import settings
 from ..errors import BadInput
+from ..importers import agents
 from ..memory.meaning.providers import KEY_VARIABLE, Provider
 from ..reading import terminal
 from ..summarizing.providers import keep_key

@@ -2,8 +2,11 @@
 
 A thin edge: each command parses its arguments, calls one core function and prints. Expected
 errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
-defined in this package's modules by group: tasks.py, memory.py, agents.py, reading.py,
-usage.py, quota.py.
+defined in this package's modules by group: tasks.py, memory.py, logs.py, agents.py,
+reading.py, usage.py, quota.py, provenance.py, summaries.py; console.py holds what they share.
+
+May import: every package below it (floor 5 of docs/ARCHITECTURE.md), and desktop/ only to
+start the app (`nodwyn app`, agents.py).
 """
 
 import os
@@ -11,6 +14,7 @@ import sys
 
 from .. import __version__
 from ..errors import NodwynError
+from .console import import_msgspec, print_json, show, store  # noqa: F401 (read as cli.X)
 
 # The store (and msgspec with it) is imported inside the commands, so that a listing from a
 # current catalogue (listing.fast_json) starts in the least time; and only the parser of the
@@ -204,46 +208,11 @@ def _adder(group: str):
         from . import quota as module
     elif group == "summaries":
         from . import summaries as module
+    elif group in ("import", "scrub"):
+        from . import logs as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")
-
-
-def import_msgspec() -> None:
-    """Import msgspec without typing_extensions, for the commands that must start fast (a
-    search or recall in this process): msgspec takes from it only get_type_hints, Required
-    and NotRequired, which on Python 3.11 and later are typing's own but for ReadOnly (3.13,
-    which no record uses), and falls back to typing's when it cannot be imported; importing
-    it (with inspect, ast, dis and tokenize) was 6 of msgspec's 15 ms. A later import of
-    typing_extensions in this process (a library needing it) loads it as ever."""
-    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
-        return
-    sys.modules["typing_extensions"] = None  # import refused: msgspec takes typing's
-    try:
-        import msgspec  # noqa: F401
-    finally:
-        del sys.modules["typing_extensions"]
-
-
-def store(args):
-    """The data directory's store, its logs scrubbed first if the redaction rules changed
-    (scrub.py imported only then: with logging, 2-3 ms of a search's start)."""
-    from ..log.redact_rules import RULES, scrubbed_rules
-    from ..store import Store
-
-    found = Store(args.data_dir)
-    if scrubbed_rules(found.root) >= RULES:
-        return found
-    from .. import scrub
-
-    done = scrub.scrub_if_due(found)
-    if done is not None and (done.logs or done.busy):
-        print(f"nodwyn: {scrub.said(done)}", file=sys.stderr)
-    return found
-
-
-def show(task) -> None:
-    print(f"{task.id}  {task.title}  ({task.state}{', archived' if task.archived else ''})")
 
 
 def global_options(argv: list[str]) -> tuple[str | None, list[str]]:
@@ -275,8 +244,9 @@ def quick_listing(argv: list[str]) -> bool:
         return False
     if len(set(args[1:])) != len(args[1:]):
         return False  # a flag twice: argparse takes it, as ever
-    from .. import listing, paths
+    from .. import paths
     from ..log.redact_rules import RULES, scrubbed_rules
+    from ..tasks import listing
 
     if scrubbed_rules(paths.data_root(root)) < RULES:
         return False  # the logs are scrubbed first (scrub.py), the catalogue made again
@@ -310,9 +280,3 @@ def quick_memory(argv: list[str]):
     if args is not None:
         args.data_dir = data_dir
     return args
-
-
-def print_json(data) -> None:
-    import json
-
-    print(json.dumps(data, ensure_ascii=False, indent=None))

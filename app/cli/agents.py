@@ -5,7 +5,7 @@ import os
 import sys
 
 from ..errors import NodwynError
-from . import print_json, store
+from .console import print_json, store
 
 # The agents that speak MCP (conversation.AGENTS, written out: the parser is built without
 # importing the store; a test checks the two agree).
@@ -108,7 +108,9 @@ def settings_shown(args) -> dict:
 
 
 def cmd_mcp(args) -> int:
-    from .. import mcp_server  # the MCP SDK takes most of a second to import: only here
+    from ..mcp import (
+        server as mcp_server,  # the MCP SDK takes most of a second to import: only here
+    )
 
     if args.schema_size:
         mcp_server.print_sizes()
@@ -118,7 +120,7 @@ def cmd_mcp(args) -> int:
 
 
 def cmd_mcp_install(args) -> int:
-    from .. import mcp_install
+    from ..mcp import install as mcp_install
 
     print(mcp_install.write(args.agent) if args.write else mcp_install.lines(args.agent))
     return 0
@@ -126,7 +128,7 @@ def cmd_mcp_install(args) -> int:
 
 def cmd_earlier_tasks(args) -> int:
     from .. import settings
-    from ..store import project_of
+    from ..tasks.store import project_of
 
     root, project = store(args).root, project_of(args.project)
     allowed = dict(settings.load(root).earlier_tasks)
@@ -153,7 +155,9 @@ def add_app_command(sub) -> None:
 def cmd_app(args) -> int:
     from pathlib import Path
 
-    from .. import demo, instance, settings
+    from .. import settings
+    from ..background import instance
+    from ..tasks import demo
 
     data = demo.make_demo(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo and not settings.path(data.root).exists():

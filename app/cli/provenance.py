@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import store
+from .console import store
 
 RANGE = re.compile(r"^(\d+)?,(\d+)?$|^(\d+)$")
 

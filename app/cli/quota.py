@@ -3,7 +3,7 @@ and when each window starts over; `--json` gives the meter as the API does."""
 
 from datetime import UTC, datetime
 
-from . import print_json, store
+from .console import print_json, store
 
 
 def add_quota(sub) -> None:
@@ -15,7 +15,7 @@ def add_quota(sub) -> None:
 def cmd_quota(args) -> int:
     import msgspec
 
-    from ..quota import clock, meter
+    from ..usage.quota import clock, meter
 
     found = meter(store(args))
     if args.json:
@@ -37,7 +37,7 @@ def cmd_quota(args) -> int:
 
 def _more(w, now: datetime) -> str:
     """A current window's reset, its burn rate lately and where that leads."""
-    from ..quota import clock
+    from ..usage.quota import clock
 
     if w.state != "current":
         return ""

@@ -4,7 +4,7 @@ nodwyn, back to its agent, and the turns a person starred."""
 import sys
 from pathlib import Path
 
-from . import store
+from .console import store
 
 
 def add_reading(sub) -> None:
@@ -59,7 +59,7 @@ def cmd_star(args) -> None:
 
 
 def cmd_starred(args) -> None:
-    from .. import starred
+    from ..tasks import starred
 
     turns = starred.listing(store(args))
     if not turns:

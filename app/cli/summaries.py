@@ -10,7 +10,7 @@ Settings > Summaries chooses it (add_summaries_setting, under `nodwyn settings`)
 
 import sys
 
-from . import store
+from .console import store
 
 
 def add_summaries(sub) -> None:

@@ -5,7 +5,7 @@ import sys
 from datetime import UTC, datetime
 
 from ..errors import NodwynError
-from . import show, store
+from .console import show, store
 
 
 def add_sessions(sub) -> None:
@@ -60,7 +60,7 @@ def add_serve(sub) -> None:
     cmd.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
-    # what a search starts when no app runs (app/service.py): ends by itself
+    # what a search starts when no app runs (app/background/service.py): ends by itself
     cmd.add_argument("--service", action="store_true", help=argparse_suppress())
     cmd.set_defaults(run=cmd_serve)
     cmd = sub.add_parser("status", help="what nodwyn is doing: encoding N of M tasks, ...")
@@ -91,7 +91,7 @@ def cmd_sessions(args) -> None:
 def print_listing(listed: bytes) -> None:
     """The listing's JSON array as columns for a person (the quick path prints it too), read
     by json's C scanner and written in one go (see running.decoded, cli.memory.write)."""
-    from .. import running
+    from ..background import running
     from .columns import width
 
     tasks = running.decoded(listed)
@@ -212,9 +212,11 @@ def cmd_serve(args) -> int:
     import os
     import signal
 
-    from .. import api, demo, service  # bottle is loaded only by the commands that serve
+    from .. import api
+    from ..background import service  # bottle is loaded only by the commands that serve
     from ..memory.meaning import encoder
-    from ..store import Store
+    from ..tasks import demo
+    from ..tasks.store import Store
 
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
     data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
@@ -251,7 +253,8 @@ def cmd_status(args) -> int:
     are when none runs."""
     import json
 
-    from .. import paths, running, status
+    from .. import paths
+    from ..background import running, status
 
     root = paths.data_root(args.data_dir)
     try:
@@ -289,7 +292,7 @@ def _wait_for_an_end(waits: set, watch=None) -> int | None:
         if not waits:
             threading.Event().wait()
         return signal.sigwait(waits)
-    from ..service import CHECK
+    from ..background.service import CHECK
 
     while watch.why() is None:
         if not waits:  # Windows
@@ -305,7 +308,7 @@ def relative(at: str, now: datetime) -> str:
     """A time as lists show it: 'now', '5m', '2h', 'yesterday', '3d', or the date."""
     if not at:
         return "-"
-    from ..listing import parse_time
+    from ..tasks.listing import parse_time
 
     seconds = (now - parse_time(at)).total_seconds()
     if seconds < 60:

@@ -5,11 +5,11 @@ usage.report's)."""
 
 import sys
 
-from . import store
+from .console import store
 
 
 def add_usage(sub) -> None:
-    from ..usage import BY
+    from ..usage.figures import BY
 
     cmd = sub.add_parser("usage", help="cost, tokens and turns by day, week, month, project, ...")
     cmd.add_argument("--by", choices=BY, default="day", help="one row per this (default: day)")
@@ -22,7 +22,7 @@ def add_usage(sub) -> None:
 def cmd_usage(args) -> None:
     import msgspec
 
-    from ..usage import report
+    from ..usage.figures import report
 
     found = report(store(args), by=args.by, since=args.since, until=args.until)
     if args.json:

@@ -11,6 +11,9 @@ and the package check.
 
 Importing this package loads neither library: the window's process imports it on its way to
 window.py, and must not pay for the tray.
+
+May import: everything (the top floor of docs/ARCHITECTURE.md); nothing imports it but
+`nodwyn app` (cli/agents.py).
 """
 
 import sys

@@ -23,10 +23,12 @@ from pathlib import Path
 
 import msgspec
 
-from .. import agents, instance, settings
+from .. import settings
 from ..api import Server, Status
-from ..store import Store
-from ..worker import Worker
+from ..background import instance
+from ..background.worker import Worker
+from ..importers import agents
+from ..tasks.store import Store
 from . import tray
 from .viewer import Viewer
 

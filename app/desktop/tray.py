@@ -132,7 +132,7 @@ class Quota:
         self._lock = threading.Lock()
 
     def refresh(self) -> None:
-        from ..quota import meter, next_change
+        from ..usage.quota import meter, next_change
 
         try:
             found = meter(self.app.store)

@@ -7,4 +7,7 @@ import and follow loop, with its `.imp` state), problems.py (lines that could no
 prices.py, times.py, loose.py, readonly.py and whole.py (what several formats need). Each agent
 is a sub-package (claude/, codex/, gemini/...) that only turns its format into nodwyn's
 records.
+
+May import: the top modules, log/, tasks/ and memory/ (floor 3 of docs/ARCHITECTURE.md);
+never api/, cli/, desktop/, mcp/ or background/.
 """

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import msgspec
 
-from ..catalogue import RANK, fold_log
 from ..errors import TaskBusy
 from ..log import faults, logfile, tmpfiles
 from ..log import records as r
 from ..log.writer import Writer
-from ..store import Store
+from ..tasks.catalogue import RANK, fold_log
+from ..tasks.store import Store
 
 FORMAT = 1
 

@@ -38,7 +38,7 @@ from ..errors import NotWritten, no_room, not_written
 from ..log import logfile
 from ..log import records as r
 from ..log.writer import Writer
-from ..store import Store
+from ..tasks.store import Store
 from . import formats, problems, registry, sources
 from .agent import Agent, Found
 from .problems import Problem

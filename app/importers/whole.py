@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..log import logfile
 from ..log import records as r
-from ..store import Store
+from ..tasks.store import Store
 from . import sources
 from .agent import Agent, Session
 from .state import State, guarded, key_of, load, save, title_of, write

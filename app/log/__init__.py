@@ -5,4 +5,7 @@ with its seq index) <- writer.py (its one appender, holding the lock of locks.py
 store, memory and importers. Every record is redacted (redact.py, by redact_rules.py) before
 it is written; journal.py notes which logs changed, so readers (the word index) look at those
 only; faults.py lets the crash tests stop a write.
+
+May import: the top modules only (errors, paths, settings): the bottom floor of
+docs/ARCHITECTURE.md.
 """

@@ -6,6 +6,9 @@ provenance/ (which turn wrote a line). Here: fusion.py fuses the two searches, r
 cards and events back, pipes.py is how child processes speak. Dependencies point one way:
 cards <- words <- meaning <- fusion; cards, words <- provenance; cards, words <- recall.
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
+
+May import: the top modules, log/, tasks/ (the catalogue, the store) and two helpers of
+reading/ (ansi.py, edits.py); floor 2 of docs/ARCHITECTURE.md.
 """
 
 import _thread

@@ -1,3 +1,7 @@
 """Reading a task as people read it: Markdown as element trees, edits as diffs, tool output's
 colours, exports, the agent's resume command. Everything here reads records and returns plain
-data; the page and the exports build from the same trees, so they render alike."""
+data; the page and the exports build from the same trees, so they render alike.
+
+May import: the top modules, log/, memory/ and importers/ (the resume command's agent);
+floor 4 of docs/ARCHITECTURE.md.
+"""

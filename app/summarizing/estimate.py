@@ -30,7 +30,7 @@ from ..importers.prices import price_of
 from ..memory.cards import summaries
 from ..memory.meaning.vectors import card_text
 from ..memory.recall import cards as cards_of
-from ..store import Store
+from ..tasks.store import Store
 from .providers import Summarizer
 
 CHUNK = 24_000  # characters of cards in one request (about 6,000 tokens)

@@ -14,7 +14,7 @@ import msgspec
 
 from .. import settings
 from ..errors import BadInput
-from ..store import Store
+from ..tasks.store import Store
 from . import estimate as estimating
 from . import recording
 from .providers import Summarizer

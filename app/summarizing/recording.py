@@ -15,7 +15,7 @@ import msgspec
 
 from ..errors import BadInput, TaskBusy
 from ..log import logfile, records
-from ..store import Store
+from ..tasks.store import Store
 
 LEVELS = ("close", "digest")
 LIMIT = 4000  # characters of one summary

@@ -4,7 +4,7 @@ estimate's token is confirmed, read by the page's progress requests, cancelled f
 import threading
 
 from ..errors import BadInput
-from ..store import Store
+from ..tasks.store import Store
 from . import estimate as estimating
 from .job import Job, Progress, summarizer_of
 

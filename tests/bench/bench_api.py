@@ -19,7 +19,7 @@ from pathlib import Path
 
 from nodwyn import api
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 
 TOKEN = "bench"
 PROJECTS = [f"/home/ana/src/project-{n}" for n in range(40)]

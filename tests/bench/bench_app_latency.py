@@ -102,8 +102,8 @@ def measure(tmp: Path, args) -> None:
     print(f"agent folder: {args.sessions} sessions, {lines} lines, {size / 1e6:.1f} MB")
 
     from nodwyn.api import Server, Status  # after the environment names the agent folders
-    from nodwyn.store import Store
-    from nodwyn.worker import Worker
+    from nodwyn.background.worker import Worker
+    from nodwyn.tasks.store import Store
 
     store = Store(tmp / "data")
     status = Status()

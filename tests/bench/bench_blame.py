@@ -54,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     from nodwyn.memory.provenance import blame as blaming
     from nodwyn.memory.provenance import ledgers
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     work = Path(tempfile.mkdtemp(prefix="bench-blame-"))
     try:

@@ -36,7 +36,7 @@ GOAL_WARM_MS = 5.0
 
 def phase_build(data: Path, alone: bool, profile: bool) -> dict:
     from nodwyn.memory.words import index as wordindex
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     if alone:
         wordindex.HELP_FROM = 1 << 62  # no fold helper: one core
@@ -61,7 +61,7 @@ def phase_warm(data: Path, words: list[str], every_log: bool) -> dict:
     from nodwyn import memory
     from nodwyn.memory.words import changes
     from nodwyn.memory.words import index as wordindex
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     store = Store(data)
     memory.search(store, words[0], mode="words")  # the first search of the process

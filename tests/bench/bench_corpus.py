@@ -99,7 +99,7 @@ def write_copy(target: Path, number: int, files: list[tuple[Path, str]]) -> None
 def grow(data: Path, scratch: Path, have: int, want: int, files) -> None:
     """Import copies have+1 .. want into the data directory."""
     from nodwyn.importers.sync import import_paths
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     store = Store(data)
     for number in range(have + 1, want + 1):
@@ -167,7 +167,7 @@ def phase_build(data: Path, one_core: bool, cold: bool) -> dict:
     makes it every card's vectors (as the worker does), timed apart."""
     from first_build import timed
     from nodwyn import memory
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     out = timed(data, one_core, cold)
     if not one_core:
@@ -180,7 +180,7 @@ def phase_build(data: Path, one_core: bool, cold: bool) -> dict:
 def phase_warm(data: Path, words: list[str]) -> dict:
     """Warm medians (ms) in one process: words, the default mode, FTS5 (query + grouping)."""
     from nodwyn import memory
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     store = Store(data)
     db = sqlite3.connect(data / FTS5_DB)

@@ -43,7 +43,7 @@ def env() -> dict:
 
 def prepared(scratch: Path, scale: int, files) -> Path:
     from nodwyn import memory
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     data = scratch / f"x{scale}"
     corpus.grow(data, scratch, 0, scale, files)
@@ -101,7 +101,7 @@ class Peers:
 
 
 def status(data: Path) -> dict:
-    from nodwyn import running
+    from nodwyn.background import running
 
     try:
         answer = running.ask(data, "status", {})
@@ -171,7 +171,7 @@ def vec_entries(vec: Path) -> list:
 def warm_searches(data: Path, words: list[str]) -> list[str]:
     """One request to the running serve per query (its search warm), against FTS5's query and
     grouping in this process (the database open)."""
-    from nodwyn import running
+    from nodwyn.background import running
 
     ours, fts5 = [], []
     db = sqlite3.connect(data / corpus.FTS5_DB)
@@ -197,7 +197,7 @@ def warm_searches(data: Path, words: list[str]) -> list[str]:
 
 def with_no_app(data: Path, python: str, words: list[str], runs: int) -> list[str]:
     """The first search with no app (it starts the service), then later ones (asking it)."""
-    from nodwyn import running
+    from nodwyn.background import running
 
     peers = Peers(data, python)
     peers.one("first", words[0])

@@ -89,10 +89,10 @@ def worker_cpu(scratch: Path, folders: int, seconds: float, watch: bool) -> dict
     os.environ["CLAUDE_CONFIG_DIR"] = str(scratch / "claude")
     os.environ["CODEX_HOME"] = str(scratch / "codex")
     from nodwyn import settings
-    from nodwyn.feed import Status
+    from nodwyn.background.feed import Status
+    from nodwyn.background.worker import Worker
     from nodwyn.importers.sync import default_paths
-    from nodwyn.store import Store
-    from nodwyn.worker import Worker
+    from nodwyn.tasks.store import Store
 
     for tool in ("claude", "codex"):
         for folder in default_paths(tool):

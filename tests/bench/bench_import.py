@@ -80,7 +80,7 @@ def main() -> None:
 
 def run(work: Path, size: int, profile: bool) -> None:
     from nodwyn.importers.sync import import_paths
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     written = make_copies(work / "src", size) if not (work / "src").exists() else None
     total = sum(f.stat().st_size for f in (work / "src").rglob("*.jsonl"))
@@ -141,7 +141,7 @@ _IDS = re.compile(rb'"sessionId":\s*"([^"]+)"')
 def per_format(work: Path, size: int) -> None:
     """MB/s of each later agent's format, each imported on its own into a fresh store."""
     from nodwyn.importers.sync import import_paths
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     print("per format (issue 18):")
     for name, agent, source, where in FORMATS:
@@ -264,7 +264,7 @@ def _copy_format(name: str, target: Path, size: int) -> int:
 def other_formats(work: Path, size: int) -> None:
     """MB/s of each format of OpenCode, Aider and Cursor: first import, then nothing new."""
     from nodwyn.importers.sync import import_paths
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     for name, agent in (
         ("opencode database", "opencode"),

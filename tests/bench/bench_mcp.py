@@ -20,8 +20,8 @@ from pathlib import Path
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from nodwyn.conversation import claude_slug
-from nodwyn.mcp_server import print_sizes
+from nodwyn.mcp.conversation import claude_slug
+from nodwyn.mcp.server import print_sizes
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus" / "claude"

@@ -43,7 +43,7 @@ import synthetic_logs  # noqa: E402  the corpus-shaped logs and queries of the b
 from nodwyn import memory  # noqa: E402
 from nodwyn.memory import fusion  # noqa: E402
 from nodwyn.memory.meaning import encoder, vectors  # noqa: E402
-from nodwyn.store import Store  # noqa: E402
+from nodwyn.tasks.store import Store  # noqa: E402
 
 PER_LOG = 100  # turns per log for the time to first vectors
 

@@ -49,7 +49,7 @@ def word_search():
 
 def phase_build(data: Path) -> dict:
     from nodwyn.memory.words import index as wordindex
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     began, cpu = time.perf_counter(), time.process_time()
@@ -83,7 +83,7 @@ def phase_serve(data: Path, words: list[str]) -> dict:
     lookup only, and lookup + assembly without the change check (what the FTS5 side does)."""
     from nodwyn.memory.words import index as wordindex
     from nodwyn.memory.words import words as wordsmod
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     module = word_search()
     store = Store(data)
@@ -107,7 +107,7 @@ def phase_meaning(data: Path, words: list[str], in_a_child: bool = False) -> dic
     the first search after that child ended (its keep-alive over) is timed too, 5 times."""
     from nodwyn import memory
     from nodwyn.memory.meaning import encoder
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     if in_a_child:
         encoder.keep_in_a_child()
@@ -136,7 +136,7 @@ def restarted(store, query: str):
 def phase_vectors(data: Path) -> dict:
     """Every log's vectors made (memory.refresh), as the desktop worker does after imports."""
     from nodwyn import memory
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     began = time.perf_counter()
     memory.refresh(Store(data))
@@ -150,7 +150,7 @@ import sys, time
 began = time.perf_counter()
 from pathlib import Path
 from nodwyn import memory
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 loaded = time.perf_counter()
 found = memory.search(Store(Path(sys.argv[1])), sys.argv[2], mode=sys.argv[3])
 done = time.perf_counter()
@@ -200,7 +200,7 @@ def phase_fts5(data: Path, words: list[str]) -> dict:
     carded and snipped by nodwyn's own code: equal work."""
     from nodwyn.memory.words import index as wordindex
     from nodwyn.memory.words import words as wordsmod
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     module = word_search()
     store = Store(data)
@@ -219,7 +219,7 @@ def append_cost(pool: dict, megabytes: int) -> list[str]:
     """Time refresh + search after one more turn, on a small log and on a `megabytes` log."""
     from nodwyn.memory.cards import mem
     from nodwyn.memory.words import index as wordindex
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     out = []
     rng = random.Random(3)

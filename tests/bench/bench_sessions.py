@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from goals import goal
-from nodwyn import listing
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks import listing
+from nodwyn.tasks.store import Store
 
 PROJECTS = [f"/home/ana/src/project-{n}" for n in range(40)]
 

@@ -104,9 +104,9 @@ def _json(command: list, env: dict) -> dict:
 def ours(corpus: Path, data: Path):
     """The usage report by day (split by agent) and the tasks' costs, on a fresh import."""
     os.environ["NODWYN_DATA_DIR"] = str(data)
-    from nodwyn import usage
     from nodwyn.importers.sync import import_paths
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
+    from nodwyn.usage import figures as usage
 
     store = Store()
     for tool, folders in (("claude", CLAUDE), ("codex", CODEX)):

@@ -67,7 +67,7 @@ def ways(data: Path, python: str) -> dict:
 
 def measured(data: Path, python: str, words: list[str]) -> tuple[dict, float]:
     """(name -> [(wall, cpu)] over every query, the service's start in ms)."""
-    from nodwyn import running, service
+    from nodwyn.background import running, service
 
     found, commands = {}, ways(data, python)
     for name, command in commands.items():
@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     from nodwyn import memory
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     corpus.CORPUS = Path(os.environ.get("NODWYN_CORPUS") or corpus.CORPUS)
     files = corpus.sources(args.sources)

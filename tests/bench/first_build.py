@@ -46,7 +46,7 @@ def timed(data: Path, one_core: bool, cold: bool = False) -> dict:
     """A first build of the index of `data`: wall s, CPU s (with the helper's), the logs
     the helper folded, and the catalogue's own time before it."""
     from nodwyn.memory.words import index as wordindex
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     remove_derived(data)
     store = Store(data)

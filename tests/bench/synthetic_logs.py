@@ -20,7 +20,7 @@ def pool_of_texts() -> dict[str, list[str]]:
     from nodwyn.importers.sync import import_paths
     from nodwyn.log import logfile
     from nodwyn.memory.words.index import text_of
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     with tempfile.TemporaryDirectory() as scratch:
         store = Store(Path(scratch) / "data")
@@ -63,7 +63,7 @@ def synthetic_turn(rng: random.Random, pool: dict, number: int) -> list:
 def make_corpus(data: Path, size: int, pool: dict, seed: int = 42) -> tuple[int, int, int]:
     """Logs holding about `size` events in all; returns (logs, events, bytes)."""
     from nodwyn.log import records as r
-    from nodwyn.store import Store
+    from nodwyn.tasks.store import Store
 
     rng = random.Random(seed)
     store = Store(data)

@@ -101,7 +101,8 @@ def encoded_demo(tmp_path_factory) -> Path:
     as it does once the background encoding is done, whatever the machine's load (the demo
     made anew by each `serve --demo` was encoded while the test searched: another ranking
     while meaning covered only part of it, and a model starting beside the page)."""
-    from nodwyn import demo, memory
+    from nodwyn import memory
+    from nodwyn.tasks import demo
 
     root = demo.demo_dir(tmp_path_factory.mktemp("demo-made") / "data")
     memory.refresh(demo.make_demo(root))

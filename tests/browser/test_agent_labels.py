@@ -5,7 +5,7 @@ import json
 import os
 
 from nodwyn.importers.sync import import_paths
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 OLD = 1_600_000_000

@@ -3,7 +3,7 @@ marks of stop words and of letters inside words, events with nothing to show, bo
 in Chromium against `nodwyn serve`."""
 
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 FORTY = "Make the pager print a header on each pg"  # 40 characters

@@ -5,7 +5,7 @@ code) is wider than the window."""
 import pytest
 from nodwyn.log import records
 from nodwyn.reading.export import export
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 SIZES = {"desktop": (1400, 900), "phone": (390, 844)}

@@ -84,8 +84,9 @@ def test_machine_runs_are_listed_with_the_others_when_the_setting_says_so(page, 
 
 
 def test_a_project_is_opened_to_agents_from_settings_and_closed_again(page, served):
-    from nodwyn import settings, toolbox
-    from nodwyn.store import Store
+    from nodwyn import settings
+    from nodwyn.mcp import toolbox
+    from nodwyn.tasks.store import Store
 
     def switches():
         return settings.load(served.root).earlier_tasks

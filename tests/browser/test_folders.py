@@ -5,7 +5,7 @@ Agents' memory stays inside the dialog."""
 
 import pytest
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 from .conftest import serve

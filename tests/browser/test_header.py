@@ -4,7 +4,7 @@
 import re
 
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 from .test_sidebar import open_page

@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from nodwyn import api, demo
+from nodwyn import api
+from nodwyn.tasks import demo
 from playwright.sync_api import expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 from .conftest import serve

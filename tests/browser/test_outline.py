@@ -7,7 +7,7 @@ import re
 import time
 
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 TURNS = 40

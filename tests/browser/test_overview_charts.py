@@ -5,7 +5,7 @@ names whole, empty months kept on the axis, and five agents in five colours, in 
 import json
 
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 # agent, model, month, tokens, cost: the token order differs from the cost order

@@ -10,7 +10,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 from browser.conftest import serve

@@ -9,7 +9,7 @@ import time
 
 import pytest
 from corpora import REAL
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 from .conftest import ARTIFACTS, serve

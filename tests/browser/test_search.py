@@ -7,7 +7,7 @@ import re
 
 from held_routes import HoldFirst
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 

@@ -5,7 +5,7 @@ import json
 import re
 
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 from nodwyn.log import records
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 from .conftest import serve

@@ -4,7 +4,8 @@ log text kept as text, in Chromium."""
 import re
 
 import pytest
-from nodwyn import api, demo
+from nodwyn import api
+from nodwyn.tasks import demo
 from playwright.sync_api import expect
 
 from .test_search import search

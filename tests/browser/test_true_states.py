@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from nodwyn.log import records as r
-from nodwyn.store import Store
+from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
 from browser.conftest import serve
@@ -118,7 +118,7 @@ def test_a_limit_message_with_no_share_is_a_line_not_a_bar(sized, data_dir, tmp_
 
 
 def _line(hit: datetime) -> str:
-    from nodwyn import limits, quota
+    from nodwyn.usage import limits, quota
 
     resets = limits._wall_time("resets 3pm", stamp(hit))
     now = datetime.now(UTC)

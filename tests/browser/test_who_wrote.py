@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from blame_sessions import PROMPTS, applied, pager_session  # noqa: E402
 from corpus_writers import dump  # noqa: E402
 from nodwyn.importers.sync import import_paths  # noqa: E402
-from nodwyn.store import Store  # noqa: E402
+from nodwyn.tasks.store import Store  # noqa: E402
 
 
 @pytest.fixture

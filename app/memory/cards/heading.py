@@ -5,7 +5,7 @@ searching by words (quick.py) shows it without msgspec."""
 import time
 from datetime import datetime
 
-from ...listing import RUNNING_FOR as LIVE_FOR  # the task list's "running" (ADR 0039)
+from ...tasks.listing import RUNNING_FOR as LIVE_FOR  # the task list's "running" (ADR 0039)
 
 ASKED_HEAD = 60  # characters of the prompt in a head line
 # kinds that close a turn or say how it ended: decoded whole, exactly as the fold decodes them

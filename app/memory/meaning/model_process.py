@@ -33,7 +33,7 @@ import numpy as np
 
 from ...errors import NodwynError
 from ..pipes import receive, send
-from .encoder import Unavailable
+from .models import Unavailable
 
 KEEP_ALIVE = 300.0  # seconds, unless NODWYN_MODEL_KEEP_ALIVE says otherwise
 STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
@@ -237,7 +237,7 @@ def serve(folder: Path) -> None:
     """The child: load the model, say so, then encode each list of texts until stdin ends:
     the cards' lane in a thread of its own, a query's at once beside it (one
     onnxruntime session runs from two threads at once), each answer tagged by its lane."""
-    from .encoder import Sentence
+    from .models import Sentence
 
     given, answer = sys.stdin.buffer, sys.stdout.buffer
     try:

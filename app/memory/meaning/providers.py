@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import wire
 from ...errors import NodwynError
-from .encoder import normalised
+from .models import normalised
 
 KINDS = ("ollama", "openai", "voyage")
 PATHS = {"ollama": "/api/embed", "openai": "/v1/embeddings", "voyage": "/v1/embeddings"}

@@ -19,9 +19,6 @@ The stack of all of them (`vectors.stack`, below) is derived from the .vec files
 
 import bisect
 import contextlib
-import os
-import struct
-import threading
 import zlib
 from pathlib import Path
 
@@ -35,6 +32,16 @@ from ...log import logfile, records, tmpfiles
 from ..cards import mem as memfile
 from ..words import words
 from . import encoder as encodermod
+from .saved_stack import (  # noqa: F401 (read as vectors.X)
+    STACK_MAGIC,
+    Rows,
+    StackEntry,
+    StackHead,
+    drop_stale_stack,
+    load_stack,
+    save_stack,
+    stack_path,
+)
 
 FORMAT = 1
 ASKED = 600  # characters of the prompt encoded (pasted logs add noise, not meaning)
@@ -243,140 +250,6 @@ def keep(log: Path, turns: np.ndarray, matrix: np.ndarray) -> None:
     known = _cache.get(log)
     if known is not None:
         _cache[log] = (known[0], turns, matrix)
-
-
-# The stack of every task's vectors, saved for the next process: `<data>/vectors.stack` is
-# the line STACK_MAGIC, a u32 length, a msgpack StackHead (encoder, each task's log size and
-# mtime when its rows were made, and their rows), then four parts, each starting at a
-# multiple of 64 bytes (zeros between): the rows as int8 codes, the float32 scale of each row
-# and the float32 sum of its |codes| (compact.py), and the rows as float16 (the .vec's
-# values, for the exact scores). A new
-# process maps the rows it can use instead of reading every .vec. Format 1 (float32 rows
-# alone, 4 times the codes' bytes) is passed over: the next search saves format 2 in its place.
-STACK_MAGIC = b"nodwyn-stack 2\n"
-_length = struct.Struct("<I")
-
-
-class StackEntry(Struct, array_like=True, frozen=True):
-    task: str
-    size: int
-    mtime_ns: int
-    start: int  # its rows: start..end
-    end: int
-
-
-class StackHead(Struct, kw_only=True):
-    model: str
-    dims: int
-    entries: list[StackEntry]
-    turns: bytes  # int64, one per row
-
-
-class Rows(msgspec.Struct, frozen=True):
-    """Rows of vectors as compact.py scores them: int8 codes (rows x dims), the float32 scale
-    and sum of |codes| of each row, and the float16 rows themselves (numpy arrays, or maps of
-    a saved stack)."""
-
-    codes: object
-    scales: object
-    sums: object
-    exact: object
-
-    def __len__(self) -> int:
-        return len(self.scales)
-
-
-_head_encoder = msgspec.msgpack.Encoder()
-_head_decoder = msgspec.msgpack.Decoder(StackHead)
-
-
-def stack_path(root: Path) -> Path:
-    return root / "vectors.stack"
-
-
-def _aligned(at: int) -> int:
-    return at + (-at) % 64
-
-
-def _layout(head_length: int, rows: int, dims: int) -> tuple[int, int, int, int, int]:
-    """Where the codes, scales, sums and float16 rows start, and where the file ends."""
-    codes = _aligned(len(STACK_MAGIC) + _length.size + head_length)
-    scales = _aligned(codes + rows * dims)
-    sums = _aligned(scales + 4 * rows)
-    exact = _aligned(sums + 4 * rows)
-    return codes, scales, sums, exact, exact + 2 * rows * dims
-
-
-def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: Rows) -> None:
-    """Save a stack for other processes (written aside, renamed into place; a file another
-    process has mapped, which Windows will not replace, is left as it is)."""
-    codes = np.ascontiguousarray(rows.codes, dtype=np.int8)
-    head = _head_encoder.encode(StackHead(model=model, dims=codes.shape[1], entries=entries,
-                                          turns=np.asarray(turns, np.int64).tobytes()))  # fmt: skip
-    parts = zip(_layout(len(head), *codes.shape)[:4], (codes, rows.scales, rows.sums, rows.exact),
-                (np.int8, np.float32, np.float32, np.float16), strict=True)  # fmt: skip
-    file = stack_path(root)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(STACK_MAGIC + _length.pack(len(head)) + head)
-            for at, part, dtype in parts:
-                handle.write(bytes(at - handle.tell()))
-                np.ascontiguousarray(part, dtype=dtype).tofile(handle)
-        os.replace(tmp, file)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-
-
-def load_stack(root: Path, model: str):
-    """(entries by task, turns, Rows mapped read-only) of the saved stack of this encoder,
-    or None when there is none, it is damaged, of another format or made by another encoder."""
-    file = stack_path(root)
-    try:
-        with open(file, "rb") as handle:
-            if handle.read(len(STACK_MAGIC)) != STACK_MAGIC:
-                return None
-            (length,) = _length.unpack(handle.read(_length.size))
-            head = _head_decoder.decode(handle.read(length))
-            size = os.fstat(handle.fileno()).st_size
-            rows, dims = len(head.turns) // 8, head.dims
-            codes, scales, sums, exact, end = _layout(length, rows, dims)
-            if head.model != model or not rows or size != end:
-                return None
-            # mapped through the handle the head was read from: a stack another process
-            # renamed into place meanwhile is a new file, whose rows are not this head's
-            mapped = np.memmap(handle, dtype=np.uint8, mode="r", offset=codes,
-                               shape=(end - codes,))  # fmt: skip
-    except (OSError, ValueError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    mapped = np.asarray(mapped)  # a plain array over the map: memmap's slicing is slow
-    found = Rows(
-        codes=mapped[: rows * dims].view(np.int8).reshape(rows, dims),
-        scales=mapped[scales - codes : scales - codes + 4 * rows].view(np.float32),
-        sums=mapped[sums - codes : sums - codes + 4 * rows].view(np.float32),
-        exact=mapped[exact - codes :].view(np.float16).reshape(rows, dims),
-    )
-    turns = np.frombuffer(head.turns, dtype=np.int64)
-    return {entry.task: entry for entry in head.entries}, turns, found
-
-
-def drop_stale_stack(root: Path, present) -> None:
-    """Remove the saved stack when it holds the vectors of a task not `present` (deleted):
-    like its .vec, they go with the task (the next search saves the stack anew). A stack of
-    an earlier format, never read again, is removed too."""
-    try:
-        with open(stack_path(root), "rb") as handle:
-            magic = handle.read(len(STACK_MAGIC))
-            if magic == STACK_MAGIC:
-                (length,) = _length.unpack(handle.read(_length.size))
-                head = _head_decoder.decode(handle.read(length))
-    except (OSError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
-        return
-    if magic != STACK_MAGIC and not magic.startswith(b"nodwyn-stack "):
-        return  # not a stack of ours
-    if magic != STACK_MAGIC or any(entry.task not in present for entry in head.entries):
-        with contextlib.suppress(OSError):  # Windows: mapped by a process; it is dropped later
-            stack_path(root).unlink(missing_ok=True)
 
 
 def refresh(store, progress=None, lock=None) -> None:

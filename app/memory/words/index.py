@@ -38,12 +38,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import msgspec
 import tantivy
-from msgspec import Struct
 
-from ... import catalogue, settings
-from ...log import journal, tmpfiles
+from ... import settings
+from ...log import journal
+from ...tasks import catalogue
 from ..cards import mem as memfile
 from . import changes, documents, opened, words
 from .adding import Adding
@@ -60,6 +59,14 @@ from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read a
     text_of,
 )
 from .opened import ASIDE, close_when_unused  # noqa: F401 (read as index.X)
+from .state import (  # noqa: F401 (read as index.X)
+    STATE,
+    Seen,
+    State,
+    folder,
+    load_state,
+    save_state,
+)
 
 FORMAT = words.FORMAT
 # tantivy's writer: (memory shared by its threads, threads). One thread, which tokenises beside
@@ -77,34 +84,6 @@ AT_ONCE_FROM = 16 << 20
 last_build = {"logs": 0, "helped": 0}  # logs the last refresh here folded; the helper's share
 
 
-class Seen(Struct, kw_only=True):
-    size: int
-    mtime_ns: int
-    problems: int = 0
-    project: str = ""
-    title: str = ""
-    archived: bool = False
-    closes: int = 0  # its close summaries (catalogue.Summary.closes)
-
-
-class State(Struct, kw_only=True):
-    format: int = FORMAT
-    id: str = ""
-    tool_output: bool = True
-    tasks: dict[str, Seen] = {}
-    journal: str = ""  # the change journal's generation, and how far into it the index got
-    journal_at: int = 0
-    checked_ns: int = 0  # when every log was last looked at (changes.py)
-
-
-_state_encoder = msgspec.json.Encoder()
-_state_decoder = msgspec.json.Decoder(State)
-# JSON, so that a new process searching by words reads it by json's C scanner without msgspec
-# (quick.py); the state of an index made before is read once from its old msgpack file.
-STATE = "state.json"
-_OLD_STATE = "state.msgpack"
-
-
 def schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("words", tokenizer_name="words", index_option="freq")
@@ -119,51 +98,6 @@ def schema() -> tantivy.Schema:
 
 
 SCHEMA = schema()
-
-
-def folder(root: Path) -> Path:
-    return root / "index"
-
-
-_states: dict[Path, tuple[tuple[int, int], State]] = {}
-
-
-def load_state(root: Path, shared: bool = False) -> State | None:
-    """The index's state; `shared` gives this process's decoded copy when the file has not
-    changed since (a search reads it on every call; a refresh that changes it decodes anew)."""
-    file = folder(root) / STATE
-    try:
-        found = file.stat()
-        stamp = (found.st_size, found.st_mtime_ns)
-        known = _states.get(root)
-        if shared and known is not None and known[0] == stamp:
-            return known[1]
-        state = _state_decoder.decode(file.read_bytes())
-    except FileNotFoundError:
-        return _old_state(root)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if state.format != FORMAT:
-        return None
-    if shared:
-        _states[root] = (stamp, state)
-    return state
-
-
-def _old_state(root: Path) -> State | None:
-    """The state of an index made before the state was JSON (state.msgpack), or None."""
-    try:
-        state = msgspec.msgpack.decode((folder(root) / _OLD_STATE).read_bytes(), type=State)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return state if state.format == FORMAT else None
-
-
-def save_state(root: Path, state: State) -> None:
-    file = folder(root) / STATE
-    tmpfiles.sweep(file.parent)  # the next writer of the folder: what a crash left
-    tmpfiles.replace(file, _state_encoder.encode(state), "the word index's state")
-    (folder(root) / _OLD_STATE).unlink(missing_ok=True)
 
 
 def open_index(root: Path, state: State) -> tantivy.Index:

@@ -172,7 +172,7 @@ def main() -> None:
     every log, better done on this core."""
     if len(sys.argv) > 1:
         from ...errors import NodwynError
-        from ...store import Store
+        from ...tasks.store import Store
 
         with contextlib.suppress(OSError, NodwynError):
             Store(Path(sys.argv[1])).list(archived=None)

@@ -22,11 +22,12 @@ from pathlib import Path
 
 import msgspec
 
-from . import limits, listing
-from .errors import NotWritten, no_room
-from .limits import Reading
+from ..errors import NotWritten, no_room
+from ..log import logfile, records, tmpfiles
+from ..usage import limits
+from ..usage.limits import Reading
+from . import listing
 from .listing import MTIME, SIZE, running_since
-from .log import logfile, records, tmpfiles
 
 TITLE_MAX = 120
 # A person's name outranks the model's, which outranks the agent's or an import's.
@@ -231,7 +232,7 @@ def _fold_title(summary: Summary, record: records.SessionTitle) -> None:
 def _fold_digest(summary: Summary, record: records.Summary) -> None:
     if DIGEST_RANK.get(record.by, 1) < DIGEST_RANK.get(summary.digest_by, 0):
         return  # the person's digest stays shown until the person writes another
-    from .log.redact import redact  # only here: a listing from the catalogue imports no rules
+    from ..log.redact import redact  # only here: a listing from the catalogue imports no rules
 
     text = " ".join(redact(record.text).split())
     if len(text) > DIGEST_SHOWN:

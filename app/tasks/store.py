@@ -17,7 +17,12 @@ import re
 import time
 from pathlib import Path
 
-from . import listing, paths
+from .. import paths
+from ..errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
+from ..log import journal, records
+from ..log.redact import redact
+from ..log.writer import Writer
+from . import listing
 from .catalogue import (
     TITLE_MAX,
     Cache,
@@ -26,10 +31,6 @@ from .catalogue import (
     listed,
     running_since,
 )
-from .errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
-from .log import journal, records
-from .log.redact import redact
-from .log.writer import Writer
 
 NOTE = 500  # characters of a bookmark's note
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}")

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import msgspec
 
-from . import listing
-from .log import journal
+from ..log import journal
+from ..tasks import listing
 
 FULL_EVERY = 30.0  # seconds between looks at every log while the journal says nothing changed
 WATCHED_FULL_EVERY = 300.0  # the same while the journal's changes arrive as notifications

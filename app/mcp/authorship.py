@@ -9,15 +9,25 @@ as index-search's are.
 
 from pathlib import Path
 
-from .errors import BadInput
-from .memory.provenance.blame import blame
-from .toolbox import Answer, _recall_text, allowed, framed, leave_refusal, refused, same_project
+from ..errors import BadInput
+from ..memory.provenance.blame import blame
+from .answer import (
+    Answer,
+    allowed,
+    framed,
+    leave_refusal,
+    refused,
+    same_project,
+)
+from .answer import (
+    recall_text as _recall_text,
+)
 
 TURNS = 4  # turns one answer shows whole, the most lines first
 
 
 def who_wrote(toolbox, file: str = "", start: int = 1, end: int | None = None, meta=None) -> Answer:
-    from . import memory
+    from .. import memory
 
     if not isinstance(file, str) or not file.strip():
         return refused("file is the path of the file (relative to the working folder)")

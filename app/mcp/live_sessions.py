@@ -31,8 +31,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .importers.agent import LIVE_FOR, home_of
-from .store import project_of
+from ..importers.agent import LIVE_FOR, home_of
+from ..tasks.store import project_of
 
 _CODEX_SCAN = 200  # newest rollouts whose first line is read when looking for the folder's session
 _HEAD = 64 * 1024
@@ -185,7 +185,7 @@ def _opencode_dir(info: Path) -> Path | None:
 
 
 def cursor(cwd: Path, session: str | None) -> Path | None:
-    from .importers.cursor import user_dir
+    from ..importers.cursor import user_dir
 
     database = user_dir() / "globalStorage" / "state.vscdb"
     return database if database.is_file() else None

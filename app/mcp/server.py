@@ -18,9 +18,9 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from . import __version__
+from .. import __version__
+from ..tasks.store import Store, project_of
 from .conversation import agent_from_client
-from .store import Store, project_of
 from .toolbox import Toolbox
 
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True)

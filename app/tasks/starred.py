@@ -16,9 +16,9 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from .errors import BadInput, TaskNotFound
-from .log import logfile, tmpfiles
-from .log import records as r
+from ..errors import BadInput, TaskNotFound
+from ..log import logfile, tmpfiles
+from ..log import records as r
 
 FILE = "starred.json"
 FORMAT = 1

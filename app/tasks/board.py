@@ -10,11 +10,11 @@ digest (ADR 0033), redacted as every summary is read; and whether the board coun
 
 from msgspec import Struct
 
-from . import memory
-from .errors import BadInput, TaskNotFound
-from .memory.cards import summaries
-from .memory.cards.fold import Card
-from .usage import day_of, local_day
+from .. import memory
+from ..errors import BadInput, TaskNotFound
+from ..memory.cards import summaries
+from ..memory.cards.fold import Card
+from ..usage.figures import day_of, local_day
 
 
 class BoardCard(Struct, frozen=True, kw_only=True):

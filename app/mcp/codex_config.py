@@ -22,7 +22,7 @@ from pathlib import Path
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from .errors import BadInput
+from ..errors import BadInput
 
 NAME = "nodwyn"
 

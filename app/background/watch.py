@@ -26,7 +26,7 @@ from pathlib import Path
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
-from .log import journal
+from ..log import journal
 
 log = logging.getLogger("nodwyn.watch")
 

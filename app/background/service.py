@@ -43,7 +43,7 @@ def wanted(root, refused: bool = False) -> bool:
     NODWYN_SERVICE=0, and the setting `search_service` on."""
     if refused or os.environ.get("NODWYN_SERVICE", "").strip() == "0":
         return False
-    from . import settings
+    from .. import settings
 
     return settings.load(root).search_service
 
@@ -131,7 +131,7 @@ class Watch:
         self.leader = sid if sid > 0 and running.alive(sid) and sid != os.getpid() else 0
 
     def why(self) -> str | None:
-        from . import settings
+        from .. import settings
 
         if not os.path.isdir(self.root):
             return "its data directory is gone"
@@ -170,7 +170,8 @@ class Encoding:
         return self.thread.is_alive()
 
     def _run(self) -> None:
-        from . import memory, usage
+        from .. import memory
+        from ..usage import figures as usage
 
         def progress(phase):
             return lambda done, total: self.status.set(phase, done, total)

@@ -37,11 +37,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from . import agents, memory, scrub, settings, usage
-from .agents import session_files
-from .errors import NodwynError, NotWritten
-from .importers import registry
-from .store import Store
+from .. import memory, settings
+from ..errors import NodwynError, NotWritten
+from ..importers import agents, registry
+from ..importers.agents import session_files
+from ..tasks.store import Store
+from ..usage import figures as usage
+from . import scrub
 
 log = logging.getLogger("nodwyn.worker")
 GAP = 1.0  # seconds between passes woken by notifications (an agent writes many lines a second)

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import msgspec
 
+from ..errors import BadInput
 from . import jsonc
-from .errors import BadInput
 from .live_sessions import claude_root, codex_root, copilot_root, gemini_root
 
 NAME = "nodwyn"
@@ -98,7 +98,7 @@ def copilot_file() -> Path:
 
 def opencode_file() -> Path:
     """OpenCode's global config: `opencode.jsonc` when the person keeps that one, else `.json`."""
-    from .importers.agent import home_of
+    from ..importers.agent import home_of
 
     folder = home_of("XDG_CONFIG_HOME", ".config") / "opencode"
     jsonc_file = folder / "opencode.jsonc"
@@ -167,7 +167,7 @@ def config_file(agent: str) -> Path:
 def detected(agent: str) -> bool:
     """Whether the agent is on this computer: its configuration's folder or one of its
     sessions' folders exists."""
-    from .importers import registry
+    from ..importers import registry
 
     folders = [config_file(agent).parent, *registry.get(agent).roots()]
     # Claude Code's file sits in the home folder itself, which says nothing
@@ -175,7 +175,7 @@ def detected(agent: str) -> bool:
 
 
 def connection(agent: str, said: str = "") -> Connection:
-    from .importers import registry
+    from ..importers import registry
 
     label = registry.get(agent).label
     return Connection(

@@ -2,7 +2,7 @@
 (its progress, /api/status), or, when none runs, how far the vectors of the tasks are (each
 task's .vec looked at: fresh for the model the settings choose, or not)."""
 
-from .memory.meaning import encoder, vectors
+from ..memory.meaning import encoder, vectors
 
 
 def of(store, progress: dict | None) -> dict:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import msgspec
 
-from . import memory, settings
-from .errors import BadInput
-from .importers import registry, sources
-from .importers.sync import Report, import_paths
-from .store import Store
+from .. import memory, settings
+from ..errors import BadInput
+from ..tasks.store import Store
+from . import registry, sources
+from .sync import Report, import_paths
 
 log = logging.getLogger("nodwyn.agents")
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from msgspec import Struct, structs
 
-from .errors import BadInput, TaskNotFound
-from .memory.cards import mem as memfile
+from ..errors import BadInput, TaskNotFound
+from ..memory.cards import mem as memfile
 
 BY = ("day", "week", "month", "project", "model", "agent")
 SPLITS = ("agent", "model", "project")

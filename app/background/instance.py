@@ -21,7 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from .errors import NodwynError
+from ..errors import NodwynError
 
 REQUESTS = ("show", "search")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import msgspec
 
-from . import paths
-from .errors import BadInput, TaskBusy
-from .log import records as r
+from .. import paths
+from ..errors import BadInput, TaskBusy
+from ..log import records as r
 from .store import Store
 
 HOME = "/home/ana"

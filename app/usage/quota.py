@@ -17,9 +17,9 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 
-from .importers import registry
+from ..importers import registry
+from ..tasks.store import Store
 from .limits import DAY, FIVE_HOURS, WEEK, Reading
-from .store import Store
 
 BURN_HOURS = 3.0
 MIN_SPAN = 600  # seconds between two readings for a burn rate to mean anything

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
 
-from .log import records
+from ..log import records
 
 KEEP = 48  # readings kept per limit window per log: the burn rate needs the last hours only
 WEEK, DAY, FIVE_HOURS = 10080, 1440, 300

@@ -23,10 +23,10 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from ..errors import BadInput, NodwynError
+from ..tasks.store import Store
 from . import live_sessions
-from .errors import BadInput, NodwynError
 from .live_sessions import claude_root, claude_slug, codex_root  # noqa: F401 (their names)
-from .store import Store
 
 AGENTS = tuple(live_sessions.FINDERS)  # the agents that speak MCP, in the registry's order
 _META_KEYS = ("sessionId", "session_id", "sessionID", "threadId", "thread_id")
@@ -118,7 +118,7 @@ def _agent_of_file(path: Path) -> str:
 
 
 def _import(store: Store, agent: str, source: Path, cwd: Path, session_id: str | None) -> str:
-    from .importers import registry, sync  # the importer is needed only here
+    from ..importers import registry, sync  # the importer is needed only here
 
     report = sync.import_paths(store, agent, [source])
     tasks = [*report.created, *report.extended, *report.unchanged]
@@ -140,8 +140,8 @@ def _import(store: Store, agent: str, source: Path, cwd: Path, session_id: str |
 def _chosen(store: Store, agent: str, tasks: list[str], cwd: Path, session: str | None) -> str:
     """The caller's task among a database's: by its id, else the folder's task last written
     in the last LIVE_FOR seconds."""
-    from .importers import registry
-    from .importers.agent import LIVE_FOR
+    from ..importers import registry
+    from ..importers.agent import LIVE_FOR
 
     if session:
         task = registry.get(agent).task_id(session)

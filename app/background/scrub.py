@@ -22,12 +22,12 @@ from pathlib import Path
 
 import msgspec
 
-from . import listing
-from .errors import TaskBusy, TaskNotFound
-from .log import journal
-from .log.redact import RULES, redact, redacted_count
-from .log.redact_rules import SCRUBBED, scrubbed_rules  # noqa: F401 (scrub.scrubbed_rules)
-from .log.writer import rewrite
+from ..errors import TaskBusy, TaskNotFound
+from ..log import journal
+from ..log.redact import RULES, redact, redacted_count
+from ..log.redact_rules import SCRUBBED, scrubbed_rules  # noqa: F401 (scrub.scrubbed_rules)
+from ..log.writer import rewrite
+from ..tasks import listing
 
 FILE = SCRUBBED
 DERIVED = (".idx", ".mem", ".heads", ".vec")  # beside a log; `.imp` holds no text of the log
@@ -96,8 +96,8 @@ def scrub_log(path: Path, root: Path) -> int:
 def forget_derived(root: Path) -> None:
     """Remove what spans every log (the word index, the vectors' stack, the catalogue): each
     is made again from the logs when next used."""
-    from .memory.meaning import vectors  # tantivy and numpy: only when there is work
-    from .memory.words import index
+    from ..memory.meaning import vectors  # tantivy and numpy: only when there is work
+    from ..memory.words import index
 
     index.remove(root)
     vectors.stack_path(root).unlink(missing_ok=True)
