@@ -25,6 +25,8 @@ class BoardCard(Struct, frozen=True, kw_only=True):
     summary: str = ""  # the close summary covering the turn
     digest: str = ""  # the task's digest, on its newest card only
     failed: bool = False  # failed, or its card shows a failed command or an error (failed())
+    number: int = 0  # the turn as people count them: the task's 1st, 2nd ... turn
+    turns: int = 0  # of the task's turns in all ("turn 3 of 9")
 
 
 class Board(Struct, frozen=True, kw_only=True):
@@ -72,5 +74,5 @@ def _cards(store, info) -> list[BoardCard]:
         out.append(BoardCard(task=info.id, title=info.title, agent=info.origin, card=card,
                              summary=summaries.redacted(close).text if close else "",
                              digest=summaries.redacted(digest).text if digest else "",
-                             failed=failed(card)))  # fmt: skip
+                             failed=failed(card), number=at + 1, turns=len(cards)))  # fmt: skip
     return out

@@ -30,7 +30,7 @@ const isoDay = (day) => `${day.getFullYear()}-${String(day.getMonth() + 1).padSt
 
 /**
  * One turn's card on the board, as a link to its turn.
- * @param {{task: string, title: string, agent: string, card: any}} entry
+ * @param {{task: string, title: string, agent: string, card: any, number?: number, turns?: number}} entry
  * @param {{href: string, onOpen: () => void, showTask: boolean}} how
  */
 export function boardCard(entry, { href, onOpen, showTask }) {
@@ -44,7 +44,8 @@ export function boardCard(entry, { href, onOpen, showTask }) {
       onOpen();
     } },
   el("div", { class: "board-head" },
-    el("span", { class: "outcome" }, c.outcome), facts.map((f) => el("span", { class: "muted" }, f)), timeEl(c.at)),
+    el("span", { class: "outcome" }, c.outcome), facts.map((f) => el("span", { class: "muted" }, f)), timeEl(c.at),
+    entry.number ? el("span", { class: "muted", "data-board-turn": "", title: `records #${c.first_seq}–${c.last_seq ? `#${c.last_seq}` : "…"}` }, `turn ${entry.number} of ${entry.turns}`) : null),
   showTask ? el("div", { class: "board-task muted" }, agentLabel(entry.agent) ? `${agentLabel(entry.agent)} · ` : "", entry.title) : null,
   el("div", { class: "board-asked" }, c.asked || "(no prompt)"),
   (c.files || []).length ? el("div", { class: "board-line" }, el("span", { class: "label" }, `${c.files.length} file${c.files.length === 1 ? "" : "s"} `),

@@ -40,7 +40,7 @@ export function openExport(dialog, task, turn = null) {
     }
   };
   dialog.replaceChildren(el("form", { method: "dialog" },
-    el("h2", {}, turn ? `Export turn ${turn}` : "Export this task"),
+    el("h2", {}, turn ? "Export this turn" : "Export this task"),
     el("p", {}, "One file, secrets redacted, readable without nodwyn."),
     el("div", { class: "dialog-buttons" },
       el("button", { type: "button", "data-export": "html", onclick: () => go("html") }, "HTML page"),
