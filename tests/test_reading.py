@@ -147,6 +147,9 @@ def test_a_task_exports_as_markdown_with_its_diffs_and_output(data_dir):
     assert "FAIL TestPagerOrder" in text and "\x1b" not in text
     turns = re.findall(r"^\*.* · (\$\d+\.\d\d|no usage in the log|no price for .+)\*$", text, re.M)
     assert turns  # each turn's cost, as the board and the MCP cards say it (issue 35)
+    heads = re.findall(r"^## (Turn .*)$", text, re.M)
+    assert heads[:2] == ["Turn 1 of 2", "Turn 2 of 2"]  # as people count them, not records
+    assert re.search(r"^\*turn 1 of 2 · ", text, re.M) and "turn seq" not in text
     one = export(store, TASK, "md", turn=10)
     assert "Now show me something odd" in one and "TestPagerOrder (0.01s)" not in one
 

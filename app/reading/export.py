@@ -17,6 +17,7 @@ from ..errors import BadInput
 from ..log import logfile
 from ..memory import cards as task_cards
 from ..memory.cards.fold import cost_words
+from ..memory.cards.heading import numbered
 from ..memory.recall import plain
 from . import ansi, edits, markdown
 from .shown import dress
@@ -62,7 +63,10 @@ def export(store, task: str, fmt: str, turn: int | None = None) -> str:
         raise BadInput(f"export formats are {', '.join(FORMATS)}, not {fmt!r}")
     info = store.get(task)
     events = _events(store, task, turn)
-    cards = {card.first_seq: card for card in task_cards(store, task)}
+    every = task_cards(store, task)
+    cards = {card.first_seq: (number, f"{numbered(card.head, number, len(every))} · "
+                                      f"{cost_words(card)}")
+             for number, card in enumerate(every, 1)}  # fmt: skip
     return (_markdown if fmt == "md" else _html)(info, events, cards)
 
 
@@ -103,9 +107,9 @@ def _markdown(info, events: list[dict], cards: dict) -> str:
 def _md_event(event: dict, cards: dict) -> list[str]:
     kind, who = event.get("kind"), f" ({event['agent']})" if event.get("agent") else ""
     if kind == "message":
-        card = cards.get(event.get("seq"))
-        said = [f"*{card.head} · {cost_words(card)}*", ""] if card else []
-        head = [f"## Turn {event['seq']}{who}", ""] + said
+        number, said = cards.get(event.get("seq"), (0, ""))
+        title = f"Turn {number} of {len(cards)}" if number else "Message"
+        head = [f"## {title}{who}", ""] + ([f"*{said}*", ""] if said else [])
         return head + ["**Asked:**", "", event.get("text", ""), ""]
     if kind == "reply":
         out = [f"**Reply{who}:**", "", event["text"], ""] if event.get("text") else []
@@ -195,10 +199,10 @@ def _html_event(event: dict, cards: dict) -> list:
             ["div", {"class": "md"}, *event.get("md", [])],
         ]
         node += [_html_call(call) for call in event.get("calls") or []]
-        card = cards.get(seq) if kind == "message" and not event.get("agent") else None
-        if card is None:
+        found = cards.get(seq) if kind == "message" and not event.get("agent") else None
+        if found is None:
             return node
-        said = f"{card.head} · {cost_words(card)}"
+        said = found[1]
         return ["section", {"class": "turn"}, ["p", {"class": "card"}, said], node]
     if kind == "result":
         runs = event.get("ansi") or [["", event.get("output", "")]]

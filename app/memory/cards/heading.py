@@ -54,6 +54,15 @@ def head(card_first: int, last: int | None, outcome: str, ms: int | None, asked:
     return " · ".join(parts)
 
 
+def numbered(head: str, number: int, turns: int) -> str:
+    """A head line with its turn as people count them ("turn 3 of 9 · completed · ...") where
+    it names the turn's records ("turn seq 40-52"): for a page or a file a person reads."""
+    first, sep, rest = head.partition(" · ")
+    if not first.startswith("turn seq "):
+        return head
+    return f"turn {number} of {turns}{sep}{rest}"
+
+
 def is_live(worked_at: str, now: float | None = None) -> bool:
     """Whether the agent wrote in the turn within the last LIVE_FOR seconds (the task list's
     "running"): only then may a turn without an end still be going (ADR 0039)."""
