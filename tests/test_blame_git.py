@@ -142,3 +142,31 @@ def test_bad_input_is_refused_in_one_line_without_reading_it(tmp_path, data_dir,
     assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert time.monotonic() - started < 10
+
+
+def test_a_file_rewritten_by_hand_keeps_the_lines_git_carries_from_the_sessions_version(
+    tmp_path, data_dir
+):
+    """Every line but the blank ones rewritten by hand days later: git blame carries the blank
+    lines the session's edit put there from the commit holding its version, and so does blame;
+    the blank line older than the session stays no session's."""
+    base = "# Notes\n\nintro paragraph about the notes file\n"
+    plan = ("\n## Plan written by the session\n\n- the first step the session wrote down\n\n"
+            "- the second step the session wrote down\n")  # fmt: skip
+    c = Claude("5e55a0e1-0000-4000-8000-00000000a002", PROJECT, "2.1.20", "2026-11-20")
+    c.prompt("Add a plan to the notes")
+    old = "intro paragraph about the notes file\n"
+    c.reply("msg_p", use("t_p", "Edit", file_path=PROJECT + "/notes.md", old_string=old,
+                         new_string=old + plan))  # fmt: skip
+    c.result("t_p", "The file has been updated.", {"type": "update", "originalFile": base})
+    store = imported(tmp_path, data_dir, c)
+    repo = tmp_path / "src" / "pager"
+    committed(repo, "notes.md", base, BEFORE)
+    committed(repo, "notes.md", base + plan, AFTER)
+    assert claimed(store, repo / "notes.md") == [4, 5, 6, 7, 8, 9]
+    by_hand = ("# Notes, kept by hand\n\nthe intro was rewritten by a person\n\n## The plan as I "
+               "see it\n\n- step one, reworded\n\n- step two, reworded\n")  # fmt: skip
+    committed(repo, "notes.md", by_hand, DAYS_LATER)
+    done = blame(store, repo / "notes.md")
+    assert [line.line for line in done.lines if line.origin is not None] == [4, 6, 8]
+    assert {done.origins[0].turn} == {1}

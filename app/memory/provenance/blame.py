@@ -30,7 +30,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from ...errors import BadInput
-from . import checking, fragments, ledgers, repository
+from . import checking, fragments, ledgers, repository, versions
 from .ledger import Edit, key
 
 NONE = -1  # a replayed line no edit wrote
@@ -315,11 +315,11 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
     if dates is not None and len(dates.times) != len(lines):
         dates = None
     found = edits_of(book, path, projects, dates)
-    edits = [edit for _, edit in found]
-    done = attribute(lines, edits, _base(lines, edits, dates))
-    if dates is not None:
-        checking.dated(done, lines, edits, dates.times)
-        fragments.changed(store, found, lines, [key(line) for line in lines], done, dates.times)
+    done = _answer(store, found, lines, dates)
+    if dates is not None and found:
+        versions.carried(path.resolve(), dates, lines, done, found,
+                         lambda then, at: _answer(store, found, then, at))  # fmt: skip
+        checking.dated(done, lines, [edit for _, edit in found], dates.times)
     shown, origins, out = {}, [], []
     for n in range(first - 1, last):
         status, number = done[n]
@@ -332,6 +332,16 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
         out.append(Line(line=n + 1, status=status, origin=where, text=lines[n]))
     return Blame(file=str(path), lines=out, origins=origins, edits=len(found),
                  git=dates is not None)  # fmt: skip
+
+
+def _answer(store, found: list[tuple[str, Edit]], lines: list[str], dates) -> list:
+    """(status, edit index) for each of `lines`, checked against git where `dates` is given."""
+    edits = [edit for _, edit in found]
+    done = attribute(lines, edits, _base(lines, edits, dates))
+    if dates is not None:
+        checking.dated(done, lines, edits, dates.times)
+        fragments.changed(store, found, lines, [key(line) for line in lines], done, dates.times)
+    return done
 
 
 def edits_of(book, path: Path, projects: list[str], dates) -> list[tuple[str, Edit]]:
