@@ -9,7 +9,6 @@ Asked only where an edit's path is the file's inside the folders but the folder 
 `git cat-file --batch` per project and checkout, remembered while the ledgers stay the same.
 """
 
-import subprocess
 from pathlib import Path
 
 from . import repository
@@ -73,24 +72,6 @@ def _within(keys: list[int], run: list[int]) -> bool:
 def _versions(top: Path, inside: str) -> list[list[str]]:
     """The file's versions git holds, newest first (`inside` relative to `top`, a folder of
     the repository)."""
-    out = repository._git(top, "log", f"-{VERSIONS}", "--format=%H", "--", inside) or ""
-    asked = "".join(f"{sha}:./{inside}\n" for sha in out.split()).encode()
-    if not asked:
-        return []
-    try:
-        done = subprocess.run(["git", "-C", str(top), "cat-file", "--batch"], input=asked,
-                              capture_output=True, timeout=repository.TIMEOUT,
-                              check=False)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    data, at, found = done.stdout, 0, []
-    while at < len(data):
-        end = data.find(b"\n", at)
-        if end < 0:
-            break
-        head, at = data[at:end].split(), end + 1
-        if len(head) == 3 and head[1] == b"blob":
-            size = int(head[2])
-            found.append(data[at : at + size].decode("utf-8", "replace").splitlines())
-            at += size + 1
-    return found
+    shas = repository.history(top, inside, VERSIONS)
+    found = repository.blobs(top, [f"{sha}:./{inside}" for sha in shas])
+    return [text.splitlines() for text in found if text is not None]

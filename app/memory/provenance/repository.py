@@ -105,6 +105,11 @@ def version_after(top: Path, path: str, since: float) -> Version | None:
     return Version(sha=found[0], path=found[1], lines=text.splitlines())
 
 
+def history(folder: Path, inside: str, most: int) -> list[str]:
+    """The hashes of the newest `most` commits that changed `inside` (relative to `folder`)."""
+    return (_git(folder, "log", f"-{most}", "--format=%H", "--", inside) or "").split()
+
+
 def added(folder: Path, sha: str) -> Added | None:
     """The lines commit `sha` added to each file, against its first parent (-M: renames)."""
     show = ["show", "-M", "-U0", "--no-color", "--no-ext-diff", "--format=%H%n%ct%n%P", sha, "--"]
@@ -142,25 +147,34 @@ def added(folder: Path, sha: str) -> Added | None:
 
 
 def _held(folder: Path, rev: str, paths: list[str]) -> dict[str, set[str]]:
-    """The lines (white space collapsed) of each file at `rev`: one `git cat-file --batch`."""
-    asked = "".join(f"{rev}:{path}\n" for path in paths).encode()
+    """The lines (white space collapsed) of each file at `rev`."""
+    found = blobs(folder, [f"{rev}:{path}" for path in paths])
+    return {path: {" ".join(line.split()) for line in text.splitlines()}
+            for path, text in zip(paths, found, strict=True) if text is not None}  # fmt: skip
+
+
+def blobs(folder: Path, names: list[str]) -> list[str | None]:
+    """The text of each blob named (`rev:path`), None where git has none: one `git cat-file
+    --batch`."""
+    asked = "".join(f"{name}\n" for name in names).encode()
     try:
         done = subprocess.run(["git", "-C", str(folder), "cat-file", "--batch"], input=asked,
                               capture_output=True, timeout=TIMEOUT, check=False)  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
-        return {}
-    data, at, out = done.stdout, 0, {}
-    for path in paths:
+        return [None] * len(names)
+    data, at, out = done.stdout, 0, []
+    for _ in names:
         end = data.find(b"\n", at)
         if end < 0:
             break
         head, at = data[at:end].split(), end + 1
+        text = None
         if len(head) == 3 and head[1] == b"blob":
             size = int(head[2])
             text = data[at : at + size].decode("utf-8", "replace")
-            out[path] = {" ".join(line.split()) for line in text.splitlines()}
             at += size + 1
-    return out
+        out.append(text)
+    return out + [None] * (len(names) - len(out))
 
 
 def top_of(folder: Path) -> Path | None:
