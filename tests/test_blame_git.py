@@ -142,3 +142,55 @@ def test_bad_input_is_refused_in_one_line_without_reading_it(tmp_path, data_dir,
     assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert time.monotonic() - started < 10
+
+
+def test_a_file_rewritten_by_hand_keeps_the_lines_git_carries_from_the_sessions_version(
+    tmp_path, data_dir
+):
+    """Every line but the blank ones rewritten by hand days later: git blame carries the blank
+    lines the session's edit put there from the commit holding its version, and so does blame;
+    the blank line older than the session stays no session's."""
+    store = imported(tmp_path, data_dir, notes_session())
+    repo = tmp_path / "src" / "pager"
+    committed(repo, "notes.md", NOTES, BEFORE)
+    committed(repo, "notes.md", NOTES + PLAN, AFTER)
+    assert claimed(store, repo / "notes.md") == [4, 5, 6, 7, 8, 9]
+    by_hand = ("# Notes, kept by hand\n\nthe intro was rewritten by a person\n\n## The plan as I "
+               "see it\n\n- step one, reworded\n\n- step two, reworded\n")  # fmt: skip
+    committed(repo, "notes.md", by_hand, DAYS_LATER)
+    done = blame(store, repo / "notes.md")
+    assert [line.line for line in done.lines if line.origin is not None] == [4, 6, 8]
+    assert {done.origins[0].turn} == {1}
+
+
+NOTES = "# Notes\n\nintro paragraph about the notes file\n"
+PLAN = ("\n## Plan written by the session\n\n- the first step the session wrote down\n\n"
+        "- the second step the session wrote down\n")  # fmt: skip
+
+
+def notes_session() -> Claude:
+    """A session of /home/ana/pager that adds a plan under the notes' first lines."""
+    c = Claude("5e55a0e1-0000-4000-8000-00000000a002", PROJECT, "2.1.20", "2026-11-20")
+    c.prompt("Add a plan to the notes")
+    c.reply("msg_p", use("t_p", "Edit", file_path=PROJECT + "/notes.md", old_string=NOTES,
+                         new_string=NOTES + PLAN))  # fmt: skip
+    c.result("t_p", "The file has been updated.", {"type": "update", "originalFile": NOTES})
+    return c
+
+
+def test_a_checkout_under_another_name_is_told_by_git_and_a_lookalike_is_not(tmp_path, data_dir):
+    """The folder's name is not the session's: a checkout whose history holds the notes as the
+    session found them is its project; a repository with the same path that holds the lines
+    the session wrote, but never the text it found, is not."""
+    store = imported(tmp_path, data_dir, notes_session())
+    copy = tmp_path / "checkouts" / "pager-review"
+    committed(copy, "notes.md", NOTES, BEFORE)
+    committed(copy, "notes.md", NOTES + PLAN, AFTER)
+    assert claimed(store, copy / "notes.md") == [4, 5, 6, 7, 8, 9]
+    lookalike = tmp_path / "myapp"
+    committed(lookalike, "notes.md", "# Other notes\n" + PLAN, AFTER)
+    assert claimed(store, lookalike / "notes.md") == []
+    plain = tmp_path / "plain" / "pager-review"  # the same files, no git: the name rule alone
+    plain.mkdir(parents=True)
+    (plain / "notes.md").write_text(NOTES + PLAN, encoding="utf-8")
+    assert claimed(store, plain / "notes.md") == []

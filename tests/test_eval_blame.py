@@ -66,4 +66,6 @@ def test_on_vsla_blame_and_commit_meet_the_issues_bar(tmp_path, eval_blame):
     total = {name: sum(row[name] for row in found["blame"]) for name in found["blame"][0]
              if name not in ("sha", "ms_per_file")}  # fmt: skip
     assert total["right"] >= 0.98 * total["claimed"] and total["found"] >= 0.95 * total["written"]
+    for row in found["blame"]:  # each point on its own too, HEAD the last
+        assert row["right"] >= 0.98 * row["claimed"] and row["found"] >= 0.95 * row["written"]
     assert len(found["commits"]) == 20 and all(commit["ok"] for commit in found["commits"])

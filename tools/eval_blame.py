@@ -14,7 +14,10 @@ data directory. The truth is built apart from nodwyn's blame code, from the raw 
   as `git blame -w`) keep their turn, new or changed lines take the edit's turn;
 - at each commit, renames git records (-M) carry a file's lines to its new path, and the
   commit's file is aligned with the replayed text by a line diff: a line equal to a replayed
-  one keeps its turn, any other line is no session's;
+  one keeps its turn, any other line is no session's; a file the commit changed goes on from
+  the commit's version, each claim git blame -w there dates before its edit taken away (so a
+  line is carried from commit to commit as git blame carries it, and a line older than its
+  edit is not claimed later because a hand rewrite re-dated it);
 - at the points measured, a line git blame -w dates to a commit made before the edit that
   claims it is no session's.
 
@@ -162,15 +165,28 @@ class Truth:
         self.work[path] = (new, carry(lines, turns, new, label))
 
     def commit(self, repo, sha: str) -> None:
+        """Renames carry a file's lines to its new path; each file the commit changed becomes
+        the commit's version, its claims checked against git blame there, so the truth goes
+        from commit to commit as git blame does: a line git dates before its edit in the
+        commit that first holds the edit stays no session's when a later commit re-dates it."""
+        changed = []
         for line in git(repo, "show", "-M", "--name-status", "--format=", sha).splitlines():
             parts = line.split("\t")
             if parts[0].startswith("R") and parts[1] in self.work:
                 self.work[parts[2]] = self.work.pop(parts[1])
+            if len(parts) > 1 and parts[-1] in self.work:
+                changed.append(parts[-1])
+        for path, turns in self.at(repo, sha, changed).items():
+            blob = git(repo, "show", f"{sha}:{path}", text=False).decode("utf-8", "replace")
+            self.work[path] = (blob.splitlines(), checked(repo, sha, {path: turns})[path])
 
-    def at(self, repo, sha: str) -> dict[str, list]:
-        """Each replayed file as the commit holds it: its lines' turns."""
+    def at(self, repo, sha: str, paths=None) -> dict[str, list]:
+        """Each replayed file (of `paths`, where given) as the commit holds it: its lines'
+        turns."""
         out = {}
         for path, (lines, turns) in self.work.items():
+            if paths is not None and path not in paths:
+                continue
             if not any(turns):
                 continue
             blob = git(repo, "show", f"{sha}:{path}", text=False)

@@ -30,7 +30,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from ...errors import BadInput
-from . import checking, fragments, ledgers, repository
+from . import checking, checkouts, fragments, ledgers, repository, versions
 from .ledger import Edit, key
 
 NONE = -1  # a replayed line no edit wrote
@@ -83,11 +83,13 @@ def target_of(path: Path, projects: list[str]) -> Target:
     return Target(path=text, roots=tuple(dict.fromkeys(roots)))
 
 
-def names(edit_path: str, project: str, target: Target) -> bool:
+def names(edit_path: str, project: str, target: Target, book=None) -> bool:
     """Whether an edit's path (on its log's machine, `project` its folder) is the target: the
     same path, or the same path inside a folder of the same name as the log's folder or one
-    above it (a session started in `vsla/build` edits `vsla/src/x.c`). A repository elsewhere
-    that merely holds the same relative path is another project."""
+    above it (a session started in `vsla/build` edits `vsla/src/x.c`), or inside a folder of
+    another name whose git history holds the text the project's edits found there (a checkout
+    under another name: checkouts.py, where `book` is given). A repository elsewhere that
+    merely holds the same relative path is another project."""
     if edit_path == target.path:
         return True
     base = project.replace("\\", "/").rstrip("/")
@@ -98,7 +100,9 @@ def names(edit_path: str, project: str, target: Target) -> bool:
             inside = edit_path[len(base) + 1 :]
             if target.path.endswith("/" + inside):
                 here = target.path[: -len(inside) - 1]
-                return ledgers.name_of(here) == ledgers.name_of(base)
+                if ledgers.name_of(here) == ledgers.name_of(base):
+                    return True
+                return book is not None and checkouts.same(book, project, base, Path(here))
         base = base.rsplit("/", 1)[0] if "/" in base else ""
     return False
 
@@ -113,11 +117,11 @@ def history(book, target: Target) -> list[tuple[str, Edit]]:
             name = ledgers.name_of(want.path)
             for task, edit in book.edits.get(name, ()):
                 project = book.ledgers[task][1].project
-                if names(edit.path, project, want) and (before is None or edit.at <= before):
+                if names(edit.path, project, want, book) and (before is None or edit.at <= before):
                     found.append((task, edit))
             for task, move in book.moves.get(name, ()):
                 project = book.ledgers[task][1].project
-                if names(move.dst, project, want) and (before is None or move.at <= before):
+                if names(move.dst, project, want, book) and (before is None or move.at <= before):
                     source = Target(path=move.src, roots=(project,))
                     following.append((source, move.at))
         wanted = following
@@ -315,11 +319,11 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
     if dates is not None and len(dates.times) != len(lines):
         dates = None
     found = edits_of(book, path, projects, dates)
-    edits = [edit for _, edit in found]
-    done = attribute(lines, edits, _base(lines, edits, dates))
-    if dates is not None:
-        checking.dated(done, lines, edits, dates.times)
-        fragments.changed(store, found, lines, [key(line) for line in lines], done, dates.times)
+    done = _answer(store, found, lines, dates)
+    if dates is not None and found:
+        versions.carried(path.resolve(), dates, lines, done, found,
+                         lambda then, at: _answer(store, found, then, at))  # fmt: skip
+        checking.dated(done, lines, [edit for _, edit in found], dates.times)
     shown, origins, out = {}, [], []
     for n in range(first - 1, last):
         status, number = done[n]
@@ -332,6 +336,16 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
         out.append(Line(line=n + 1, status=status, origin=where, text=lines[n]))
     return Blame(file=str(path), lines=out, origins=origins, edits=len(found),
                  git=dates is not None)  # fmt: skip
+
+
+def _answer(store, found: list[tuple[str, Edit]], lines: list[str], dates) -> list:
+    """(status, edit index) for each of `lines`, checked against git where `dates` is given."""
+    edits = [edit for _, edit in found]
+    done = attribute(lines, edits, _base(lines, edits, dates))
+    if dates is not None:
+        checking.dated(done, lines, edits, dates.times)
+        fragments.changed(store, found, lines, [key(line) for line in lines], done, dates.times)
+    return done
 
 
 def edits_of(book, path: Path, projects: list[str], dates) -> list[tuple[str, Edit]]:

@@ -47,9 +47,17 @@ def _git(folder: Path, *args: str) -> str | None:
 def dated(path: Path) -> Dated | None:
     """git blame -w of the file as it is in the work tree (uncommitted lines included)."""
     out = _git(path.parent, "blame", "-w", "--porcelain", "--", path.name)
-    if out is None:
-        return None
     top = next((place for place in path.parents if (place / ".git").exists()), None)
+    return _dated(out, top) if out is not None else None
+
+
+def dated_at(top: Path, rev: str, path: str) -> Dated | None:
+    """git blame -w of the file as commit `rev` holds it (`path` its path there)."""
+    out = _git(top, "blame", "-w", "--porcelain", rev, "--", path)
+    return _dated(out, top) if out is not None else None
+
+
+def _dated(out: str, top: Path | None) -> Dated:
     times: dict[str, float | None] = {}
     paths: list[str] = []
     found: list[float | None] = []
@@ -67,6 +75,39 @@ def dated(path: Path) -> Dated | None:
         elif head[0] == "filename" and head[1] not in paths:
             paths.append(head[1])
     return Dated(times=found, paths=paths, top=top.as_posix() if top else "")
+
+
+class Version(Struct, frozen=True, kw_only=True):
+    """The file as one commit holds it."""
+
+    sha: str
+    path: str  # relative to the repository's top, at that commit
+    lines: list[str]
+
+
+def version_after(top: Path, path: str, since: float) -> Version | None:
+    """The file at the oldest commit made at or after `since` that changed it (renames
+    followed): the version the sessions' last edits were committed in."""
+    out = _git(top, "log", "--follow", "--format=%x00%H %ct", "--name-only", "--", path)
+    found = None
+    for entry in (out or "").split("\0")[1:]:
+        head, _, names = entry.partition("\n")
+        sha, _, at = head.partition(" ")
+        name = names.strip().split("\n")[-1] if names.strip() else ""
+        if not at or float(at) < since:
+            break  # newest first: the ones older than `since` follow
+        found = (sha, name)
+    if found is None or not found[1]:
+        return None
+    text = _git(top, "show", f"{found[0]}:{found[1]}")
+    if text is None:
+        return None
+    return Version(sha=found[0], path=found[1], lines=text.splitlines())
+
+
+def history(folder: Path, inside: str, most: int) -> list[str]:
+    """The hashes of the newest `most` commits that changed `inside` (relative to `folder`)."""
+    return (_git(folder, "log", f"-{most}", "--format=%H", "--", inside) or "").split()
 
 
 def added(folder: Path, sha: str) -> Added | None:
@@ -106,25 +147,34 @@ def added(folder: Path, sha: str) -> Added | None:
 
 
 def _held(folder: Path, rev: str, paths: list[str]) -> dict[str, set[str]]:
-    """The lines (white space collapsed) of each file at `rev`: one `git cat-file --batch`."""
-    asked = "".join(f"{rev}:{path}\n" for path in paths).encode()
+    """The lines (white space collapsed) of each file at `rev`."""
+    found = blobs(folder, [f"{rev}:{path}" for path in paths])
+    return {path: {" ".join(line.split()) for line in text.splitlines()}
+            for path, text in zip(paths, found, strict=True) if text is not None}  # fmt: skip
+
+
+def blobs(folder: Path, names: list[str]) -> list[str | None]:
+    """The text of each blob named (`rev:path`), None where git has none: one `git cat-file
+    --batch`."""
+    asked = "".join(f"{name}\n" for name in names).encode()
     try:
         done = subprocess.run(["git", "-C", str(folder), "cat-file", "--batch"], input=asked,
                               capture_output=True, timeout=TIMEOUT, check=False)  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
-        return {}
-    data, at, out = done.stdout, 0, {}
-    for path in paths:
+        return [None] * len(names)
+    data, at, out = done.stdout, 0, []
+    for _ in names:
         end = data.find(b"\n", at)
         if end < 0:
             break
         head, at = data[at:end].split(), end + 1
+        text = None
         if len(head) == 3 and head[1] == b"blob":
             size = int(head[2])
             text = data[at : at + size].decode("utf-8", "replace")
-            out[path] = {" ".join(line.split()) for line in text.splitlines()}
             at += size + 1
-    return out
+        out.append(text)
+    return out + [None] * (len(names) - len(out))
 
 
 def top_of(folder: Path) -> Path | None:
