@@ -11,8 +11,9 @@ Thinking is output, as every provider bills it; input never holds the cached tok
   first copy's time; `input` holds `cached`, `thoughts` are output, `tool` is prompt (input).
 - Copilot CLI: each `assistant.message` once by its `messageId`, its `outputTokens`, at its time;
   the input and cache tokens only in `session.shutdown`'s `tokenDetails`, at the shutdown's time.
-- OpenCode: each assistant message once by its id, its `tokens` (`reasoning` is output) and
-  `cost`, dated by `time.created` (ms); from the SQLite `message` table or an export's JSON.
+- OpenCode: each request once by its id: an assistant message's `step-finish` parts, else the
+  message; their `tokens` (`reasoning` is output) and `cost`, dated by the message's
+  `time.created` (ms); from the SQLite `message` and `part` tables or an export's JSON.
 - Aider: each `> Tokens: … sent, … received.` line (`k`/`M` as written, the only precision
   the file gives; "sent" is the whole prompt, its cache hits and writes in it, as aider's
   base_coder adds them), its `Cost: $x message` where there is one; dated by the prompt before it
@@ -101,42 +102,49 @@ def copilot(folder: Path) -> list[dict]:
 
 
 # -- OpenCode -----------------------------------------------------------------------------
-def _opencode_item(message: dict) -> dict | None:
-    t = message.get("tokens")
-    if message.get("role") != "assistant" or not isinstance(t, dict):
-        return None
-    ms = (message.get("time") or {}).get("created") or 0
-    at = dt.datetime.fromtimestamp(ms / 1000, dt.UTC).isoformat()
-    cache = t.get("cache") or {}
+def _opencode_item(at: str, holder: dict) -> dict:
+    t, cache = holder.get("tokens") or {}, (holder.get("tokens") or {}).get("cache") or {}
     return _item(
         at,
         input=t.get("input") or 0,
         output=(t.get("output") or 0) + (t.get("reasoning") or 0),
         cache_write=cache.get("write") or 0,
         cache_read=cache.get("read") or 0,
-        cost=message.get("cost"),
+        cost=holder.get("cost"),
     )
 
 
 def _opencode_messages(path: Path):
+    """(message id, message, its step-finish parts by id) of a database or an export."""
     if path.suffix == ".db":
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            parts: dict[str, dict] = {}
+            for pid, mid, data in db.execute("select id, message_id, data from part"):
+                part = json.loads(data)
+                if part.get("type") == "step-finish":
+                    parts.setdefault(mid, {})[pid] = part
             for mid, data in db.execute("select id, data from message"):
-                yield mid, json.loads(data)
+                yield mid, json.loads(data), parts.get(mid, {})
         return
     whole = json.loads(path.read_text("utf-8", "replace"))
     for m in whole.get("messages") or ():
         info = m.get("info") or {}
-        yield info.get("id"), info
+        steps = {p.get("id"): p for p in m.get("parts") or () if p.get("type") == "step-finish"}
+        yield info.get("id"), info, steps
 
 
 def opencode(folder: Path) -> list[dict]:
+    """Each request once: a message's step-finish parts by their ids (OpenCode sets the
+    message's tokens to each step's in turn and adds up its cost), else the message."""
     seen: dict[str, dict] = {}
     for path in sorted([*folder.glob("*.db"), *folder.glob("*.json")]):
-        for mid, message in _opencode_messages(path):
-            item = _opencode_item(message)
-            if item is not None:
-                seen[mid] = item
+        for mid, message, steps in _opencode_messages(path):
+            if message.get("role") != "assistant" or not isinstance(message.get("tokens"), dict):
+                continue
+            ms = (message.get("time") or {}).get("created") or 0
+            at = dt.datetime.fromtimestamp(ms / 1000, dt.UTC).isoformat()
+            for key, holder in (steps or {mid: message}).items():
+                seen[key] = _opencode_item(at, holder)
     return list(seen.values())
 
 

@@ -10,7 +10,9 @@ import plain_count
 import plain_count_agents as plain
 import pytest
 from importing import OLD
+from nodwyn.importers import prices
 from nodwyn.importers.sync import import_paths
+from nodwyn.log import records as r
 from nodwyn.tasks.store import Store
 from nodwyn.usage import figures as usage
 
@@ -180,3 +182,47 @@ def test_gemini_tool_prompt_tokens_are_input(tmp_path, data_dir):
     import_paths(store, "gemini", [aged(path)])
     day = dict(input=670, output=150, cache_write=0, cache_read=400)
     assert ours(store) == {"2026-05-01": day} == plain.days_of("gemini", path.parent)
+
+
+def opencode_step(pid: str, input: int, output: int, cost: float) -> dict:
+    tokens = {"input": input, "output": output, "reasoning": 5, "cache": {"read": 900, "write": 0}}
+    return {
+        "id": pid,
+        "type": "step-finish",
+        "reason": "tool-calls",
+        "tokens": tokens,
+        "cost": cost,
+    }
+
+
+def test_opencodes_steps_are_counted_each_at_its_own_cost_and_a_zero_cost_is_priced(
+    tmp_path, data_dir
+):
+    at = 1_785_412_800_000  # 2026-07-30 12:00 UTC
+    last = opencode_step("prt_3", 300, 60, 0.02)
+    asked = {"id": "msg_1", "role": "user", "time": {"created": at}}
+    steps = {  # OpenCode keeps the last step's tokens on the message and adds up the costs
+        "id": "msg_2", "role": "assistant", "parentID": "msg_1", "modelID": "claude-sonnet-4-5",
+        "providerID": "anthropic", "cost": 0.03, "tokens": last["tokens"], "finish": "stop",
+        "time": {"created": at + 100, "completed": at + 900},
+    }  # fmt: skip
+    custom = steps | {"id": "msg_3", "providerID": "my-proxy", "cost": 0, "time": {
+        "created": at + 1000, "completed": at + 1900}}  # fmt: skip
+    free = opencode_step("prt_4", 300, 60, 0)
+    export = {
+        "info": {"id": "ses_1", "directory": "/home/ana/pager", "title": "Pager", "time": {
+            "created": at, "updated": at + 1900}},
+        "messages": [
+            {"info": asked, "parts": [{"id": "prt_1", "type": "text", "text": "Fix the pager"}]},
+            {"info": steps, "parts": [opencode_step("prt_2", 200, 40, 0.01), last]},
+            {"info": custom | {"tokens": free["tokens"]}, "parts": [free]},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "opencode-session.json"
+    path.write_text(json.dumps(export))
+    store = Store()
+    import_paths(store, "opencode", [aged(path)])
+    day = dict(input=800, output=175, cache_write=0, cache_read=2_700)
+    assert ours(store) == plain.days_of("opencode", tmp_path) == {"2026-07-30": day}
+    unpriced = prices.cost("claude-sonnet-4-5", r.Usage(input=300, output=65, cache_read=900))
+    assert usage.report(store).total.cost_usd == pytest.approx(0.03 + unpriced)
