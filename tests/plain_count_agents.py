@@ -26,22 +26,12 @@ import re
 import sqlite3
 from pathlib import Path
 
-from plain_count import FIELDS, by_day
+from plain_count import FIELDS, _lines, by_day
 
 
 def _item(at: str, input=0, output=0, cache_write=0, cache_read=0, cost=None) -> dict:
     return {"at": at, "input": input, "output": output, "cache_write": cache_write,
             "cache_read": cache_read, "cost": cost}  # fmt: skip
-
-
-def _json_lines(path: Path):
-    for line in path.read_text("utf-8", "replace").splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
 
 
 # -- Gemini CLI ---------------------------------------------------------------------------
@@ -50,7 +40,7 @@ def _gemini_messages(path: Path):
         whole = json.loads(path.read_text("utf-8", "replace"))
         yield from whole.get("messages") or () if isinstance(whole, dict) else ()
         return
-    for line in _json_lines(path):
+    for line in _lines(path):
         if isinstance(line.get("$set"), dict):
             yield from line["$set"].get("messages") or ()
         elif "id" in line and "type" in line:
@@ -84,7 +74,7 @@ def copilot(folder: Path) -> list[dict]:
     found = []
     for path in sorted(folder.glob("*.jsonl")):
         seen: dict[str, dict] = {}
-        for event in _json_lines(path):
+        for event in _lines(path):
             data, kind = event.get("data") or {}, event.get("type")
             if kind == "assistant.message" and data.get("outputTokens"):
                 seen[data.get("messageId")] = _item(event["timestamp"], output=data["outputTokens"])

@@ -82,21 +82,16 @@ def copilot_session(tmp_path, shutdown: dict):
     lines = [
         copilot_event("session.start", 0, **start),
         copilot_event("user.message", 1, content="Fix the pager"),
-        copilot_event(
-            "assistant.message",
-            2,
-            messageId="m1",
-            content="Looking.",
-            outputTokens=300,
-            model="claude-sonnet-4.6",
-        ),  # fmt: skip
-        copilot_event(
-            "assistant.message",
-            3,
-            messageId="m2",
-            content="Fixed.",
-            outputTokens=45,
-            model="claude-sonnet-4.6",
+        *(
+            copilot_event(
+                "assistant.message",
+                n,
+                messageId=f"m{n}",
+                content=words,
+                outputTokens=tokens,
+                model="claude-sonnet-4.6",
+            )
+            for n, words, tokens in ((2, "Looking.", 300), (3, "Fixed.", 45))
         ),  # fmt: skip
         copilot_event("session.shutdown", 4, shutdownType="routine", **shutdown),
     ]
