@@ -23,7 +23,9 @@ Thinking is output, as every provider bills it; input never holds the cached tok
 import datetime as dt
 import json
 import re
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from plain_count import FIELDS, _lines, by_day
@@ -104,17 +106,31 @@ def _opencode_item(at: str, holder: dict) -> dict:
     )
 
 
-def _opencode_messages(path: Path):
-    """(message id, message, its step-finish parts by id) of a database or an export."""
-    if path.suffix == ".db":
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+def _opencode_database(path: Path):
+    """Read from a copy (with its -wal): SQLite writes a -shm beside a WAL database it opens,
+    even read-only, and the corpus is never written."""
+    with tempfile.TemporaryDirectory() as folder:
+        for file in (path, path.with_name(path.name + "-wal")):
+            if file.is_file():
+                shutil.copyfile(file, Path(folder) / file.name)
+        db = sqlite3.connect(Path(folder) / path.name)
+        try:
             parts: dict[str, dict] = {}
             for pid, mid, data in db.execute("select id, message_id, data from part"):
                 part = json.loads(data)
                 if part.get("type") == "step-finish":
                     parts.setdefault(mid, {})[pid] = part
-            for mid, data in db.execute("select id, data from message"):
-                yield mid, json.loads(data), parts.get(mid, {})
+            rows = db.execute("select id, data from message").fetchall()
+        finally:
+            db.close()
+    for mid, data in rows:
+        yield mid, json.loads(data), parts.get(mid, {})
+
+
+def _opencode_messages(path: Path):
+    """(message id, message, its step-finish parts by id) of a database or an export."""
+    if path.suffix == ".db":
+        yield from _opencode_database(path)
         return
     whole = json.loads(path.read_text("utf-8", "replace"))
     for m in whole.get("messages") or ():
