@@ -165,7 +165,7 @@ def test_prompts_commands_edits_usage_and_the_clear_are_mapped(store, tmp_path):
     assert call.tool == "edit" and call.input["path"] == "pager/order.go"
     assert call.input["replace"] == "sort.Stable(byPage(pages))\n"
     assert (
-        usage.usage == r.Usage(input=2400, output=310, cache_read=1200) and usage.cost_usd == 0.01
+        usage.usage == r.Usage(input=1200, output=310, cache_read=1200) and usage.cost_usd == 0.01
     )
     assert (applied.call, applied.error, applied.files) == (call.id, False, ["pager/order.go"])
     assert (end.status, end.cost_usd) == ("completed", 0.01)

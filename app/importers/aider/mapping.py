@@ -88,11 +88,12 @@ def usage_of(line: str) -> tuple[r.Usage, float | None] | None:
     if not found:
         return None
     seen = {what: count(n + unit) for n, unit, what in _COUNT.findall(found.group(1))}
-    usage = r.Usage(
-        input=seen.get("sent", 0),
+    read, write = seen.get("cache hit", 0), seen.get("cache write", 0)
+    usage = r.Usage(  # aider's "sent" is the whole prompt: the cache's tokens are in it
+        input=max(seen.get("sent", 0) - read - write, 0),
         output=seen.get("received", 0),
-        cache_read=seen.get("cache hit", 0),
-        cache_write=seen.get("cache write", 0),
+        cache_read=read,
+        cache_write=write,
     )
     return usage, float(found.group(2)) if found.group(2) else None
 

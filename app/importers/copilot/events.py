@@ -9,8 +9,9 @@ with its `toolRequests` as calls, `reasoningText` as thinking, `outputTokens` as
 `tool.execution_complete` a result (failure and exit code where the output says);
 `permission.*` an approval asked and answered; `abort` cancels the turn;
 `session.compaction_complete` (and a truncation that dropped messages) a compaction;
-`session.error` an error. Events inside a sub-agent (`parentToolCallId`, `agentId`) carry
-the sub-agent's name from its `subagent.started`. Copilot writes no end of a person's turn:
+`session.error` an error; `session.shutdown` the run's input and cache tokens. Events inside
+a sub-agent (`parentToolCallId`, `agentId`) carry the sub-agent's name from its
+`subagent.started`. Copilot writes no end of a person's turn:
 it ends at the next prompt, an abort, `session.shutdown`, or the end of a file no longer
 written. Copilot bills premium requests, not tokens, so no dollar cost is made up.
 """
@@ -269,7 +270,37 @@ class Parser:
         self._end_turn(at, "cancelled", out)
 
     def _shutdown(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        """The input and cache tokens are written only here, for the whole run (the per-call
+        `assistant.usage` is never persisted): a usage-only reply per model, its output left
+        out (each `assistant.message` counted its own)."""
+        for model, usage in _run_usage(line.data, self.carry.model):
+            sid = f"{src.id or src.line}/usage/{model}"
+            out.append(r.Reply(at=at, src=r.Src(line=src.line, id=sid), model=model, usage=usage))
         self._end_turn(at, "completed", out)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def _run_usage(data: dict, model: str) -> list[tuple[str, r.Usage]]:
+    """(model, usage) of a run's input and cache tokens: `modelMetrics` per model (its
+    `inputTokens` hold the cache's), else `tokenDetails` for the run, as the model last used."""
+    found = []
+    metrics = data.get("modelMetrics") if isinstance(data.get("modelMetrics"), dict) else {}
+    for name, metric in metrics.items():
+        use = metric.get("usage") if isinstance(metric, dict) else None
+        if isinstance(use, dict):
+            read, write = _count(use.get("cacheReadTokens")), _count(use.get("cacheWriteTokens"))
+            sent = max(_count(use.get("inputTokens")) - read - write, 0)
+            found.append((str(name), r.Usage(input=sent, cache_read=read, cache_write=write)))
+    details = data.get("tokenDetails") if isinstance(data.get("tokenDetails"), dict) else {}
+    if not found and details:
+        n = {k: _count(v.get("tokenCount")) for k, v in details.items() if isinstance(v, dict)}
+        usage = r.Usage(input=n.get("input", 0), cache_read=n.get("cache_read", 0),
+                        cache_write=n.get("cache_write", 0))  # fmt: skip
+        found.append((model, usage))
+    return [(name, usage) for name, usage in found if usage != r.Usage()]
 
 
 _HANDLERS = {

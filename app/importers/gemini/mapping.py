@@ -236,13 +236,14 @@ def _thought(thought: dict) -> str:
 
 
 def _usage(tokens: Any) -> r.Usage | None:
-    """Gemini counts cached tokens inside `input`, and bills thinking as output."""
+    """Gemini counts cached tokens inside `input`, bills thinking as output, and the prompt of
+    a tool it ran itself (`tool`, the API's toolUsePromptTokenCount) as input beside `input`."""
     if not isinstance(tokens, dict):
         return None
     number = {k: v if isinstance(v, int) else 0 for k, v in tokens.items()}
     cached = number.get("cached", 0)
     return r.Usage(
-        input=max(number.get("input", 0) - cached, 0),
+        input=max(number.get("input", 0) - cached, 0) + number.get("tool", 0),
         output=number.get("output", 0) + number.get("thoughts", 0),
         cache_read=cached,
     )
