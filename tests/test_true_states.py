@@ -19,11 +19,10 @@ from nodwyn.memory.cards.heading import LIVE_FOR, ending
 from nodwyn.tasks import board
 from nodwyn.tasks.store import Store
 
-NOW = datetime.now(UTC)
 
 
 def ago(minutes: float) -> str:
-    return stamp(NOW - timedelta(minutes=minutes))
+    return stamp(datetime.now(UTC) - timedelta(minutes=minutes))  # now: not when collected
 
 
 def last_card(store: Store, task: str):
@@ -77,8 +76,9 @@ def test_a_turn_its_agent_wrote_in_lately_is_under_way_with_no_duration(store):
 
 
 def test_it_settles_once_its_agent_has_written_nothing_for_five_minutes():
-    wrote = NOW.timestamp()
-    args = (stamp(NOW - timedelta(minutes=1)), 3, stamp(NOW), "", None, None, "answer")
+    now = datetime.now(UTC)
+    wrote = now.timestamp()
+    args = (stamp(now - timedelta(minutes=1)), 3, stamp(now), "", None, None, "answer")
     assert ending(*args, now=wrote + LIVE_FOR - 1)[1] == "under way"
     assert ending(*args, now=wrote + LIVE_FOR + 1) == (3, "completed", 60000)
     assert LIVE_FOR == 300  # the task list's "running" (listing.RUNNING_FOR): one rule

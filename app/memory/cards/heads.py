@@ -115,7 +115,7 @@ def finished_card(handle, log: Path, seen, first_seq: int) -> Card | None:
     return Card(
         first_seq=found.first_seq, last_seq=found.last_seq, at=found.at, head=head,
         asked=found.asked, outcome=found.outcome, duration_ms=found.duration_ms,
-        unpriced=True,  # no cost read, as a card folded from the head's lines says it
+        unpriced=False,  # no cost read, as a card folded from the head's lines says it
     )  # fmt: skip
 
 
