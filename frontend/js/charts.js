@@ -15,13 +15,19 @@ function sized(node, props) {
 
 const SHADES = 5; // five colours told apart by colour-blind readers too; past them "other", a grey
 
-/** A figure as a person reads it: "$2.34", "cost unknown", "482k", "14". @param {any} row @param {string} measure */
+/**
+ * A figure as a person reads it: "$2.34", "482k", "14"; a cost that cannot be told says why:
+ * "no usage in the log" (the agent logs no tokens: Cursor, Antigravity), "no price" (tokens of
+ * a model no price is known for), "$2.34 + 3 unpriced" (turns of such a model beside priced ones).
+ * @param {any} row @param {string} measure
+ */
 export function figure(row, measure) {
   if (measure === "turns") return String(row.turns);
   if (measure === "tokens") return compact(row.tokens);
-  if (row.unpriced && row.unpriced === row.turns) return "cost unknown";
+  if (row.turns && !row.tokens && !row.cost_usd) return "no usage in the log";
+  if (row.unpriced && row.unpriced === row.turns) return "no price";
   const shown = row.cost_usd ? cost(row.cost_usd) : "$0.00";
-  return row.unpriced ? `${shown} + cost unknown` : shown;
+  return row.unpriced ? `${shown} + ${row.unpriced} unpriced` : shown;
 }
 
 /** @param {number} n */

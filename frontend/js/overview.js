@@ -162,7 +162,7 @@ function controls(choice, redraw) {
 
 /** @param {any} total @param {string} since @param {string} until */
 function totals(total, since, until) {
-  const unknown = total.unpriced ? `${total.unpriced} turn${total.unpriced === 1 ? "" : "s"} cost unknown` : "";
+  const unknown = total.unpriced ? `${total.unpriced} turn${total.unpriced === 1 ? "" : "s"} with no price` : "";
   const span = since ? `${since} to ${until || "today"}` : "all time";
   return el("p", { class: "usage-totals", "data-usage-totals": "" },
     el("strong", { "data-total-cost": total.cost_usd }, figure(total, "cost")), " · ",

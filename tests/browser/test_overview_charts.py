@@ -83,3 +83,25 @@ def test_five_agents_get_five_colours(page, served_empty):
     swatches = page.locator(".chart .legend .swatch")
     legend = swatches.evaluate_all("s => s.map((n) => getComputedStyle(n).backgroundColor)")
     assert sorted(legend) == sorted(colours)  # the chart and the rows speak one palette
+
+
+def test_a_cost_that_cannot_be_told_says_why(page, served_empty):
+    """An agent whose log gives no tokens reads "no usage in the log", one whose model has no
+    price "no price": neither reads as free (issue 35)."""
+    at = "2025-04-10T10:00:00.000Z"
+    kinds = [("antigravity", None, None), ("opencode", records.Usage(input=900), None)]
+    for n, (agent, usage, cost) in enumerate(kinds):
+        start = records.SessionStart(at=at, project=f"/home/ana/src/q{n}",
+                                     origin=records.Origin(tool=agent))  # fmt: skip
+        with Store(served_empty.root).create(start, f"q{n}") as writer:
+            writer.append([records.Message(at=at, text=f"Task {n}"),
+                           records.Reply(at=at, text="Done.", model="glm-9", usage=usage,
+                                         cost_usd=cost)])  # fmt: skip
+    choose(page, "month", "cost", "agent")
+    page.goto(served_empty.url)
+    rows = page.locator("[data-usage-split='agent'] .share-row")
+    expect(rows).to_have_count(2)
+    expect(rows.filter(has_text="Antigravity").locator(".share-figure")).to_have_text(
+        "no usage in the log"
+    )
+    expect(rows.filter(has_text="OpenCode").locator(".share-figure")).to_have_text("no price")
