@@ -92,6 +92,7 @@ export function duration(ms) {
 /** @param {number|null|undefined} usd */
 export function cost(usd) {
   if (usd === null || usd === undefined) return "";
+  if (usd === 0) return "$0.00"; // a free or local model: nothing, not a little
   return usd < 0.01 ? "<$0.01" : `$${usd.toFixed(2)}`;
 }
 
