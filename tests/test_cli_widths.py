@@ -159,3 +159,12 @@ def test_a_reader_that_closed_the_pipe_ends_every_command_quietly(data, args):
 def test_the_agents_names_are_the_importers_labels():
     labels = {agent.tool: agent.label for agent in registry.all_agents().values()}
     assert {k: v for k, v in columns.AGENTS.items() if k != "nodwyn"} == labels
+
+
+def test_an_agent_whose_logs_give_no_tokens_costs_no_usage_not_nothing(data_dir):
+    start = records.SessionStart(project="/w/c", origin=records.Origin(tool="cursor"))
+    with Store(data_dir).create(start, "cu-four") as writer:
+        writer.append([records.Message(text="Fix it"), records.Reply(text="Done.")])
+    out = nodwyn(data_dir, "usage", "--by", "agent").stdout
+    row = next(line for line in out.splitlines() if "│ Cursor " in line)
+    assert row.rstrip("│ ").endswith("no usage") and "$0.00" not in row

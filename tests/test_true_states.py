@@ -20,7 +20,6 @@ from nodwyn.tasks import board
 from nodwyn.tasks.store import Store
 
 
-
 def ago(minutes: float) -> str:
     return stamp(datetime.now(UTC) - timedelta(minutes=minutes))  # now: not when collected
 

@@ -75,7 +75,10 @@ def _figures(row, figures: tuple[str, ...]) -> list[str]:
 
 
 def money(row) -> str:
-    """$1.23; "unknown" where no turn had a price; "$1.23 + ?" where some had none."""
+    """$1.23; "no usage" where the logs give no tokens (Cursor, Antigravity), "unknown" where
+    no turn had a price; "$1.23 + ?" where some had none."""
+    if row.turns and not row.tokens and not row.cost_usd:
+        return "no usage"
     if row.unpriced and row.unpriced == row.turns:
         return "unknown"
     shown = f"${row.cost_usd:,.2f}"
