@@ -359,6 +359,16 @@ def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monk
     assert import_paths(store, "claude", []) == type(import_paths(store, "claude", []))()
 
 
+def test_a_request_is_priced_at_the_prices_in_force_at_its_own_time():
+    """DeepSeek's prices changed on dated days and are higher at hours of the day (genai-prices'
+    constraints): a reply is priced by when it was answered, not by when it is imported."""
+    usage = records.Usage(input=1_000_000)
+    model = "deepseek-v4-flash"
+    assert prices.cost(model, usage, "2026-05-01T12:00:00Z") == pytest.approx(0.14)
+    assert prices.cost(model, usage, "2026-09-20T12:00:00.000Z") == pytest.approx(0.15)
+    assert prices.cost(model, usage, "2026-05-01T02:30:00Z") == pytest.approx(0.30)  # 01-04 UTC
+
+
 @pytest.mark.parametrize(
     ("model", "input_price"),
     [
@@ -369,7 +379,7 @@ def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monk
         ("claude-opus-4-6-thinking", 5.0),  # a gateway's name for Opus 4.6 (issue 35)
         ("gpt-5.4", 2.5),
         ("gpt-5-codex", 1.25),
-        ("monkeycode-basic/deepseek-v4-flash", 0.3),  # a provider's prefix taken off
+        ("monkeycode-basic/deepseek-v4-flash", 0.14),  # a provider's prefix taken off
         ("lm_studio/qwen3.6-35b-a3b", 0.0),  # runs on the person's own machine
         ("openrouter/openrouter/horizon-beta", 0.0),  # offered free
         ("no-such-model-9", None),
@@ -379,7 +389,8 @@ def test_without_paths_the_agents_own_folders_are_imported(store, tmp_path, monk
 )
 def test_prices_match_models_by_name_and_know_what_they_do_not_know(model, input_price):
     usage = records.Usage(input=100_000)  # under every long-context threshold
-    assert prices.cost(model, usage) == pytest.approx(input_price and input_price / 10)
+    at = "2026-05-01T12:00:00.000Z"  # the prices of a day and an hour: some change with them
+    assert prices.cost(model, usage, at) == pytest.approx(input_price and input_price / 10)
     if input_price is not None:
         both = records.Usage(input=1_000, output=1_000, cache_read=10, cache_write=10)
         table = prices.price_of(model)
@@ -411,3 +422,18 @@ def test_a_claude_time_without_milliseconds_is_kept_and_an_unreadable_one_falls_
     assert at_of("2026-11-29T10:00:00Z", "fallback") == "2026-11-29T10:00:00.000Z"
     assert at_of("2026-11-29T11:00:00+01:00", "fallback") == "2026-11-29T10:00:00.000Z"
     assert at_of("not a time", "fallback") == "fallback"
+
+
+@pytest.mark.parametrize("session_id", ["huge " * 100, "../../../etc/passwd", "a/b"])
+def test_a_line_naming_a_session_no_file_could_be_is_read_as_a_line_of_this_one(
+    store, src, capsys, session_id
+):
+    """A damaged or foreign sessionId (too long for a file name, or a path) names no copied
+    session: the line is read, nothing is looked up outside the folder, no unexpected error."""
+    lines = session()
+    for line in lines[1:]:
+        line["sessionId"] = session_id
+    age(write(src, lines))
+    assert cli.main(["import", "claude", str(src)]) == 0
+    said = capsys.readouterr().out
+    assert "1 created" in said and "unexpected" not in said and "unreadable" not in said

@@ -13,6 +13,7 @@ The library is imported at the first price asked (it takes about a second), not 
 import datetime as dt
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
@@ -75,8 +76,10 @@ def known(model: str) -> bool:
     )
 
 
-def cost(model: str, usage: Usage | None) -> float | None:
-    """US dollars for one request's tokens; None when the model or the usage is unknown."""
+def cost(model: str, usage: Usage | None, at: str = "") -> float | None:
+    """US dollars for one request's tokens, at the prices in force at `at` (the request's own
+    time, RFC 3339; now when it has none: a price changes on a date, and some at hours of the
+    day, such as DeepSeek's); None when the model or the usage is unknown."""
     if usage is None or not model:
         return None
     if free(model):
@@ -87,45 +90,61 @@ def cost(model: str, usage: Usage | None) -> float | None:
     found = _library_model(model)
     if found is None:
         return None
+    price = found[1].get_prices(_moment(at))
     prompt = usage.input + usage.cache_read + usage.cache_write
-    tier = max((start for start in _tiers(model) if prompt > start), default=0)
-    rates = _rates(model, tier)
+    tiers, rates_at = _priced(price)
+    tier = max((start for start in tiers if prompt > start), default=0)
+    rates = rates_at(tier)
     return round(
         sum(getattr(usage, field) * rate for field, rate in zip(FIELDS, rates, strict=True)), 8
     )
 
 
-@cache
-def _tiers(model: str) -> tuple[int, ...]:
-    """Where the model's prices change with the prompt's size (genai-prices' tiers: over one,
-    every token of the request is billed at its rates)."""
+def _moment(at: str) -> dt.datetime:
+    """A record's time as the library asks it; now where it has none or cannot be read."""
+    try:
+        moment = dt.datetime.fromisoformat(at.replace("Z", "+00:00")) if at else None
+    except ValueError:
+        moment = None
+    if moment is None:
+        return dt.datetime.now(dt.UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+# a price of the library's (the object its snapshot holds) -> (its tiers, its rates by tier)
+_PRICED: dict[int, tuple] = {}
+
+
+def _priced(price) -> tuple[tuple[int, ...], Callable[[int], tuple[float, ...]]]:
+    """The prompt sizes where `price`'s rates change (genai-prices' tiers: over one, every
+    token of the request is billed at its rates), and its rates at a tier, each asked of the
+    library once (its own reckoning costs about a millisecond a reply, too slow for an import
+    of thousands: rates are linear within a tier)."""
+    kept = _PRICED.get(id(price))
+    if kept is None or kept[0] is not price:
+        from genai_prices import types
+
+        tiered = [v for v in vars(price).values() if isinstance(v, types.TieredPrices)]
+        tiers = tuple(sorted({tier.start for value in tiered for tier in value.tiers}))
+        kept = _PRICED[id(price)] = (price, tiers, cache(lambda tier: _rates(price, tier)))
+    return kept[1], kept[2]
+
+
+def _rates(price, tier: int) -> tuple[float, ...]:
+    """Dollars per token of each field (FIELDS' order) for a prompt just over `tier` tokens."""
     from genai_prices import types
 
-    price = _library_model(model)[1].get_prices(dt.datetime.now(dt.UTC))
-    tiered = [value for value in vars(price).values() if isinstance(value, types.TieredPrices)]
-    return tuple(sorted({tier.start for value in tiered for tier in value.tiers}))
-
-
-@cache
-def _rates(model: str, tier: int) -> tuple[float, ...]:
-    """Dollars per token of each field (FIELDS' order) for a prompt just over `tier` tokens,
-    asked of the library once (its own reckoning costs about a millisecond a reply, too slow
-    for an import of thousands: rates are linear within a tier)."""
-    from genai_prices import types
-
-    provider, info = _library_model(model)
     size = tier + 1 if tier else 1_000
 
-    def price(**tokens) -> float:
-        asked = types.Usage(input_tokens=size, **tokens)
-        return float(info.calc_price(asked, provider).total_price)
+    def total(**tokens) -> float:
+        return float(price.calc_price(types.Usage(input_tokens=size, **tokens))["total_price"])
 
-    alone = price()
+    alone = total()
     return (
         alone / size,
-        (price(output_tokens=size) - alone) / size,
-        price(cache_read_tokens=size) / size,
-        price(cache_write_tokens=size) / size,
+        (total(output_tokens=size) - alone) / size,
+        total(cache_read_tokens=size) / size,
+        total(cache_write_tokens=size) / size,
     )
 
 

@@ -255,7 +255,7 @@ class _Fold:
     def _usage(self, line: int, usage: r.Usage, cost: float | None) -> None:
         model = (self.facts.editor if self.editing else "") or self.facts.model
         if cost is None:
-            cost = m.prices.cost(m.price_name(model), usage)
+            cost = m.prices.cost(m.price_name(model), usage, self.at)
         if self.turn is not None:
             self.turn["cost"] += cost or 0.0
             self.turn["unknown"] = self.turn["unknown"] or cost is None

@@ -210,7 +210,7 @@ class Parser:
         if session == own.stem:
             return False
         if session not in self.others:
-            self.others[session] = (own.parent / f"{session}.jsonl").is_file()
+            self.others[session] = _beside(own.parent, session)
         return self.others[session]
 
     def _flush_group(self, out: list) -> None:
@@ -435,3 +435,14 @@ class Parser:
             out,
             r.TurnEnd(at=at, src=self._src(n), status=status, duration_ms=duration, cost_usd=cost),
         )
+
+
+def _beside(folder: Path, session: str) -> bool:
+    """Whether `session`'s own file lies in `folder`; a session id no file could have (a
+    separator, a name too long: a damaged or foreign line) names none."""
+    if len(session) > 200 or "/" in session or "\\" in session or session in (".", ".."):
+        return False
+    try:
+        return (folder / f"{session}.jsonl").is_file()
+    except OSError:  # a name the file system refuses
+        return False

@@ -113,10 +113,13 @@ def _call(group: Group, block: Block, src: r.Src, at: str, carry: "Carry") -> No
 def reply_of(group: Group, carry: "Carry", file: str | None) -> r.Reply:
     """The reply of a response; its usage and cost count once per message, and the turn's."""
     usage, before = counted_usage(group, carry)
-    cost = prices.cost(group.model, usage)
+    when = group.end_at or group.at  # the prices in force when it was answered
+    cost = prices.cost(group.model, usage, when)
     if usage is not None and before is not None and cost is not None:
         # what the message's cost grew by: its rate (long-context or not) is the whole message's
-        cost = prices.cost(group.model, _sum(before, usage)) - prices.cost(group.model, before)
+        cost = prices.cost(group.model, _sum(before, usage), when) - prices.cost(
+            group.model, before, when
+        )
     if usage is not None:
         if cost is None:
             carry.turn_unknown = True

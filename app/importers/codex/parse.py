@@ -305,7 +305,7 @@ class Parser:
             output=int(last.get("output_tokens") or 0),
             cache_read=cached,
         )
-        cost = prices.cost(c.model, usage)
+        cost = prices.cost(c.model, usage, at)
         if cost is None:
             c.turn_unknown = True
         else:

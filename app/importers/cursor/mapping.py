@@ -188,7 +188,7 @@ def _conversation(rows: list[tuple], out: list, agent: str | None, model: str) -
         thinking = _thinking(bubble)
         tool = bubble["toolFormerData"]
         usage = _usage(bubble)
-        cost = prices.cost(said, usage) if usage else None
+        cost = prices.cost(said, usage, at) if usage else None
         if text or thinking or tool or usage:
             calls = [_call(tool, bid)] if tool else []
             out.append(

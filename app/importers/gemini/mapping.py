@@ -152,7 +152,7 @@ class Mapper:
             thinking = [_thought(t) for t in m.get("thoughts") or () if isinstance(t, dict)]
         self.model = str(m.get("model") or self.model)
         usage = _usage(m.get("tokens"))
-        cost = prices.cost(self.model, usage) if usage else None
+        cost = prices.cost(self.model, usage, at) if usage else None
         self._count(usage, cost)
         listed = [
             r.Call(id=key, tool=name, input=args) for key, (name, args, _record) in calls.items()

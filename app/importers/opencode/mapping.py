@@ -235,7 +235,7 @@ class _Fold:
         recorded = holder.get("cost")
         cost = recorded if isinstance(recorded, int | float) and recorded > 0 else None
         if cost is None:
-            cost = prices.cost(model, usage)
+            cost = prices.cost(model, usage, at)
         if turn is not None:
             turn["cost"] += cost or 0.0
             turn["unknown"] = turn["unknown"] or cost is None
