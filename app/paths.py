@@ -10,6 +10,13 @@ import os
 
 def data_root(override: str | os.PathLike | None = None) -> str:
     """The data directory as a plain string (for paths that must start fast), created if missing."""
+    path = resolved_root(override)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def resolved_root(override: str | os.PathLike | None = None) -> str:
+    """The data directory as a plain string, resolved, not created."""
     if override:
         path = os.fspath(override)
     elif os.environ.get("NODWYN_DATA_DIR"):
@@ -18,9 +25,7 @@ def data_root(override: str | os.PathLike | None = None) -> str:
         import platformdirs  # only here: a data dir given by flag or environment never needs it
 
         path = platformdirs.user_data_dir("nodwyn", appauthor=False)
-    path = os.path.realpath(os.path.expanduser(path))
-    os.makedirs(path, exist_ok=True)
-    return path
+    return os.path.realpath(os.path.expanduser(path))
 
 
 def data_dir(override: str | os.PathLike | None = None):

@@ -71,15 +71,16 @@ def cmd_embeddings(args) -> int:
     if args.kind != "builtin":
         Provider(args.kind, args.url, args.model)  # refuses a bad address or no model
     chosen = {"embeddings_url": args.url, "embeddings_model": args.model}
-    settings.update(store(args).root, embeddings=args.kind, **chosen)
+    data = store(args)
+    settings.update(data.root, embeddings=args.kind, **chosen)
     if args.kind == "builtin":
         print("Vectors come from the built-in model; nothing is sent anywhere.")
     else:
         print(f"Vectors now come from {args.url} ({args.model}): the text of every turn's card "
               "and compaction note, and every search, will be sent there.")  # fmt: skip
-        found = cost.estimate(store(args), args.kind, args.model, args.url)
+        found = cost.estimate(data, args.kind, args.model, args.url)
         print(f"Your {found.texts} cards and notes are about {found.tokens} tokens: {found.price}.")
-        if args.kind == "voyage" and not settings.embeddings_key(store(args).root):
+        if args.kind == "voyage" and not settings.embeddings_key(data.root):
             print("Voyage AI needs an API key: set it in Settings > Search, or in "
                   "NODWYN_EMBEDDINGS_KEY.")  # fmt: skip
     return 0

@@ -34,6 +34,7 @@ def table() -> dict[str, dict]:
     return _own()["models"]
 
 
+@cache
 def free(model: str) -> bool:
     """Whether a model, or its name after a provider's prefix, is one of prices.json's free."""
     parts = model.lower().split("/")

@@ -16,6 +16,7 @@ import os
 import time
 from pathlib import Path
 
+from .. import paths
 from .agent import LIVE_FOR, Agent
 
 log = logging.getLogger("nodwyn.importers")
@@ -51,7 +52,7 @@ def by_content(agent: Agent, folder: Path, named: set[Path]) -> list[Path]:
     a session's companion); hidden folders and PASSED's are not walked into (a project's .venv
     of 13,000 files: 1.8 s walked, 18 ms passed over), nor nodwyn's own data folder."""
     companions = {other for path in named for other in agent.companions(path)}
-    own = own_data()  # nodwyn's own logs are no agent's copies, whatever their type
+    own = paths.resolved_root()  # nodwyn's own logs are no agent's copies, whatever their type
     found = []
     for top, folders, names in os.walk(folder):
         if os.path.realpath(top) == own:
@@ -62,16 +63,6 @@ def by_content(agent: Agent, folder: Path, named: set[Path]) -> list[Path]:
             if path.suffix in agent.content and path not in named and path not in companions:
                 found.append(path)
     return sorted(p for p in found if p.is_file())
-
-
-def own_data() -> str:
-    """nodwyn's data folder (NODWYN_DATA_DIR, else the platform's), resolved, not created."""
-    path = os.environ.get("NODWYN_DATA_DIR")
-    if not path:
-        import platformdirs
-
-        path = platformdirs.user_data_dir("nodwyn", appauthor=False)
-    return os.path.realpath(os.path.expanduser(path))
 
 
 def signature(agent: Agent, file: Path) -> Signature:

@@ -47,7 +47,9 @@ def added(file: Path, text: str, entry: dict, table: str) -> str | None:
         )
     wanted = {**config, "mcp_servers": {**(servers or {}), NAME: entry}}
     gap = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-    for candidate in (text + gap + table, _edited(text, entry)):
+    # the table appended as written; else (rarely) the file edited in place, parsed only then
+    for make in (lambda: text + gap + table, lambda: _edited(text, entry)):
+        candidate = make()
         if candidate is not None and _reads(candidate) == wanted:
             return candidate
     raise BadInput(

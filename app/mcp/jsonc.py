@@ -97,19 +97,6 @@ def members(blank: str, opening: int) -> list[Member]:
     return found
 
 
-def value_at(blank: str, path: tuple[str, ...]) -> Member | None:
-    """The member at `path` that parsers keep (the last of its name), None where missing."""
-    opening, found = _SPACE.match(blank).end(), None
-    for key in path:
-        if blank[opening : opening + 1] != "{":
-            return None
-        found = next((m for m in reversed(members(blank, opening)) if m.key == key), None)
-        if found is None:
-            return None
-        opening = found.start
-    return found
-
-
 def put(text: str, path: tuple[str, ...], name: str, value, dialect: str = "jsonc") -> str:
     """`text` with `"name": value` in the object at `path`: put in that object, or in the
     objects made on the way where a level is missing, or as the value of the last level when

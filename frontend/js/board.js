@@ -11,6 +11,7 @@ import { agentLabel } from "./agents.js";
 import { api } from "./api.js";
 import { clear, cost, duration, el, timeEl } from "./dom.js";
 import { openSummarize } from "./summarize.js";
+import { recordsOf, turnName } from "./turncard.js";
 
 const OUTCOMES = { all: "All", failed: "Failed", cancelled: "Cancelled" };
 const SPANS = [["7", "7 days"], ["30", "30 days"], ["0", "All time"]]; // in this order (integer keys of an object sort)
@@ -45,7 +46,7 @@ export function boardCard(entry, { href, onOpen, showTask }) {
     } },
   el("div", { class: "board-head" },
     el("span", { class: "outcome" }, c.outcome), facts.map((f) => el("span", { class: "muted" }, f)), timeEl(c.at),
-    entry.number ? el("span", { class: "muted", "data-board-turn": "", title: `records #${c.first_seq}–${c.last_seq ? `#${c.last_seq}` : "…"}` }, `turn ${entry.number} of ${entry.turns}`) : null),
+    entry.number ? el("span", { class: "muted", "data-board-turn": "", title: recordsOf(c) }, turnName(entry.number, entry.turns || 0)) : null),
   showTask ? el("div", { class: "board-task muted" }, agentLabel(entry.agent) ? `${agentLabel(entry.agent)} · ` : "", entry.title) : null,
   el("div", { class: "board-asked" }, c.asked || "(no prompt)"),
   (c.files || []).length ? el("div", { class: "board-line" }, el("span", { class: "label" }, `${c.files.length} file${c.files.length === 1 ? "" : "s"} `),

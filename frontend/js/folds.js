@@ -19,7 +19,7 @@ export function fold(key, opened, summary, ...body) {
 }
 
 /** Long text clipped to a few lines with "Show all". @param {HTMLElement} node @param {number} lines */
-export function clippable(node, lines) {
+function clippable(node, lines) {
   if (lines <= CLIP_LINES) return node;
   const box = el("div", { class: "clip clipped" }, node);
   const button = el("button", { type: "button", class: "link show-all" }, `Show all ${lines} lines`);

@@ -13,7 +13,7 @@ const WENT_WRONG = new Set(["failed", "interrupted", "cancelled"]);
 const MARKS = { completed: "✓", failed: "✗", interrupted: "⊘", cancelled: "⊘", unfinished: "…", "under way": "…" };
 
 /** @param {any} card */
-export const wentWrong = (card) => WENT_WRONG.has(card.outcome) || (card.errors || []).length > 0;
+const wentWrong = (card) => WENT_WRONG.has(card.outcome) || (card.errors || []).length > 0;
 
 /** @param {string} text */
 function firstWords(text) {

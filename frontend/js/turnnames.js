@@ -6,6 +6,7 @@
 // the task's turns: each task's cards are read once, after the list is drawn.
 
 import { api } from "./api.js";
+import { recordsOf, turnName } from "./turncard.js";
 
 const SEQS = /^turn seq (\d+)-(\d*)(, not finished)?( · )?/;
 
@@ -16,7 +17,7 @@ export function withoutSeqs(head) {
   if (!found) return [head || "", ""];
   const rest = head.slice(found[0].length);
   const unfinished = found[3] ? "not finished" : "";
-  return [[unfinished, rest].filter(Boolean).join(" · "), `records #${found[1]}–${found[2] ? `#${found[2]}` : "…"}`];
+  return [[unfinished, rest].filter(Boolean).join(" · "), recordsOf({ first_seq: found[1], last_seq: found[2] || null })];
 }
 
 /**
@@ -38,7 +39,7 @@ export async function numberTurns(root, signal) {
       const order = new Map(cards.map((/** @type {any} */ c, /** @type {number} */ i) => [String(c.first_seq), i + 1]));
       for (const node of nodes) {
         const number = order.get(node.getAttribute("data-turn-name") || "");
-        if (number) node.textContent = `turn ${number} of ${cards.length}`;
+        if (number) node.textContent = turnName(number, cards.length);
       }
     } catch {
       if (signal?.aborted) return; // the person asked something else

@@ -100,7 +100,6 @@ export function createTurnNav({ pane, turns, firstShown, read }) {
   });
 
   return {
-    jump,
     showTurn,
     follow,
     /** The outline beside `main` (or at its top on a narrow window), for a task of two turns or more.

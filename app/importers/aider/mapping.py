@@ -73,7 +73,7 @@ class Facts:
 def price_name(model: str) -> str:
     """The model's name as the price table knows it: the provider prefixes dropped."""
     name = model
-    while "/" in name and prices.price_of(name) is None:
+    while "/" in name and not prices.known(name):
         name = name.split("/", 1)[1]
     return name
 
