@@ -31,10 +31,16 @@ def test_a_title_of_forty_characters_shows_whole_with_its_facts_small_and_grey_b
     assert facts.locator("> *").all_inner_texts() == ["Codex", "1 turn", "now"]
     title_box, facts_box = title.bounding_box(), facts.bounding_box()
     assert facts_box["y"] >= title_box["y"] + title_box["height"] - 1  # on a line of its own
-    size = lambda n: float(n.evaluate("n => getComputedStyle(n).fontSize")[:-2])  # noqa: E731
-    assert size(facts) < size(title)
-    colours = facts.evaluate(
-        "n => [getComputedStyle(n).color, getComputedStyle(n.closest('a')).color]"
+    # both sizes read in one look: the feed may draw the list again between two calls, and a
+    # node it took out has no computed style (CI read "" once)
+    facts_size, title_size = page.evaluate(
+        """() => ['[data-task="forty"] [data-task-facts]', '[data-task="forty"] .task-title']
+        .map((s) => parseFloat(getComputedStyle(document.querySelector(s)).fontSize))"""
+    )
+    assert facts_size < title_size
+    colours = page.evaluate(
+        """() => { const n = document.querySelector('[data-task="forty"] [data-task-facts]');
+        return [getComputedStyle(n).color, getComputedStyle(n.closest('a')).color]; }"""
     )
     assert colours[0] != colours[1]  # grey, not the title's colour
 
