@@ -31,6 +31,7 @@ class Origin(Struct, frozen=True, kw_only=True, omit_defaults=True):
     path: str = ""
     id: str = ""
     version: str = ""
+    machine: str = ""  # the id of the machine it ran on (app/machines); "" = this data directory's
 
 
 class Attachment(Struct, frozen=True, kw_only=True, omit_defaults=True):
