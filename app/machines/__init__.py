@@ -64,3 +64,52 @@ def clean_name(name: str) -> str:
     """A name on one line, without control characters, at most NAME_MAX characters."""
     text = " ".join("".join(c if c.isprintable() else " " for c in name).split())
     return text[:NAME_MAX]
+
+
+# The other machines this archive knows, kept in `<data>/machines/known.json` ({id: Known}):
+# written by whatever meets a machine (the shared folder's reader; an SSH pull), read by every
+# list that names a task's machine. Derived from what was met: safe to lose (names come back
+# at the next sync), except that a forgotten machine's mark is kept there.
+KNOWN = "known.json"
+
+
+class Known(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Another machine as this archive last met it."""
+
+    name: str
+    kind: str = "folder"  # folder (a shared folder's sub-folder) / ssh
+    seen: str = ""  # when it last published (its own clock) or was last pulled
+    error: str = ""  # the last error in one line, "" once a sync went well
+    forgotten: bool = False  # its tasks left this archive; not read again until shared again
+    tasks: int = 0  # tasks it says it has (its machine.json)
+    kept_only: int = 0  # of those, tasks whose agent deleted its own file (nodwyn alone keeps)
+
+
+_known = msgspec.json.Decoder(dict[str, Known])
+
+
+def folder(root: Path) -> Path:
+    """`<data>/machines/`, where what this archive knows of machines is kept (derived)."""
+    path = Path(root) / "machines"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def known(root: Path) -> dict[str, Known]:
+    """The other machines met so far, by id (none when the file is missing or damaged)."""
+    try:
+        return _known.decode((folder(root) / KNOWN).read_bytes())
+    except (FileNotFoundError, msgspec.MsgspecError):
+        return {}
+
+
+def remember(root: Path, machines: dict[str, Known]) -> None:
+    """Keep the other machines as met (the whole table, written at once)."""
+    tmpfiles.replace(folder(root) / KNOWN, msgspec.json.encode(machines), KNOWN)
+
+
+def names(root: Path) -> dict[str, str]:
+    """The name to show for each machine id a task may carry ("" and this id: this machine)."""
+    here = this(root)
+    found = {machine_id: entry.name for machine_id, entry in known(root).items()}
+    return {**found, "": here.name, here.id: here.name}

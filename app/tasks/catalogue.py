@@ -70,6 +70,7 @@ class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     limits: list[Reading] = []  # the rate-limit readings of this log (limits.py)
     closes: int = 0  # close summaries in the log (search reads a log's only where there are)
     no_price: str = ""  # a model whose tokens had no price (cost_unknown)
+    ran_on: str = ""  # the id of the machine the task ran on (Origin.machine); "" = this one
 
 
 class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
@@ -94,13 +95,14 @@ class TaskInfo(msgspec.Struct, kw_only=True, gc=False):
     digest_at: str = ""
     closes: int = 0  # close summaries in the log (search reads a log's only where there are)
     cost_note: str = ""  # why cost_usd is None: "no usage in the log" / "no price for <model>"
+    ran_on: str = ""  # the id of the machine the task ran on (app/machines); "" = this one
 
 
 _json = msgspec.json.Encoder()
 # The folds file is [FOLDS, {task: Summary}]; a summary folded by other rules (another FOLDS,
 # or the bare dict of format 1) is not folded on from: every log is folded again.
-FOLDS = 5  # 2: a turn's end gives the turn's cost; 3: rate-limit readings; 4: their `share`;
-# 5: no_price (#35)
+FOLDS = 6  # 2: a turn's end gives the turn's cost; 3: rate-limit readings; 4: their `share`;
+# 5: no_price (#35); 6: ran_on, the machine a task ran on (#43)
 _folds = msgspec.msgpack.Decoder(tuple[int, dict[str, Summary]])
 _info_decoder = msgspec.json.Decoder(TaskInfo)
 
@@ -133,6 +135,7 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
         digest_at=summary.digest_at,
         closes=summary.closes,
         cost_note=cost_note(summary) if unknown else "",
+        ran_on=summary.ran_on,
     )
 
 
@@ -174,6 +177,7 @@ def fold(summary: Summary, record: records.Event) -> None:
             summary.branch = record.branch
             summary.model = record.model
             summary.machine = record.machine
+            summary.ran_on = record.origin.machine
             summary.created = record.at
         case records.SessionTitle():
             _fold_title(summary, record)

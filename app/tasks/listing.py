@@ -4,7 +4,7 @@ The catalogue (`<data>/catalogue.jsonl`) is derived from the logs (see catalogue
 parts, each on its own line(s); JSON escapes every control character, so no value holds a
 newline:
 
-    line 1  {"nodwyn-catalogue":6,"running_from":T,"unarchived":N}
+    line 1  {"nodwyn-catalogue":7,"running_from":T,"unarchived":N}
     line 2  "ID SIZE MTIME_NS" of every log, sorted, tab-separated: the stamps
     line 3  {ID: [last_at, archived, state]}, in the rows' order
     then    one row per log, as a list shows it (JSON): unarchived tasks, newest activity
@@ -29,7 +29,7 @@ import time
 
 FILE = "catalogue.jsonl"
 OLD_FILES = ("catalogue.tsv",)  # earlier formats' names, removed when a catalogue is written
-VERSION = 6
+VERSION = 7  # 7: rows say the machine a task ran on (ran_on)
 PREFIX = f'{{"nodwyn-catalogue":{VERSION},'
 RUNNING_FOR = 300  # seconds an imported task counts as running after its last activity
 

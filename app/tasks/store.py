@@ -17,7 +17,7 @@ import re
 import time
 from pathlib import Path
 
-from .. import paths
+from .. import machines, paths
 from ..errors import BadInput, TaskBusy, TaskNotClosed, TaskNotFound
 from ..log import journal, records
 from ..log.redact import redact
@@ -139,9 +139,21 @@ class Store:
         current = self.get(task)
         if current.state in ("open", "needs an answer"):
             raise TaskNotClosed(f"task {task} is {current.state}: close it before deleting it")
+        elsewhere = machines.known(self.root).get(current.ran_on)
+        if elsewhere is not None and elsewhere.kind == "folder" and not elsewhere.forgotten:
+            raise BadInput(
+                f"task {task} ran on {elsewhere.name}: delete it there (it then leaves here too);"
+                " a rename or an archive made here reaches it"
+            )
+        self.remove(task)
+
+    def remove(self, task: str, tombstone: bool = True) -> None:
+        """Take a task's log and derived files out of this archive (its tombstone keeps an
+        importer or a shared folder from bringing it back; a forgotten machine's have none)."""
         with self.writer(task):  # refused while another process holds the log
-            with open(self.tombstones, "a", encoding="utf-8") as handle:
-                handle.write(task + "\n")
+            if tombstone:
+                with open(self.tombstones, "a", encoding="utf-8") as handle:
+                    handle.write(task + "\n")
             for path in self.sessions.glob(f"{task}.*"):
                 path.unlink(missing_ok=True)
         journal.note(self.root, task)
