@@ -239,3 +239,88 @@ def test_the_status_rows_say_tasks_size_and_last_seen(pair):
     assert rows["laptop"].last_seen.startswith("20") and rows["desk"].tasks == 0
     card = json.loads((laptop.folder / laptop.id / "machine.json").read_text())
     assert card["name"] == "laptop" and card["tasks"] == 2
+
+
+# -- the shared folder is input like any file ---------------------------------------------
+
+
+def test_a_name_with_dot_dots_or_a_link_out_of_the_folder_is_never_followed(pair, tmp_path):
+    laptop, desk = pair
+    task = laptop.new_task("Fix it")
+    laptop.sync()
+    outside = tmp_path / "secret.jsonl"
+    outside.write_bytes(laptop.published(task).read_bytes().replace(task.encode(), b"X"))
+    sessions = laptop.folder / laptop.id / "sessions"
+    (sessions / "link.jsonl").symlink_to(outside)
+    (sessions / "..%2Fescape.jsonl").write_bytes(b"")
+    (laptop.folder / "0123456789abcdef").symlink_to(tmp_path, target_is_directory=True)
+    report = desk.sync()
+    said = "\n".join(report.problems)
+    assert "link.jsonl: a link or not a plain file: never followed" in said
+    assert "..%2Fescape.jsonl: not a task's log" in said
+    assert "0123456789abcdef: a link, not a folder" in said
+    assert [t.id for t in desk.store.list(archived=None)] == [task]
+
+
+def test_a_sub_folder_claiming_another_machines_id_is_not_read(pair):
+    laptop, desk = pair
+    laptop.new_task("Fix it")
+    laptop.sync()
+    impostor = laptop.folder / "fedcba9876543210"
+    impostor.mkdir()
+    (impostor / "machine.json").write_text(json.dumps({"id": laptop.id, "name": "laptop"}))
+    report = desk.sync()
+    assert f"fedcba9876543210: its machine.json claims to be machine {laptop.id}" in "\n".join(
+        report.problems
+    )
+    assert len(desk.store.list(archived=None)) == 1
+
+
+def test_a_log_claiming_to_have_run_on_another_sharing_machine_is_refused(pair):
+    laptop, desk = pair
+    task = laptop.new_task("Fix it")
+    laptop.sync()
+    forged = (
+        laptop.published(task)
+        .read_bytes()
+        .replace(b'"tool":"nodwyn"', f'"tool":"nodwyn","machine":"{desk.id}"'.encode(), 1)
+    )
+    laptop.published(task).write_bytes(forged)
+    report = desk.sync()
+    assert any(f"claims to have run on machine {desk.id}" in p for p in report.problems)
+    assert not desk.store.list(archived=None)
+
+
+def test_a_line_of_a_gigabyte_is_skipped_without_being_held(pair):
+    laptop, desk = pair
+    task = laptop.new_task("Fix it")
+    laptop.sync()
+    published = laptop.published(task)
+    whole = published.read_bytes()
+    first = whole.index(b"\n") + 1
+    with open(published, "wb") as handle:  # sparse: a gigabyte of zeros that takes no disk
+        handle.write(whole[:first])
+        handle.seek(first + (1 << 30))
+        handle.write(b"\n" + whole[first:])
+    report = desk.sync()
+    assert any("longer than 64 MB" in p for p in report.problems)
+    assert desk.store.get(task).turns == 1 and desk.store.get(task).state == "closed"
+
+
+def test_marks_that_would_delete_another_machines_tasks_are_ignored(pair, tmp_path):
+    laptop, desk = pair
+    mine = desk.new_task("The desk's own")
+    theirs = laptop.new_task("The laptop's own")
+    laptop.sync()
+    third = Machine(tmp_path / "third", laptop.folder, "third")
+    third.sync()
+    marks = third.folder / third.id / "marks.jsonl"
+    marks.write_text(
+        "".join(
+            json.dumps({"n": n, "task": t, "deleted": True}) + "\n"
+            for n, t in enumerate([mine, theirs], 1)
+        )  # fmt: skip
+    )
+    report = desk.sync()
+    assert sum("not that machine's: ignored" in p for p in report.problems) == 2
+    assert desk.store.exists(mine) and desk.store.exists(theirs)

@@ -48,7 +48,7 @@ def sync(store: Store) -> Report:
     me = this(store.root)
     report = Report(folder=str(folder))
     dirs = share.machine_dirs(folder)
-    sharing = {machine for machine, _path, why in dirs if not why}
+    sharing = {me.id} | {machine for machine, _path, why in dirs if not why}
     table = known(store.root)
     report.published = publish(store, folder, me, sharing - {me.id})
     _card(store, folder, me)
