@@ -125,6 +125,11 @@ BROKEN = {
     ("POST", "/api/settings"): ("/api/settings", b'{"follow_claude": "yes"}', 400),
     ("GET", "/api/embeddings/cost"): ("/api/embeddings/cost?kind=pigeon", None, 400),
     ("GET", "/api/mcp"): ("/api/mcp", None, 405),
+    ("GET", "/api/machines"): ("/api/machines", None, 405),
+    ("POST", "/api/machines/sync"): ("/api/machines/sync", None, 400),  # no folder shared yet
+    ("POST", "/api/machines/share"): ("/api/machines/share", b'{"path": "/x"}', 400),
+    ("POST", "/api/machines/name"): ("/api/machines/name", b'{"name": "   "}', 400),
+    ("POST", "/api/machines/<machine>/forget"): ("/api/machines/nobody/forget", None, 400),
     ("POST", "/api/mcp/<agent>"): ("/api/mcp/notepad", None, 400),
     ("GET", "/api/blame"): ("/api/blame?file=/no/such/file.py", None, 400),
     ("POST", "/api/who-wrote"): ("/api/who-wrote", b'{"code": "   "}', 400),

@@ -4,53 +4,19 @@ files, conflict copies, clocks apart) makes no task twice and loses no line."""
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 from importing import age, imported_one, log_of, session, write
+from machines_pair import Machine, make_pair
 from nodwyn import machines
 from nodwyn.errors import BadInput
 from nodwyn.log import records
-from nodwyn.machines import exchange, share, status
-from nodwyn.tasks.store import Store
-
-
-class Machine:
-    """One data directory that shares `folder`, named `name`."""
-
-    def __init__(self, root: Path, folder: Path, name: str):
-        self.store = Store(root)
-        machines.rename(root, name)
-        share.choose(root, folder)
-        self.id = machines.this(root).id
-        self.folder = folder
-
-    def sync(self) -> exchange.Report:
-        return exchange.sync(self.store)
-
-    def new_task(self, text: str) -> str:
-        start = records.SessionStart(
-            project="/home/ana/pager", origin=records.Origin(tool="nodwyn")
-        )
-        with self.store.create(start) as writer:
-            writer.append([records.Message(text=text)])
-            writer.append([records.Reply(text="done")])
-            writer.append([records.SessionClose()])
-        return writer.path.stem
-
-    def published(self, task: str) -> Path:
-        return self.folder / self.id / "sessions" / f"{task}.jsonl"
-
-    def titles(self) -> dict[str, str]:
-        return {t.id: t.title for t in self.store.list(archived=None)}
+from nodwyn.machines import status
 
 
 @pytest.fixture
 def pair(tmp_path):
-    folder = tmp_path / "Sync"
-    return Machine(tmp_path / "laptop", folder, "laptop"), Machine(
-        tmp_path / "desk", folder, "desk"
-    )
+    return make_pair(tmp_path)
 
 
 def test_a_task_made_on_one_machine_appears_on_the_other_with_its_machine(pair):

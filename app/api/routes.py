@@ -24,10 +24,11 @@ from ..reading import export as reading_export
 from ..reading import resume, shown, terminal
 from ..summarizing.runs import Runs
 from ..tasks import board, starred
+from ..tasks.listing import of_machine
 from ..tasks.store import Store
 from ..usage import figures as usage
 from ..usage import quota
-from . import settings_form
+from . import machines, settings_form
 from .bodies import (
     Archived,
     Cards,
@@ -86,7 +87,15 @@ class Handlers:
         return result
 
     def tasks(self):
-        return TaskList(msgspec.Raw(self.store.list_json(archived=None).encode()))
+        listed = self.store.list_json(archived=None).encode()
+        machine = bottle.request.query.get("machine")
+        if machine is not None:  # a machine's id ("" for this one's), as the list names it
+            listed = msgspec.json.encode(of_machine(msgspec.json.decode(listed), machine))
+        return TaskList(msgspec.Raw(listed))
+
+    def machines_change(self, change, *args):
+        """A change of Settings > Machines, heard by every open page."""
+        return self.changed(change(self.store, *args))
 
     def rename(self, task):
         return self.changed(self.store.rename(task, _body(Title).title))
@@ -266,6 +275,23 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/settings", lambda: settings_form.shown(store.root)),
         ("POST", "/api/settings", do.change_settings),
         ("GET", "/api/embeddings/cost", do.embeddings_cost),
+        ("GET", "/api/machines", lambda: machines.shown(store)),
+        ("POST", "/api/machines/sync", lambda: do.machines_change(machines.synced)),
+        (
+            "POST",
+            "/api/machines/share",
+            lambda: do.machines_change(machines.shared, _body(machines.Folder)),
+        ),
+        (
+            "POST",
+            "/api/machines/name",
+            lambda: do.machines_change(machines.renamed, _body(machines.Name)),
+        ),
+        (
+            "POST",
+            "/api/machines/<machine>/forget",
+            lambda machine: do.machines_change(machines.forgotten, machine),
+        ),
         ("GET", "/api/mcp", mcp_install.connections),
         ("POST", "/api/mcp/<agent>", do.connect),
         ("GET", "/api/blame", do.blame),

@@ -145,9 +145,7 @@ def _sync_all(found) -> dict:
 
 
 def cmd_rename(args) -> None:
-    from ..machines import rename
-
-    from ..machines import share
+    from ..machines import rename, share
 
     found = store(args)
     machine = rename(found.root, args.name)

@@ -13,6 +13,7 @@ def add_sessions(sub) -> None:
     cmd.add_argument("--all", action="store_true", help="archived tasks too")
     cmd.add_argument("--json", action="store_true", help="print a JSON array")
     cmd.add_argument("--agent", metavar="NAME", help="only this agent's tasks (gemini, ...)")
+    cmd.add_argument("--machine", metavar="NAME", help="only the tasks that ran on this machine")
     cmd.set_defaults(run=cmd_sessions)
 
 
@@ -82,16 +83,20 @@ def cmd_sessions(args) -> None:
         print(f"nodwyn: {found.cache.unsaved}", file=sys.stderr)
     if args.agent:
         listed = of_agent(listed, args.agent)
+    if args.machine:
+        listed = on_machine(listed, found.root, args.machine)
     if args.json:
         sys.stdout.buffer.write(listed + b"\n")
     else:
-        print_listing(listed)
+        print_listing(listed, found.root)
 
 
-def print_listing(listed: bytes) -> None:
+def print_listing(listed: bytes, root) -> None:
     """The listing's JSON array as columns for a person (the quick path prints it too), read
-    by json's C scanner and written in one go (see running.decoded, cli.memory.write)."""
+    by json's C scanner and written in one go (see running.decoded, cli.memory.write); a
+    MACHINE column where the tasks ran on more than one machine."""
     from ..background import running
+    from ..tasks.listing import machine_names
     from .columns import width
 
     tasks = running.decoded(listed)
@@ -99,7 +104,8 @@ def print_listing(listed: bytes) -> None:
         print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
         return
     now = datetime.now(UTC)
-    rows = [_fields(task, now) for task in tasks]
+    names = machine_names(tasks, root)
+    rows = [_fields(task, now, names) for task in tasks]
     lines = listing_lines(rows, width()) + cost_notes(tasks)
     sys.stdout.write("".join(line + "\n" for line in lines))
 
@@ -125,15 +131,17 @@ def listing_lines(rows: list[dict], room: int) -> list[str]:
     on the second, below the agent."""
     from .columns import cells, cut, cut_left, pad
 
-    rows = [HEAD, *rows]
-    wide = {k: max(cells(r[k]) for r in rows) for k in HEAD}
+    head = HEAD | ({"machine": "MACHINE"} if "machine" in rows[0] else {})
+    rows = [head, *rows]
+    wide = {k: max(cells(r[k]) for r in rows) for k in head}
+    machine = ("machine",) if "machine" in head else ()
 
     def line(row: dict, keys: tuple[str, ...]) -> str:
         return "  ".join(pad(row[k], wide[k], k in ("turns", "cost")) for k in keys)
 
     if room < WIDE_FROM:
-        keys = ("when", "agent", "turns", "cost")
-        title = max(room - len(line(HEAD, keys)) - 2, 12)
+        keys = ("when", "agent", *machine, "turns", "cost")
+        title = max(room - len(line(head, keys)) - 2, 12)
         indent = " " * (wide["when"] + 2)
         out = []
         for row in rows:
@@ -141,8 +149,8 @@ def listing_lines(rows: list[dict], room: int) -> list[str]:
             out += [f"{line(row, keys)}  {cut(row['title'], title)}",
                     f"{indent}{row['id']}  {folder}"]  # fmt: skip
         return out
-    keys = ("id", "when", "agent", "turns", "cost")
-    rest = room - len(line(HEAD, keys)) - 2
+    keys = ("id", "when", "agent", *machine, "turns", "cost")
+    rest = room - len(line(head, keys)) - 2
     folder = min(wide["project"], rest // 3) if rest >= 60 else 0
     title = rest - folder - 2 if folder else rest
     out = []
@@ -152,10 +160,12 @@ def listing_lines(rows: list[dict], room: int) -> list[str]:
     return out
 
 
-def _fields(task: dict, now: datetime) -> dict:
-    """A task's cells: its state marked before its title unless it is closed."""
+def _fields(task: dict, now: datetime, names: dict[str, str] | None = None) -> dict:
+    """A task's cells: its state marked before its title unless it is closed; the name of the
+    machine it ran on where `names` are given."""
     from .columns import agent_name
 
+    machine = {} if names is None else {"machine": names.get(task.get("ran_on", ""), "?")}
     marks = [task["state"]] if task["state"] != "closed" else []
     marks += ["archived"] if task["archived"] else []
     title = f"[{', '.join(marks)}] {task['title']}" if marks else task["title"]
@@ -167,6 +177,7 @@ def _fields(task: dict, now: datetime) -> dict:
         "cost": cost(task),
         "title": title,
         "project": task["project"] or "No folder",
+        **machine,
     }
 
 
@@ -179,6 +190,17 @@ def of_agent(listed: bytes, name: str) -> bytes:
 
     tool = "nodwyn" if name == "nodwyn" else registry.get(name).tool
     kept = [task for task in json.loads(listed) if task["origin"] == tool]
+    return json.dumps(kept, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def on_machine(listed: bytes, root, name: str) -> bytes:
+    """The listing of the tasks that ran on the machine named `name` (or given by its id)."""
+    import json
+
+    from ..machines import id_of
+    from ..tasks.listing import of_machine
+
+    kept = of_machine(json.loads(listed), id_of(root, name))
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":")).encode()
 
 

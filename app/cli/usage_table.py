@@ -9,7 +9,7 @@ cut at its start (its last folders kept) to fit; a figure is never cut.
 FIGURES = ("Turns", "Input", "Output", "Cache Create", "Cache Read", "Total Tokens")
 COMPACT = ("Turns", "Input", "Output")  # as ccusage's compact form: cache columns left out
 FIRST = {"day": "Date", "week": "Week", "month": "Month", "project": "Project",
-         "model": "Model", "agent": "Agent"}  # fmt: skip
+         "model": "Model", "agent": "Agent", "machine": "Machine"}  # fmt: skip
 FULL_FROM = 100  # columns: narrower terminals get the compact form, as ccusage's
 
 

@@ -113,3 +113,15 @@ def names(root: Path) -> dict[str, str]:
     here = this(root)
     found = {machine_id: entry.name for machine_id, entry in known(root).items()}
     return {**found, "": here.name, here.id: here.name}
+
+
+def id_of(root: Path, name: str) -> str:
+    """The id tasks carry for the machine named `name` (or given by its id): "" for this one."""
+    here = this(root)
+    if name in (here.id, here.name):
+        return ""
+    hits = [machine for machine, entry in known(root).items() if name in (machine, entry.name)]
+    if len(hits) != 1:
+        said = "no machine" if not hits else f"{len(hits)} machines"
+        raise NodwynError(f"{said} named {name!r} (`nodwyn machines` lists them)")
+    return hits[0]

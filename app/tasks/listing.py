@@ -195,6 +195,23 @@ def select(entries: dict[str, list], archived: bool | None) -> list[list]:
     return [fields for fields in entries.values() if fields[ARCHIVED] == archived]
 
 
+def of_machine(rows: list[dict], machine: str) -> list[dict]:
+    """The rows of the tasks that ran on `machine` (its id; "" for this data directory's own)."""
+    return [row for row in rows if row.get("ran_on", "") == machine]
+
+
+def machine_names(rows: list[dict], root: str | os.PathLike) -> dict[str, str] | None:
+    """The name of each machine the rows ran on, or None when they all ran on this one (a list
+    names the machine only where the archive holds more than one)."""
+    if not any(row.get("ran_on") for row in rows):
+        return None
+    from pathlib import Path
+
+    from .. import machines
+
+    return machines.names(Path(root))
+
+
 def fast_json(root: str | os.PathLike, archived: bool | None) -> bytes | None:
     """The listing as a JSON array (UTF-8) when the catalogue is current and its states still
     hold, else None (the caller folds first). Bytes throughout: the rows are printed as read."""

@@ -1,4 +1,4 @@
-"""What the agents' turns cost and used, by day, week, month, project, model or agent.
+"""What the agents' turns cost and used, by day, week, month, project, model, agent or machine.
 
 One function, `report`, makes the figures both the page's overview (GET /api/usage) and
 `nodwyn usage` show, so the two never disagree. Every figure comes from the turn cards
@@ -20,8 +20,8 @@ from msgspec import Struct, structs
 from ..errors import BadInput, TaskNotFound
 from ..memory.cards import mem as memfile
 
-BY = ("day", "week", "month", "project", "model", "agent")
-SPLITS = ("agent", "model", "project")
+BY = ("day", "week", "month", "project", "model", "agent", "machine")
+SPLITS = ("agent", "model", "project", "machine")
 TOP = 10  # tasks listed as costing most
 
 
@@ -94,6 +94,7 @@ class _Turn(_Figures, frozen=True, kw_only=True):
     model: str
     agent: str
     turns: int = 0
+    machine: str = ""  # the name of the machine it ran on
 
 
 def day_of(text: str, name: str) -> dt.date | None:
@@ -110,7 +111,7 @@ def day_of(text: str, name: str) -> dt.date | None:
 
 def report(store, by: str = "day", split: str = "", since: str = "", until: str = "") -> Report:
     """The usage of every task's turns in [since, until], one row per `by`, newest or largest
-    first, each row split by `split` (agent, model, project, or "" for none)."""
+    first, each row split by `split` (agent, model, project, machine, or "" for none)."""
     if by not in BY:
         raise BadInput(f"by is one of {', '.join(BY)}, not {by!r}")
     if split and split not in SPLITS:
@@ -159,6 +160,9 @@ def keep(store) -> None:
 
 
 def _turns(store, infos, saving: bool = True) -> list[_Turn]:
+    from .. import machines
+
+    names = machines.names(store.root)
     found, seen = [], set()
     for task, info in infos.items():
         log = store.log_path(task)
@@ -173,7 +177,7 @@ def _turns(store, infos, saving: bool = True) -> list[_Turn]:
                 model=card.model or info.model or "(no model)", agent=info.origin,
                 input=card.input, output=card.output, cache_read=card.cache_read,
                 cache_write=card.cache_write, cost_usd=card.cost_usd, unpriced=card.unpriced,
-                turns=card.turns,
+                turns=card.turns, machine=names.get(info.ran_on, info.ran_on),
             ))  # fmt: skip
     for gone in _used.keys() - seen:  # tasks deleted: not kept for nothing
         _used.pop(gone, None)  # (the background may be reading them meanwhile)

@@ -1,0 +1,86 @@
+"""Where the archive holds more than one machine, the lists say which one each task ran on and
+can be narrowed to one; where it holds one, nothing changes."""
+
+import json
+
+import pytest
+from machines_pair import make_pair
+from nodwyn import api
+from nodwyn.cli import main
+from nodwyn.log import records
+from test_api import TOKEN, Client
+
+
+@pytest.fixture
+def pair(tmp_path):
+    laptop, desk = make_pair(tmp_path)
+    laptop.new_task("Written on the laptop")
+    desk.new_task("Written on the desk")
+    laptop.sync()
+    desk.sync()
+    return laptop, desk
+
+
+def run(capsys, root, *argv) -> str:
+    assert main(["--data-dir", str(root), *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_sessions_names_each_tasks_machine_and_narrows_to_one(pair, capsys, monkeypatch):
+    laptop, desk = pair
+    monkeypatch.setenv("COLUMNS", "120")
+    listed = run(capsys, desk.store.root, "sessions")
+    head, *rows = listed.splitlines()
+    assert "MACHINE" in head
+    assert any("laptop" in row and "Written on the laptop" in row for row in rows)
+    assert any("desk" in row and "Written on the desk" in row for row in rows)
+    only = json.loads(run(capsys, desk.store.root, "sessions", "--machine", "laptop", "--json"))
+    assert [t["title"] for t in only] == ["Written on the laptop"]
+    assert only[0]["ran_on"] == laptop.id
+    mine = json.loads(run(capsys, desk.store.root, "sessions", "--machine", "desk", "--json"))
+    assert [t["title"] for t in mine] == ["Written on the desk"]
+
+
+def test_a_list_of_one_machine_has_no_machine_column(tmp_path, capsys, monkeypatch):
+    from machines_pair import Machine
+
+    monkeypatch.setenv("COLUMNS", "120")
+    alone = Machine(tmp_path / "alone", tmp_path / "Sync", "alone")
+    alone.new_task("Only here")
+    assert "MACHINE" not in run(capsys, alone.store.root, "sessions")
+
+
+def test_usage_by_machine_has_a_row_per_machine(pair, capsys):
+    laptop, desk = pair
+    for machine in pair:
+        (own,) = [t.id for t in machine.store.list() if not t.ran_on]
+        with machine.store.writer(own) as writer:
+            used = records.Usage(input=100, output=50)
+            reply = records.Reply(text="ok", usage=used, cost_usd=0.25, model="m")
+            writer.append([records.SessionResume(), records.Message(text="more"), reply])
+    laptop.sync()
+    desk.sync()
+    found = json.loads(run(capsys, desk.store.root, "usage", "--by", "machine", "--json"))
+    assert {row["key"]: row["cost_usd"] for row in found["rows"]} == {"laptop": 0.25, "desk": 0.25}
+    table = run(capsys, desk.store.root, "usage", "--by", "machine")
+    assert "Machine" in table and "laptop" in table
+
+
+def test_the_api_lists_the_machines_and_a_machines_tasks(pair):
+    laptop, desk = pair
+    client = Client(api.make_app(desk.store, TOKEN))
+    shown = client.get("/api/machines").json
+    assert shown["this"] == desk.id and shown["folder"] == str(desk.folder)
+    assert [(m["name"], m["kind"], m["tasks"]) for m in shown["machines"]] == [
+        ("desk", "this", 1),
+        ("laptop", "folder", 1),
+    ]
+    tasks = client.get(f"/api/tasks?machine={laptop.id}").json["tasks"]
+    assert [t["title"] for t in tasks] == ["Written on the laptop"]
+    assert len(client.get("/api/tasks").json["tasks"]) == 2
+    renamed = client.post("/api/machines/name", {"name": "big desk"}).json
+    assert renamed["machines"][0]["name"] == "big desk"
+    laptop.sync()
+    from nodwyn import machines
+
+    assert machines.names(laptop.store.root)[desk.id] == "big desk"
