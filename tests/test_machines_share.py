@@ -290,3 +290,28 @@ def test_marks_that_would_delete_another_machines_tasks_are_ignored(pair, tmp_pa
     report = desk.sync()
     assert sum("not that machine's: ignored" in p for p in report.problems) == 2
     assert desk.store.exists(mine) and desk.store.exists(theirs)
+
+
+def test_the_apps_worker_publishes_and_reads_the_shared_folder_on_its_passes(pair):
+    from nodwyn.background.worker import Worker
+
+    laptop, desk = pair
+    task = laptop.new_task("Fix it")
+    Worker(laptop.store, watch=False).run_pass()
+    assert laptop.published(task).exists()
+    Worker(desk.store, watch=False).run_pass()
+    assert desk.store.get(task).ran_on == laptop.id
+
+
+def test_a_second_sync_at_once_is_refused_in_one_line(pair):
+    from nodwyn.errors import TaskBusy
+    from nodwyn.log import locks
+
+    laptop, _desk = pair
+    fd = os.open(machines.folder(laptop.store.root) / "pass.lock", os.O_RDWR | os.O_CREAT)
+    locks.lock(fd)
+    try:
+        with pytest.raises(TaskBusy, match="another nodwyn is syncing the shared folder"):
+            laptop.sync()
+    finally:
+        os.close(fd)

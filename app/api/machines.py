@@ -1,8 +1,6 @@
 """The routes of Settings > Machines: the machines of the archive, the shared folder, syncing
 now, this machine's name, forgetting another (each calls one function of machines/)."""
 
-import threading
-
 import msgspec
 
 from ..machines import exchange, rename, share, status, this
@@ -26,10 +24,6 @@ class Name(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: str
 
 
-# One pass at a time: the worker's and a page's "Sync now" would otherwise write one state.
-SYNCING = threading.Lock()
-
-
 def shown(store: Store, problems: list[str] | None = None) -> Machines:
     folder = share.configured(store.root)
     return Machines(
@@ -42,8 +36,7 @@ def shown(store: Store, problems: list[str] | None = None) -> Machines:
 
 def synced(store: Store) -> Machines:
     """Publish and read the shared folder now, then the machines as they stand."""
-    with SYNCING:
-        report = exchange.sync(store)
+    report = exchange.sync(store)
     return shown(store, report.problems)
 
 

@@ -49,6 +49,7 @@ log = logging.getLogger("nodwyn.worker")
 GAP = 1.0  # seconds between passes woken by notifications (an agent writes many lines a second)
 RESCAN = 600.0  # seconds between looks at every folder, notified or not
 ROOM_MADE = 64 * 1024  # free bytes more than when the disk filled: room was made, go on
+SHARE_EVERY = 15.0  # seconds between looks at the shared folder when nothing was imported
 
 
 class Progress(Protocol):
@@ -91,6 +92,7 @@ class Worker:
         self._idle = threading.Condition()
         self._thread: threading.Thread | None = None
         self._full: tuple[int, float] | None = None  # (free bytes, when) at a full disk
+        self._shared_at = -SHARE_EVERY  # when the shared folder was last synced (monotonic)
 
     @property
     def full(self) -> bool:
@@ -213,6 +215,7 @@ class Worker:
                 self._import(tool, file)
                 self._seen[(tool, folder)][file] = signature
                 done += 1
+        total += self._share(everything=first or bool(total))
         if total or first:
             self._check()
             self._fold(full=first)
@@ -258,6 +261,31 @@ class Worker:
         return sorted(
             ((file, sig) for file, sig in current.items() if seen.get(file) != sig),
             key=lambda item: item[1][1],  # oldest first: a session's parent before its child
+        )
+
+    def _share(self, everything: bool) -> int:
+        """Publish this machine's part of the shared folder and read the other machines'
+        (machines/exchange.py), when one is shared: after a pass that imported, else at most
+        every SHARE_EVERY seconds. The tasks that came or changed."""
+        from ..machines import exchange, share
+
+        if share.configured(self.store.root) is None:
+            return 0
+        if not everything and time.monotonic() < self._shared_at + SHARE_EVERY:
+            return 0
+        self._check()
+        self._shared_at = time.monotonic()
+        try:
+            report = exchange.sync(self.store)
+        except NotWritten:
+            raise
+        except NodwynError as exc:  # the folder's disk is away: said, tried again later
+            log.warning("shared folder: %s", exc)
+            return 0
+        for problem in report.problems:
+            log.warning("shared folder: %s", problem)
+        return sum(
+            len(o.created) + len(o.extended) + len(o.deleted) for o in report.machines.values()
         )
 
     def _free(self) -> int:

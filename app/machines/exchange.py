@@ -6,14 +6,17 @@ their `machine.json` says (name, last seen by their own clock, tasks) and the la
 one line; a forgotten machine is passed over until the person shares with it again.
 """
 
+import os
+import threading
 import time
 from pathlib import Path
 
 import msgspec
 
-from ..errors import NodwynError
+from ..errors import NodwynError, TaskBusy
+from ..log import locks
 from ..tasks.store import Store
-from . import Known, known, remember, share, this
+from . import Known, folder, known, remember, share, this
 from .peers import Outcome, read_machine
 from .publish import publish
 
@@ -37,21 +40,41 @@ class Report(msgspec.Struct, kw_only=True):
     problems: list[str] = []  # one line each
 
 
+# One pass at a time in this process: the worker's and a page's "Sync now" write one state.
+_passing = threading.Lock()
+
+
 def sync(store: Store) -> Report:
-    """Publish and read the shared folder once (BadInput-free: errors are said in the report
-    and in each machine's last error)."""
-    folder = share.configured(store.root)
-    if folder is None:
+    """Publish and read the shared folder once; a machine's problems are said in the report
+    and as its last error, never raised. One pass at a time per data directory, across
+    processes (the lock of `<data>/machines/pass.lock`): a second is refused at once."""
+    with _passing:
+        fd = os.open(folder(store.root) / "pass.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                locks.lock(fd)
+            except OSError:
+                raise TaskBusy(
+                    "another nodwyn is syncing the shared folder; try again soon"
+                ) from None
+            return _sync(store)
+        finally:
+            os.close(fd)  # the lock goes with it
+
+
+def _sync(store: Store) -> Report:
+    shared = share.configured(store.root)
+    if shared is None:
         raise NodwynError("no shared folder: choose one with `nodwyn machines share FOLDER`")
-    if not folder.is_dir():
-        raise NodwynError(f"the shared folder {folder} is missing: is its disk or engine there?")
+    if not shared.is_dir():
+        raise NodwynError(f"the shared folder {shared} is missing: is its disk or engine there?")
     me = this(store.root)
-    report = Report(folder=str(folder))
-    dirs = share.machine_dirs(folder)
+    report = Report(folder=str(shared))
+    dirs = share.machine_dirs(shared)
     sharing = {me.id} | {machine for machine, _path, why in dirs if not why}
     table = known(store.root)
-    report.published = publish(store, folder, me, sharing - {me.id})
-    _card(store, folder, me)
+    report.published = publish(store, shared, me, sharing - {me.id})
+    _card(store, shared, me)
     for machine, path, why in dirs:
         if machine == me.id:
             continue
