@@ -84,3 +84,11 @@ def test_the_api_lists_the_machines_and_a_machines_tasks(pair):
     from nodwyn import machines
 
     assert machines.names(laptop.store.root)[desk.id] == "big desk"
+
+
+def test_search_results_say_the_machine_a_found_task_ran_on(pair, capsys):
+    laptop, desk = pair
+    found = run(capsys, desk.store.root, "memory", "search", "laptop")
+    assert "Written on the laptop" in found and "on laptop)" in found
+    answer = json.loads(run(capsys, desk.store.root, "memory", "search", "laptop", "--json"))
+    assert answer["turns"][0]["ran_on"] == laptop.id

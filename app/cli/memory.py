@@ -131,7 +131,13 @@ def cmd_memory_search(args) -> int:
                     "the rest by words until they are encoded)")  # fmt: skip
     if not args.json:
         said += [f"(log {name} has lines that could not be read)" for name in found["incomplete"]]
-    write(answer + b"\n" if args.json else found_text(found), said)
+    names = None
+    if not args.json:
+        from .. import paths
+        from ..tasks.listing import machine_names
+
+        names = machine_names(found["turns"], paths.data_root(args.data_dir))
+    write(answer + b"\n" if args.json else found_text(found, names), said)
     return 0
 
 
@@ -147,13 +153,15 @@ def write(out: str | bytes, said: list[str] = ()) -> None:
         sys.stdout.write(out)
 
 
-def found_text(found: dict) -> str:
-    """The found turns as `nodwyn memory search` prints them, task by task."""
+def found_text(found: dict, names: dict[str, str] | None = None) -> str:
+    """The found turns as `nodwyn memory search` prints them, task by task (with the machine
+    each ran on where `names` are given: the archive holds more than one)."""
     lines, task = [], None
     for turn in found["turns"]:
         if turn["task"] != task:
             task = turn["task"]
-            lines.append(f"{turn['task']}  {turn['title']}  ({turn['project']})")
+            where = f", on {names.get(turn.get('ran_on', ''), '?')}" if names else ""
+            lines.append(f"{turn['task']}  {turn['title']}  ({turn['project']}{where})")
         lines.append(f"  {turn['head']}  [{turn['score']:.2f}]")
         for event in turn["events"]:
             lines.append(f"    seq {event['seq']} {event['heading']}")

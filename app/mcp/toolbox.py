@@ -26,6 +26,7 @@ from ..errors import NodwynError, TaskBusy
 from ..log import records
 from ..log.redact import redact
 from ..tasks.catalogue import TITLE_MAX
+from ..tasks.listing import machine_names
 from ..tasks.store import Store, project_of
 from .answer import (  # noqa: F401 (LIMIT, same_project: read as toolbox.X)
     LIMIT,
@@ -118,7 +119,8 @@ class Toolbox:
         if not hits:
             where = f"earlier tasks of {project}" if scope == "earlier" else "this conversation"
             return Answer(text=f"Nothing in {where} matches {echo(query)!r}.")
-        return Answer(text=framed("\n\n".join(_hit(hit, task) for hit in hits)))
+        names = machine_names([{"ran_on": hit.ran_on} for hit in hits], self.store.root)
+        return Answer(text=framed("\n\n".join(_hit(hit, task, names) for hit in hits)))
 
     def recall(self, seq: int = 0, task: str | None = None, meta=None) -> Answer:
         from .. import memory
@@ -299,8 +301,12 @@ def has_title(path: Path) -> bool:
     return False
 
 
-def _hit(hit, own: str) -> str:
+def _hit(hit, own: str, names: dict[str, str] | None) -> str:
+    """A found turn as the agent reads it; the machine its task ran on where the archive
+    holds more than one (`names`)."""
     whose = "this conversation" if hit.task == own else f"earlier task {hit.task}"
+    if names and hit.ran_on:
+        whose += f" (ran on {names.get(hit.ran_on, hit.ran_on)})"
     lines = [f"{whose} · {hit.title!r} · {hit.at}", f"  {hit.head}"]
     for event in hit.events:
         lines.append(f"  seq {event.seq} · {event.at} · {event.heading}")

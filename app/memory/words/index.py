@@ -313,6 +313,7 @@ def _seen(stat: os.stat_result, problems: int, info) -> Seen:
         title=info.title if info else "",
         archived=info.archived if info else False,
         closes=info.closes if info else 0,
+        ran_on=info.ran_on if info else "",
     )
 
 

@@ -46,6 +46,7 @@ class TurnHit(Struct, frozen=True, kw_only=True):
     at: str
     events: list[EventHit]
     summary: str = ""  # the close summary covering this turn (ADR 0033), if one does
+    ran_on: str = ""  # the id of the machine its task ran on ("" = this one)
 
 
 class Results(Struct, frozen=True, kw_only=True):
@@ -217,12 +218,13 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit], log=
         return TurnHit(
             task=task, title=seen.title, project=seen.project, first_seq=seq, last_seq=seq,
             head=f"event seq {seq}, outside any turn", asked="", score=best,
-            at=events[0].at, events=events,
+            at=events[0].at, events=events, ran_on=seen.ran_on,
         )  # fmt: skip
     return TurnHit(
         task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
         last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,
         events=events, summary=close_summary(log, card.first_seq) if log and seen.closes else "",
+        ran_on=seen.ran_on,
     )  # fmt: skip
 
 

@@ -25,6 +25,7 @@ class Seen(Struct, kw_only=True):
     title: str = ""
     archived: bool = False
     closes: int = 0  # its close summaries (catalogue.Summary.closes)
+    ran_on: str = ""  # the machine it ran on (catalogue.Summary.ran_on)
 
 
 class State(Struct, kw_only=True):
