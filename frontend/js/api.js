@@ -123,6 +123,14 @@ export const api = {
   /** @param {{kind: string, model: string, url: string}} query */
   embeddingsCost: (query) => call("GET", "/api/embeddings/cost", query),
   connections: () => call("GET", "/api/mcp"),
+  machines: () => call("GET", "/api/machines"),
+  syncMachines: () => call("POST", "/api/machines/sync"),
+  /** @param {string} folder */
+  shareFolder: (folder) => call("POST", "/api/machines/share", {}, { folder }),
+  /** @param {string} name */
+  nameMachine: (name) => call("POST", "/api/machines/name", {}, { name }),
+  /** @param {string} id */
+  forgetMachine: (id) => call("POST", `/api/machines/${encodeURIComponent(id)}/forget`),
   /** @param {string} agent */
   connect: (agent) => call("POST", `/api/mcp/${encodeURIComponent(agent)}`),
   /** @param {string} file */

@@ -4,6 +4,7 @@
 // search and transcript together, and follows the change feed.
 
 import { agentTag, loadAgents } from "./agents.js";
+import { loadMachines } from "./machines.js";
 import { api, pageUrl } from "./api.js";
 import { clear, el, failure, folderLabels, noticeIn } from "./dom.js";
 import { createHeader } from "./header.js";
@@ -183,7 +184,8 @@ $("[data-settings-button]").addEventListener("click", () =>
 
 async function reloadTasks() {
   try {
-    const [{ tasks }] = await Promise.all([api.tasks(), agentsNamed, preferencesRead]);
+    // the machines' names asked with each list: a machine met since names its tasks at once
+    const [{ tasks }] = await Promise.all([api.tasks(), agentsNamed, preferencesRead, loadMachines()]);
     // Settings > Search: machine runs listed with the others, or folded at the end.
     sidebar.setTasks(preferences.show_machine_runs ? tasks.map((t) => ({ ...t, machine: false })) : tasks);
     sidebar.select(state.task);

@@ -7,6 +7,7 @@
 
 import { api } from "./api.js";
 import { agentLabel } from "./agents.js";
+import { machineLabel } from "./machines.js";
 import { clear, cost, el, NO_FOLDER } from "./dom.js";
 import { openExport, resumeButton } from "./exporting.js";
 import { openSummarize } from "./summarize.js";
@@ -164,6 +165,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
         : el("span", { class: "muted", "data-field": "project", title: "its log names no project folder" }, NO_FOLDER),
       task.branch ? el("span", { class: "mono", "data-field": "branch", title: `branch ${task.branch}` }, task.branch) : null,
       el("span", { "data-field": "agent" }, agent),
+      machineLabel(task.ran_on) ? el("span", { "data-field": "machine", title: "the machine it ran on" }, `on ${machineLabel(task.ran_on)}`) : null,
       costEl(task),
       task.state !== "closed" ? el("span", { class: `state state-${task.state.replace(/ /g, "-")}` }, task.state) : null,
       task.archived ? el("span", { class: "state" }, "archived") : null,

@@ -28,7 +28,7 @@ export function addSection(section) {
 
 const PERIODS = { day: "Day", week: "Week", month: "Month" };
 const MEASURES = { cost: "Cost", tokens: "Tokens", turns: "Turns" };
-const SPLITS = { agent: "Agent", model: "Model", project: "Project" };
+const SPLITS = { agent: "Agent", model: "Model", project: "Project", machine: "Machine" };
 const SINCE_DAYS = { day: 30, week: 7 * 16, month: 0 }; // a month's view shows all time
 const CHOICE_KEY = "nodwyn.overview";
 

@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { clear, el, exact, relative } from "./dom.js";
+import { machineLabel } from "./machines.js";
 import { marked } from "./marks.js";
 import { numberTurns, withoutSeqs } from "./turnnames.js";
 
@@ -77,7 +78,8 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
     for (const [task, group] of byTask) {
       const name = folder(group[0].project || "");
       list.append(el("section", { class: "result-task", "data-result-task": task },
-        el("h3", {}, el("span", {}, group[0].title), el("span", { class: "muted mono", title: group[0].project }, ` ${name}`), agentOf(task)),
+        el("h3", {}, el("span", {}, group[0].title), el("span", { class: "muted mono", title: group[0].project }, ` ${name}`), agentOf(task),
+          machineLabel(group[0].ran_on) ? el("span", { class: "machine-label", "data-ran-on": group[0].ran_on }, ` on ${machineLabel(group[0].ran_on)}`) : null),
         group.map((turn) => turnEl(turn, terms))));
     }
     pane.append(list);

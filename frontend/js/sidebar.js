@@ -5,13 +5,14 @@
 // is remembered in localStorage; the filter shows matches in every folder and the archive.
 
 import { agentLabel } from "./agents.js";
+import { machineLabel } from "./machines.js";
 import { clear, cost, el, folderLabels, timeEl } from "./dom.js";
 
 const PER_FOLDER = 5;
 const FOLDS_KEY = "nodwyn.folds";
 
 /** @typedef {{id: string, title: string, project: string, archived: boolean, state: string,
- *   last_activity: string, machine: boolean, origin: string, turns: number,
+ *   last_activity: string, machine: boolean, origin: string, turns: number, ran_on?: string,
  *   cost_usd: number|null}} Task */
 
 /** @returns {Record<string, boolean>} */
@@ -54,6 +55,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
   function item(task, folder = "") {
     const marks = task.state === "needs an answer" || task.state === "running" ? task.state : "";
     const agent = agentLabel(task.origin);
+    const machine = machineLabel(task.ran_on);
     const facts = [`${task.turns} turn${task.turns === 1 ? "" : "s"}`, cost(task.cost_usd)].filter(Boolean);
     return el(
       "a",
@@ -74,6 +76,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
       el("span", { class: "task-facts", "data-task-facts": "" },
         folder ? el("span", { class: "task-folder", title: task.project, "data-folder": task.project }, folder) : null,
         agent ? el("span", { class: "agent-label", "data-agent": task.origin }, agent) : null,
+        machine ? el("span", { class: "machine-label", "data-ran-on": task.ran_on, title: `ran on ${machine}` }, machine) : null,
         facts.map((fact) => el("span", {}, fact)),
         timeEl(task.last_activity)),
     );
@@ -175,7 +178,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
     const words = filter.value.trim().toLowerCase();
     const filtering = words.length > 0;
     const shown = filtering
-      ? tasks.filter((t) => `${t.title}\n${t.project}`.toLowerCase().includes(words))
+      ? tasks.filter((t) => `${t.title}\n${t.project}\n${machineLabel(t.ran_on)}`.toLowerCase().includes(words))
       : tasks;
     if (!shown.length) {
       list.append(emptyList(filtering));
