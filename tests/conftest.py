@@ -15,6 +15,7 @@ NOT_RUN = pytest.StashKey[int]()
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "corpus: reads the real corpus (../shared/corpus)")
+    config.addinivalue_line("markers", "slow: starts real sync engines (-m 'not slow' skips)")
 
 
 def pytest_collection_modifyitems(config, items) -> None:
