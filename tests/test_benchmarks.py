@@ -59,6 +59,14 @@ def test_the_sessions_benchmark_prints_cold_and_warm_figures():
     assert_goals_judged(out, 1)
 
 
+def test_the_machines_benchmark_prints_each_step_beside_rsync():
+    out = run("bench_machines.py", "--tasks", "20")
+    for label in ("publish on the first machine:", "read on the second machine (the tasks appear):",
+                  "a pass on both with nothing new:", "one task grown by one turn, publish and read:",
+                  "of the same logs:"):  # fmt: skip
+        figure(out, label)
+
+
 def test_the_api_benchmark_prints_its_figures():
     out = run("bench_api.py", "--tasks", "20", "--runs", "2")
     times = figures(

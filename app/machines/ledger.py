@@ -27,6 +27,7 @@ class Read(msgspec.Struct, kw_only=True):
     tail_start: int = 0
     tail: str = ""  # hash of the last line read
     created: bool = False  # the reader made this task's log here (so it is never published)
+    stamp: tuple[int, int] = (0, 0)  # the file's size and mtime_ns when last read to its end
 
 
 class Peer(msgspec.Struct, kw_only=True):
@@ -42,6 +43,8 @@ class Published(msgspec.Struct, kw_only=True):
     """How far this machine's own logs went into its sub-folder."""
 
     logs: dict[str, tuple[int, str]] = {}  # task -> (bytes published, hash of their head)
+    stamps: dict[str, tuple[int, int, int]] = {}  # task -> its log's size, mtime_ns, and the
+    # published file's size, when last published: all three unchanged, nothing is read
     looked: dict[str, int] = {}  # a copy of another machine's task -> bytes looked at for marks
     marks: int = 0  # marks written (the next one is marks + 1)
 

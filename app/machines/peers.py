@@ -93,6 +93,9 @@ def _refuse(peer: Peer, outcome: Outcome, name: str, why: str) -> None:
 
 def _read_log(store, file, task, machine, sharing, peer, outcome) -> None:
     read = peer.logs.get(task)
+    stat = file.stat()
+    if read is not None and read.stamp == (stat.st_size, stat.st_mtime_ns):
+        return  # as it was when read to its end
     fresh = read is None or not ledger.same_prefix(file, read)
     if read is not None and not fresh and os.path.getsize(file) == read.consumed:
         return  # unchanged
@@ -112,6 +115,7 @@ def _read_log(store, file, task, machine, sharing, peer, outcome) -> None:
         _refuse(peer, outcome, f"{task}.jsonl", made)
         return
     start.created = start.created or made == "created"
+    start.stamp = (stat.st_size, stat.st_mtime_ns) if start.consumed == stat.st_size else (0, 0)
     peer.logs[task] = start
     if made:
         getattr(outcome, made).append(task)

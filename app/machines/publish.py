@@ -57,6 +57,7 @@ def publish(store: Store, share: Path, me: Machine, peers: set[str]) -> int:
         marks.append(Mark(n=0, task=task, deleted=True))
         (own / "sessions" / f"{task}.jsonl").unlink(missing_ok=True)
         del state.logs[task]
+        state.stamps.pop(task, None)
     if marks:
         _append(own / "marks.jsonl", marks, state)
         written += 1
@@ -104,6 +105,15 @@ def _end_torn(path: Path) -> None:
 
 def _publish_log(log: Path, target: Path, task: str, state: ledger.Published) -> bool:
     """Bring one published log up to its log's whole lines; True if anything was written."""
+    stat = log.stat()
+    if state.stamps.get(task) == (stat.st_size, stat.st_mtime_ns, _size(target)):
+        return False  # neither the log nor what was published changed since
+    written = _bring_up(log, target, task, state)
+    state.stamps[task] = (stat.st_size, stat.st_mtime_ns, _size(target))
+    return written
+
+
+def _bring_up(log: Path, target: Path, task: str, state: ledger.Published) -> bool:
     end = whole_end(log)
     done, head = state.logs.get(task, (0, ""))
     if end == done and head == ledger.head_of(log, end) and _size(target) == done:
