@@ -61,9 +61,14 @@ def test_the_sessions_benchmark_prints_cold_and_warm_figures():
 
 def test_the_machines_benchmark_prints_each_step_beside_rsync():
     out = run("bench_machines.py", "--tasks", "20")
-    for label in ("publish on the first machine:", "read on the second machine (the tasks appear):",
-                  "a pass on both with nothing new:", "one task grown by one turn, publish and read:",
-                  "of the same logs:"):  # fmt: skip
+    labels = (
+        "publish on the first machine:",
+        "read on the second machine (the tasks appear):",
+        "a pass on both with nothing new:",
+        "one task grown by one turn, publish and read:",
+        "of the same logs:",
+    )
+    for label in labels:
         figure(out, label)
 
 
