@@ -11,7 +11,7 @@ from machines_pair import Machine, make_pair
 from nodwyn import machines
 from nodwyn.errors import BadInput
 from nodwyn.log import records
-from nodwyn.machines import status
+from nodwyn.machines import share, status
 
 
 @pytest.fixture
@@ -192,6 +192,9 @@ def test_a_machine_forgotten_leaves_with_its_tasks_and_its_folder_untouched(pair
     assert not desk.store.exists(task)  # not read again
     rows = {row.name: row for row in status.rows(desk.store)}
     assert rows["laptop"].forgotten and rows["desk"].kind == "this"
+    share.choose(desk.store.root, desk.folder)  # shared again: read again, the task back
+    desk.sync()
+    assert desk.store.get(task).ran_on == laptop.id
 
 
 def test_the_status_rows_say_tasks_size_and_last_seen(pair):

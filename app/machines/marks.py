@@ -14,11 +14,14 @@ import msgspec
 
 from ..errors import TaskBusy
 from ..log import records
+from ..tasks.catalogue import TITLE_MAX
 from ..tasks.store import Store
+from . import share
 from .ledger import Peer
 from .publish import Mark
 
 _decoder = msgspec.json.Decoder(Mark)
+LONGEST = 256 << 10  # bytes: a mark holds a name or an archive flag, never more
 
 
 def apply(store: Store, path: Path, machine: str, peer: Peer, outcome) -> None:
@@ -41,20 +44,18 @@ def apply(store: Store, path: Path, machine: str, peer: Peer, outcome) -> None:
 
 
 def _read(path: Path, peer: Peer, outcome):
-    """The whole lines after `peer.marks` as marks (a line cut by a half sync waits)."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(peer.marks)
-            data = handle.read()
-    except FileNotFoundError:
+    """The whole lines after `peer.marks` as marks (a line cut by a half sync waits; a line
+    longer than any mark is passed over unread)."""
+    if not share.plain_file(path):
         return
-    end = data.rfind(b"\n") + 1
-    for line in data[:end].split(b"\n")[:-1]:
+    for offset, end, line in share.whole_lines(path, peer.marks, LONGEST):
+        peer.marks = end
         try:
+            if line is None:
+                raise msgspec.DecodeError(f"longer than {LONGEST >> 10} KB")
             yield _decoder.decode(line)
         except msgspec.MsgspecError as exc:
-            outcome.problems.append(f"marks.jsonl: a line skipped ({exc})")
-    peer.marks += end
+            outcome.problems.append(f"marks.jsonl: the line at byte {offset} skipped ({exc})")
 
 
 def _record(store: Store, mark: Mark, machine: str) -> None:
@@ -62,12 +63,15 @@ def _record(store: Store, mark: Mark, machine: str) -> None:
     if not isinstance(mark.record, records.SessionTitle | records.SessionArchive):
         return
     src = records.Src(file=f"@{machine}", id=f"mark:{mark.n}")
+    record = mark.record
+    if isinstance(record, records.SessionTitle):  # one line, as long as a name may be
+        record = msgspec.structs.replace(record, title=" ".join(record.title.split())[:TITLE_MAX])
     with store.writer(mark.task) as writer:
         from ..log import logfile
 
         if any(getattr(r, "src", None) == src for _o, _e, r in logfile.read(writer.path)):
             return
-        writer.append([msgspec.structs.replace(mark.record, src=src, seq=0, at=mark.record.at)])
+        writer.append([msgspec.structs.replace(record, src=src, seq=0)])
 
 
 def _delete(store: Store, mark: Mark, machine: str, peer: Peer, outcome) -> None:

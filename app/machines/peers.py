@@ -21,7 +21,6 @@ copies and anything not a task's log reported, never imported.
 """
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -33,7 +32,6 @@ from . import ledger, share, this
 from .ledger import Peer, Read
 
 MAX_LINE = 64 << 20  # bytes: a longer line is no record nodwyn writes
-CHUNK = 1 << 20
 
 
 class Outcome(msgspec.Struct, kw_only=True):
@@ -126,7 +124,7 @@ def _records(file: Path, read: Read, machine: str, sharing: set[str]):
     (None, [why]) for a log that claims another machine's task."""
     out: list[records.Known] = []
     problems: list[str] = []
-    for offset, end, line in _lines(file, read.consumed):
+    for offset, end, line in share.whole_lines(file, read.consumed, MAX_LINE):
         read.tail_start, read.consumed = offset, end
         if line is None:
             problems.append(f"line at byte {offset} skipped: longer than {MAX_LINE >> 20} MB")
@@ -158,33 +156,6 @@ def _keyed(record: records.Known, machine: str) -> records.Known:
     if record.src is not None:
         return record
     return msgspec.structs.replace(record, src=records.Src(file=f"@{machine}", line=record.seq))
-
-
-def _lines(file: Path, start: int) -> Iterator[tuple[int, int, bytes | None]]:
-    """(offset, end, line) of each whole line from `start`; a line over MAX_LINE comes as None,
-    skipped without being held in memory; an unended last line waits for the next pass."""
-    with open(file, "rb") as handle:
-        handle.seek(start)
-        pos = line_start = start
-        pending: list[bytes] = []
-        held, skipping = 0, False
-        while chunk := handle.read(CHUNK):
-            at = 0
-            while True:
-                nl = chunk.find(b"\n", at)
-                if not skipping:
-                    piece = chunk[at : nl if nl >= 0 else len(chunk)]
-                    pending.append(piece)
-                    held += len(piece)
-                    skipping = held > MAX_LINE
-                    pending = [] if skipping else pending
-                if nl < 0:
-                    break
-                end = pos + nl + 1
-                yield line_start, end, None if skipping else b"".join(pending)
-                line_start, pending, held, skipping = end, [], 0, False
-                at = nl + 1
-            pos += len(chunk)
 
 
 def _write(store: Store, task: str, emitted: list, created: bool, dedupe: bool) -> str:

@@ -14,15 +14,17 @@ temporary files and conflict copies are each told apart here, never followed or 
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 
 from ..errors import BadInput
 from ..log import tmpfiles
-from . import ID, folder
+from . import ID, folder, known, remember
 
 CONFIG = "share.json"
+CHUNK = 1 << 20
 TASK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}\.jsonl")
 # Temporary files the engines write beside a file before renaming it over it; and our own.
 TEMPORARY = re.compile(
@@ -63,6 +65,10 @@ def choose(root: Path, path: str | os.PathLike) -> Path:
     except OSError as exc:
         raise BadInput(f"{chosen} cannot be made ({exc.strerror}): choose another") from None
     tmpfiles.replace(folder(root) / CONFIG, msgspec.json.encode(Config(folder=str(chosen))))
+    table = known(root)
+    for entry in table.values():
+        entry.forgotten = False  # shared again: every machine there is read again
+    remember(root, table)
     return chosen
 
 
@@ -110,3 +116,31 @@ def plain_file(path: Path) -> bool:
         return path.lstat().st_mode & 0o170000 == 0o100000
     except OSError:
         return False
+
+
+def whole_lines(file: Path, start: int, longest: int) -> Iterator[tuple[int, int, bytes | None]]:
+    """(offset, end, line) of each whole line of a file read from the folder, from `start`; a
+    line over `longest` bytes comes as None, passed over without being held in memory; an
+    unended last line (a sync half done) is not given: it waits for the next pass."""
+    with open(file, "rb") as handle:
+        handle.seek(start)
+        pos = line_start = start
+        pending: list[bytes] = []
+        held, skipping = 0, False
+        while chunk := handle.read(CHUNK):
+            at = 0
+            while True:
+                nl = chunk.find(b"\n", at)
+                if not skipping:
+                    piece = chunk[at : nl if nl >= 0 else len(chunk)]
+                    pending.append(piece)
+                    held += len(piece)
+                    skipping = held > longest
+                    pending = [] if skipping else pending
+                if nl < 0:
+                    break
+                end = pos + nl + 1
+                yield line_start, end, None if skipping else b"".join(pending)
+                line_start, pending, held, skipping = end, [], 0, False
+                at = nl + 1
+            pos += len(chunk)
