@@ -92,3 +92,17 @@ def test_search_results_say_the_machine_a_found_task_ran_on(pair, capsys):
     assert "Written on the laptop" in found and "on laptop)" in found
     answer = json.loads(run(capsys, desk.store.root, "memory", "search", "laptop", "--json"))
     assert answer["turns"][0]["ran_on"] == laptop.id
+
+
+def test_the_mcp_servers_answer_names_the_machine_an_earlier_task_ran_on(pair, monkeypatch):
+    from nodwyn import settings
+    from nodwyn.mcp.toolbox import Toolbox
+
+    laptop, desk = pair
+    (own,) = [t.id for t in desk.store.list() if not t.ran_on]
+    monkeypatch.setenv("NODWYN_SESSION", own)  # the conversation asking is the desk's task
+    settings.save(desk.store.root, settings.Settings(earlier_tasks={"/home/ana/pager": True}))
+    box = Toolbox(desk.store, "claude", desk.store.root)
+    answer = box.run("index-search", {"query": "laptop", "scope": "earlier"})
+    assert not answer.error, answer.text
+    assert "(ran on laptop)" in answer.text and "Written on the laptop" in answer.text
