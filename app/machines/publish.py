@@ -68,6 +68,8 @@ def publish(store: Store, share: Path, me: Machine, peers: set[str]) -> int:
 def _marks_of(store: Store, task: str, state: ledger.Published) -> list[Mark]:
     """The names and archives a person gave here to another machine's task since last look."""
     path = store.log_path(task)
+    if path.stat().st_size == state.looked.get(task, 0):
+        return []  # nothing added since the last look
     found = []
     for _offset, end, record in logfile.read(path, state.looked.get(task, 0)):
         state.looked[task] = end
