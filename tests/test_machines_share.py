@@ -318,3 +318,27 @@ def test_a_second_sync_at_once_is_refused_in_one_line(pair):
             laptop.sync()
     finally:
         os.close(fd)
+
+
+def test_a_pass_stopped_before_it_kept_its_state_adds_nothing_twice(pair):
+    from nodwyn.machines import ledger
+
+    laptop, desk = pair
+    task = laptop.new_task("Fix it")
+    laptop.sync()
+    desk.sync()
+    kept = {p: p.read_bytes() for p in machines.folder(desk.store.root).glob("read-*.json")}
+    published = ledger.published_file(laptop.store.root)
+    before = published.read_bytes()
+    with laptop.store.writer(task) as writer:
+        writer.append([records.SessionResume(), records.Message(text="Again")])
+    laptop.sync()
+    published.write_bytes(before)  # the laptop stopped after its append, before its state
+    laptop.sync()
+    desk.sync()
+    for path, data in kept.items():
+        path.write_bytes(data)  # and the desk likewise
+    desk.sync()
+    assert laptop.published(task).read_bytes() == laptop.store.log_path(task).read_bytes()
+    assert len(log_of(desk.store, task)) == len(log_of(laptop.store, task)) == 6
+    assert desk.store.get(task).turns == 2

@@ -28,6 +28,7 @@ class Read(msgspec.Struct, kw_only=True):
     tail: str = ""  # hash of the last line read
     created: bool = False  # the reader made this task's log here (so it is never published)
     stamp: tuple[int, int] = (0, 0)  # the file's size and mtime_ns when last read to its end
+    last: str = ""  # the key of the log's last record then (peers._last_key)
 
 
 class Peer(msgspec.Struct, kw_only=True):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..errors import TaskBusy
+from ..errors import TaskBusy, TaskNotFound
 from ..log import logfile, records
 from ..tasks.store import Store
 from . import ledger, share, this
@@ -52,20 +52,22 @@ def read_machine(store: Store, path: Path, machine: str, sharing: set[str]) -> O
     peer = ledger.load(state_file, Peer)
     outcome = Outcome()
     sessions = path / "sessions"
-    for name in _names(sessions):
-        kind = share.kind_of(name)
-        if kind == "temporary":
-            continue
-        if kind != "task":
-            _refuse(peer, outcome, name, _why(kind))
-            continue
-        file = sessions / name
-        if not share.plain_file(file):
-            _refuse(peer, outcome, name, "a link or not a plain file: never followed")
-            continue
-        _read_log(store, file, name[:-6], machine, sharing, peer, outcome)
-    marks.apply(store, path / "marks.jsonl", machine, peer, outcome)
-    ledger.save(state_file, peer)
+    try:  # what was read is kept however the pass ends (a full disk stops it)
+        for name in _names(sessions):
+            kind = share.kind_of(name)
+            if kind == "temporary":
+                continue
+            if kind != "task":
+                _refuse(peer, outcome, name, _why(kind))
+                continue
+            file = sessions / name
+            if not share.plain_file(file):
+                _refuse(peer, outcome, name, "a link or not a plain file: never followed")
+                continue
+            _read_log(store, file, name[:-6], machine, sharing, peer, outcome)
+        marks.apply(store, path / "marks.jsonl", machine, peer, outcome)
+    finally:
+        ledger.save(state_file, peer)
     return outcome
 
 
@@ -99,24 +101,45 @@ def _read_log(store, file, task, machine, sharing, peer, outcome) -> None:
         return  # unchanged
     if store.was_deleted(task):
         return  # deleted here (or by its machine's mark): never brought back
-    start = Read(created=read.created) if fresh and read is not None else read or Read()
+    if read is None:
+        start = Read()
+    else:  # a copy: `read` stays as it was unless the records are written
+        start = Read(created=read.created) if fresh else msgspec.structs.replace(read)
     emitted, problems = _records(file, start, machine, sharing)
     if emitted is None:
         _refuse(peer, outcome, f"{task}.jsonl", problems[0])
         return
     outcome.problems += [f"{task}: {p}" for p in problems]
     try:
-        made = _write(store, task, emitted, start.created, dedupe=fresh or not start.created)
+        moved = start.created and start.last != _last_key(store.log_path(task))
+        dedupe = fresh or not start.created or moved
+        made = _write(store, task, emitted, start.created, dedupe=dedupe)
     except TaskBusy:
         return  # open in another process here: read again next pass
     if made not in ("", "created", "extended"):
         _refuse(peer, outcome, f"{task}.jsonl", made)
         return
     start.created = start.created or made == "created"
+    start.last = _last_key(store.log_path(task))
     start.stamp = (stat.st_size, stat.st_mtime_ns) if start.consumed == stat.st_size else (0, 0)
     peer.logs[task] = start
     if made:
         getattr(outcome, made).append(task)
+
+
+def _last_key(log: Path) -> str:
+    """The key of a log's last record as text ("" for none): where the log stood when this
+    folder was last read into it. A log that moved past it since (a pass stopped after its
+    append, before its state was kept) is matched by key, so nothing is appended twice."""
+    from ..importers.state import key_of, key_text
+
+    try:
+        found = logfile.last_record(log)
+    except (FileNotFoundError, TaskNotFound):
+        return ""
+    if found is None:
+        return ""
+    return key_text(key_of(found[1])) or f"seq {found[1].seq}"
 
 
 def _records(file: Path, read: Read, machine: str, sharing: set[str]):
