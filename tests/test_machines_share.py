@@ -95,7 +95,13 @@ def test_a_conflict_copy_is_reported_once_and_never_imported(pair, name):
     report = desk.sync()
     assert any("conflict copy" in p and copy.name in p for p in report.problems)
     assert len(desk.store.list(archived=None)) == 1
-    assert not desk.sync().problems  # said once
+    assert not desk.sync().problems  # said once, and shown as the machine's error meanwhile
+    (row,) = [r for r in status.rows(desk.store) if r.name == "laptop"]
+    assert row.error.startswith(copy.name) and "conflict copy" in row.error
+    copy.unlink()
+    desk.sync()
+    (row,) = [r for r in status.rows(desk.store) if r.name == "laptop"]
+    assert row.error == ""
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,7 @@ def _read(store, path: Path, machine: str, sharing, table: dict[str, Known], rep
     entry.name, entry.seen, entry.kind = card.name, card.seen, "folder"
     entry.tasks, entry.kept_only = card.tasks, card.kept_only
     outcome = read_machine(store, path, machine, sharing)
-    entry.error = outcome.problems[-1] if outcome.problems else ""
+    entry.error = outcome.problems[-1] if outcome.problems else outcome.standing
     table[machine] = entry
     report.machines[machine] = outcome
     report.problems += [f"{card.name}: {p}" for p in outcome.problems]

@@ -41,6 +41,7 @@ class Outcome(msgspec.Struct, kw_only=True):
     extended: list[str] = []
     deleted: list[str] = []
     problems: list[str] = []  # one line each: a name refused, a line skipped
+    standing: str = ""  # names refused that are still there, in one line (shown as its error)
 
 
 def read_machine(store: Store, path: Path, machine: str, sharing: set[str]) -> Outcome:
@@ -52,8 +53,9 @@ def read_machine(store: Store, path: Path, machine: str, sharing: set[str]) -> O
     peer = ledger.load(state_file, Peer)
     outcome = Outcome()
     sessions = path / "sessions"
+    names = _names(sessions)
     try:  # what was read is kept however the pass ends (a full disk stops it)
-        for name in _names(sessions):
+        for name in names:
             kind = share.kind_of(name)
             if kind == "temporary":
                 continue
@@ -66,8 +68,14 @@ def read_machine(store: Store, path: Path, machine: str, sharing: set[str]) -> O
                 continue
             _read_log(store, file, name[:-6], machine, sharing, peer, outcome)
         marks.apply(store, path / "marks.jsonl", machine, peer, outcome)
-    finally:
+    finally:  # a name refused and gone since is no longer said
+        present = set(names)
+        peer.refused = {name: why for name, why in peer.refused.items() if name in present}
         ledger.save(state_file, peer)
+    if peer.refused:
+        name, why = next(iter(peer.refused.items()))
+        more = f" (and {len(peer.refused) - 1} more)" if len(peer.refused) > 1 else ""
+        outcome.standing = f"{name}: {why}{more}"
     return outcome
 
 
