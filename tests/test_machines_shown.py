@@ -106,3 +106,28 @@ def test_the_mcp_servers_answer_names_the_machine_an_earlier_task_ran_on(pair, m
     answer = box.run("index-search", {"query": "laptop", "scope": "earlier"})
     assert not answer.error, answer.text
     assert "(ran on laptop)" in answer.text and "Written on the laptop" in answer.text
+
+
+def test_the_machines_command_says_each_machine_in_words_and_as_json(pair, capsys):
+    laptop, desk = pair
+    said = run(capsys, desk.store.root, "machines")
+    assert f"Shared folder: {desk.folder}" in said
+    assert "desk (this machine): 1 task" in said
+    assert "laptop (folder, last seen now): 1 task" in said
+    shown = json.loads(run(capsys, desk.store.root, "machines", "--json"))
+    assert [m["name"] for m in shown["machines"]] == ["desk", "laptop"]
+    synced = run(capsys, desk.store.root, "machines", "sync")
+    assert "read 1 other machine: 0 new tasks, 0 grown, 0 deleted there" in synced
+    assert "now named study" in run(capsys, desk.store.root, "machines", "rename", "study")
+    forgot = run(capsys, desk.store.root, "machines", "forget", "laptop")
+    assert "Forgot laptop: 1 task left this archive" in forgot
+
+
+def test_machines_commands_without_a_shared_folder_say_what_to_do(tmp_path, capsys):
+    root = tmp_path / "alone"
+    assert main(["--data-dir", str(root), "machines", "sync"]) == 1
+    assert "nodwyn machines share FOLDER" in capsys.readouterr().err
+    assert main(["--data-dir", str(root), "machines", "forget", "nobody"]) == 1
+    assert "no other machine named 'nobody'" in capsys.readouterr().err
+    assert main(["--data-dir", str(root), "machines", "share", str(root / "inside")]) == 1
+    assert "inside the data directory" in capsys.readouterr().err
