@@ -105,7 +105,17 @@ def test_a_conflict_copy_is_reported_once_and_never_imported(pair, name):
 
 
 @pytest.mark.parametrize(
-    "name", [".syncthing.x.jsonl.tmp", "~syncthing~x.jsonl.tmp", ".~x.jsonl", "x.jsonl.partial"]
+    "name",
+    [
+        ".syncthing.x.jsonl.tmp",  # Syncthing
+        "~syncthing~x.jsonl.tmp",  # Syncthing on Windows
+        ".x.jsonl.~1a2b3c",  # Nextcloud, ownCloud
+        "x.jsonl.partial",
+        ".~x.jsonl",
+        "~$x.jsonl",  # OneDrive, Office
+        ".x.jsonl.icloud",  # iCloud Drive, not downloaded yet
+        "x.jsonl.part",
+    ],
 )
 def test_the_engines_temporary_files_are_passed_over_quietly(pair, name):
     laptop, desk = pair

@@ -30,6 +30,7 @@ TASK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,127}\.jsonl")
 TEMPORARY = re.compile(
     r"(^\.syncthing\..*\.tmp$)|(^~syncthing~.*\.tmp$)|(\.tmp$)|(^\.~)|(^~\$)"
     r"|(\.partial$)|(\.part$)|(^\.dropbox)|(\.icloud$)|(^\.sync_)|(\.~tmp$)|(\.nodwyn-tmp$)"
+    r"|(^\..+\.~[0-9a-f]+$)"  # Nextcloud's and ownCloud's download in progress
 )
 # Conflict copies: Syncthing, Dropbox ("(... conflicted copy ...)"), Nextcloud/ownCloud
 # ("(conflicted copy ...)", "_conflict-"), OneDrive ("-<computer>" is not told apart from a

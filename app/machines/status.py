@@ -67,19 +67,9 @@ def folder_rows(store: Store, counts: dict) -> list[Row]:
         if entry.kind != "folder":
             continue
         tasks, size = counts.get(machine, (0, 0))
-        rows.append(
-            Row(
-                id=machine,
-                name=entry.name,
-                kind="folder",
-                last_seen=entry.seen,
-                tasks=tasks,
-                size=size,
-                kept_only=entry.kept_only,
-                error=entry.error,
-                forgotten=entry.forgotten,
-            )  # fmt: skip
-        )
+        rows.append(Row(id=machine, name=entry.name, kind="folder", last_seen=entry.seen,
+                        tasks=tasks, size=size, kept_only=entry.kept_only, error=entry.error,
+                        forgotten=entry.forgotten))  # fmt: skip
     return rows
 
 
