@@ -358,3 +358,21 @@ def test_a_pass_stopped_before_it_kept_its_state_adds_nothing_twice(pair):
     assert laptop.published(task).read_bytes() == laptop.store.log_path(task).read_bytes()
     assert len(log_of(desk.store, task)) == len(log_of(laptop.store, task)) == 6
     assert desk.store.get(task).turns == 2
+
+
+def test_a_file_replaced_by_a_shorter_copy_and_grown_back_adds_nothing_twice(pair):
+    laptop, desk = pair
+    task = laptop.new_task("Fix it")
+    with laptop.store.writer(task) as writer:
+        writer.append([records.SessionResume(), records.Message(text="Again")])
+    laptop.sync()
+    desk.sync()
+    whole = laptop.published(task).read_bytes()
+    older = whole[: whole.index(b"\n", whole.index(b"\n") + 1) + 1]  # its first two lines
+    tmp = laptop.published(task).with_name(f".syncthing.{task}.jsonl.tmp")
+    tmp.write_bytes(older)
+    os.replace(tmp, laptop.published(task))  # an older copy put back by the engine
+    desk.sync()
+    laptop.published(task).write_bytes(whole)  # and the whole file again
+    desk.sync()
+    assert len(log_of(desk.store, task)) == len(log_of(laptop.store, task)) == 6

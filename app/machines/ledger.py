@@ -29,6 +29,7 @@ class Read(msgspec.Struct, kw_only=True):
     created: bool = False  # the reader made this task's log here (so it is never published)
     stamp: tuple[int, int] = (0, 0)  # the file's size and mtime_ns when last read to its end
     last: str = ""  # the key of the log's last record then (peers._last_key)
+    high: int = 0  # the highest seq of the file's records written here (its machine's order)
 
 
 class Peer(msgspec.Struct, kw_only=True):

@@ -112,11 +112,17 @@ def _read_log(store, file, task, machine, sharing, peer, outcome) -> None:
     if read is None:
         start = Read()
     else:  # a copy: `read` stays as it was unless the records are written
-        start = Read(created=read.created) if fresh else msgspec.structs.replace(read)
+        start = (
+            Read(created=read.created, high=read.high) if fresh else msgspec.structs.replace(read)
+        )
     emitted, problems = _records(file, start, machine, sharing)
     if emitted is None:
         _refuse(peer, outcome, f"{task}.jsonl", problems[0])
         return
+    # its machine's seqs only grow: what is at or under the highest written is here already
+    # (a file replaced by a shorter copy, read again, then grown back)
+    high = max((r.seq for r in emitted), default=start.high)
+    emitted = [r for r in emitted if r.seq > start.high or isinstance(r, records.SessionStart)]
     outcome.problems += [f"{task}: {p}" for p in problems]
     try:
         moved = start.created and start.last != _last_key(store.log_path(task))
@@ -129,6 +135,7 @@ def _read_log(store, file, task, machine, sharing, peer, outcome) -> None:
         return
     start.created = start.created or made == "created"
     start.last = _last_key(store.log_path(task))
+    start.high = max(start.high, high)
     start.stamp = (stat.st_size, stat.st_mtime_ns) if start.consumed == stat.st_size else (0, 0)
     peer.logs[task] = start
     if made:
