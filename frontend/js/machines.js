@@ -35,9 +35,10 @@ export function machineLabel(ranOn) {
   return names.get(ranOn) || ranOn.slice(0, 8);
 }
 
-/** Whether the list names machines: some task ran on another one. @param {{ran_on?: string}[]} tasks */
-export function several(tasks) {
-  return tasks.some((task) => task.ran_on);
+/** The name of the machine a task ran on, this one's included (what the list's filter reads).
+ * @param {string | undefined} ranOn */
+export function machineName(ranOn) {
+  return names.get(ranOn || "") || machineLabel(ranOn);
 }
 
 const UNITS = ["bytes", "KB", "MB", "GB"];

@@ -5,7 +5,7 @@
 // is remembered in localStorage; the filter shows matches in every folder and the archive.
 
 import { agentLabel } from "./agents.js";
-import { machineLabel } from "./machines.js";
+import { machineLabel, machineName } from "./machines.js";
 import { clear, cost, el, folderLabels, timeEl } from "./dom.js";
 
 const PER_FOLDER = 5;
@@ -178,7 +178,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
     const words = filter.value.trim().toLowerCase();
     const filtering = words.length > 0;
     const shown = filtering
-      ? tasks.filter((t) => `${t.title}\n${t.project}\n${machineLabel(t.ran_on)}`.toLowerCase().includes(words))
+      ? tasks.filter((t) => `${t.title}\n${t.project}\n${machineName(t.ran_on)}`.toLowerCase().includes(words))
       : tasks;
     if (!shown.length) {
       list.append(emptyList(filtering));

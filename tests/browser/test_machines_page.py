@@ -3,6 +3,7 @@ where it ran (its row, its header), the list's filter finds it by the machine's 
 Settings > Machines lists the machines in words, renames this one and syncs now."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,8 @@ def test_a_task_from_another_machine_says_where_it_ran(two_machines, page, serve
     )
     page.locator("[data-filter]").fill("laptop")
     expect(page.locator(".task-item")).to_have_count(1)
+    page.locator("[data-filter]").fill("desk")  # this machine's own, by its name too
+    expect(page.locator(".task-item")).to_have_text(re.compile("Sweep the desk"))
     page.locator("[data-filter]").fill("")
     row.click()
     expect(page.locator('[data-field="machine"]')).to_have_text("on laptop")
