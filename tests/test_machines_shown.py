@@ -113,7 +113,7 @@ def test_the_machines_command_says_each_machine_in_words_and_as_json(pair, capsy
     said = run(capsys, desk.store.root, "machines")
     assert f"Shared folder: {desk.folder}" in said
     assert "desk (this machine): 1 task" in said
-    assert "laptop (folder, last seen now): 1 task" in said
+    assert "laptop (folder, last seen just now): 1 task" in said
     shown = json.loads(run(capsys, desk.store.root, "machines", "--json"))
     assert [m["name"] for m in shown["machines"]] == ["desk", "laptop"]
     synced = run(capsys, desk.store.root, "machines", "sync")

@@ -64,9 +64,8 @@ def lines(rows, now: datetime) -> list[str]:
             head = f"{row.name} (this machine)"
         else:
             seen = relative(row.last_seen, now) if row.last_seen else "never"
-            head = (
-                f"{row.name} ({row.kind}, last seen {seen}{' ago' if seen[-1:] in 'mhd' else ''})"
-            )
+            seen = {"now": "just now"}.get(seen, f"{seen} ago" if seen[-1:] in "mhd" else seen)
+            head = f"{row.name} ({row.kind}, last seen {seen})"
         if row.kept_only:
             words.append(f"{row.kept_only} kept only by nodwyn (the agent deleted its file)")
         if row.forgotten:
