@@ -65,7 +65,7 @@ def _cards(store, info) -> list[BoardCard]:
     # a log is read for summaries only when the task list says it holds one (as search does)
     holds = info.closes or info.digest
     written = summaries.of_log(store.log_path(info.id)) if holds else []
-    cards = memory.cards(store, info.id)
+    cards = memory.turn_cards(store, info.id)
     shown = summaries.digest(written)
     out = []
     for at, card in enumerate(cards):

@@ -107,7 +107,7 @@ def status(data: Path) -> dict:
         answer = running.ask(data, "status", {})
     except (running.Stale, running.Refused):
         return {}
-    return running.decoded(answer) if answer else {}
+    return json.loads(answer) if answer else {}
 
 
 def first_encoding(data: Path, python: str, words: list[str], runs: int) -> list[str]:
