@@ -117,12 +117,13 @@ def from_the_app(args, route: str, given: dict) -> bytes | None:
 
 
 def needs_the_model(args) -> bool:
+    if args.mode is not None:  # said: the settings (and msgspec with them) are not read
+        return args.mode != "words"
     from pathlib import Path
 
     from .. import paths, settings
 
-    chosen = args.mode or settings.load(Path(paths.data_root(args.data_dir))).search_mode
-    return chosen != "words"
+    return settings.load(Path(paths.data_root(args.data_dir))).search_mode != "words"
 
 
 def from_the_service(args, route: str, given: dict) -> bytes | None:
