@@ -1,4 +1,4 @@
-"""The History board (ADR 51's History panel): every turn's card of one task, or of every task
+"""The History board (foundations: task memory): every turn's card of one task, or of every task
 of a project folder since a day, newest first, each with its task's title and agent.
 
 The cards are memory's, redacted as shown (memory.cards); the project is matched on the folder
