@@ -31,7 +31,8 @@ const isoDay = (day) => `${day.getFullYear()}-${String(day.getMonth() + 1).padSt
 
 /**
  * One turn's card on the board, as a link to its turn.
- * @param {{task: string, title: string, agent: string, card: any, number?: number, turns?: number}} entry
+ * @param {{task: string, title: string, agent: string, card: any, number?: number, turns?: number,
+ *   summary?: string, digest?: string}} entry
  * @param {{href: string, onOpen: () => void, showTask: boolean}} how
  */
 export function boardCard(entry, { href, onOpen, showTask }) {
