@@ -14,10 +14,8 @@ Wall times are noisy on a shared machine; each figure has its CPU time beside it
     python tests/bench/bench_search_path.py [--scales 1,8] [--runs 21] [--sources N]
 """
 
-import argparse
 import os
 import signal
-import sys
 import tempfile
 from pathlib import Path
 
@@ -69,12 +67,7 @@ def lines(found: dict) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--scales", default="1,8", help="copies of the corpus")
-    parser.add_argument("--runs", type=int, default=21, help="searches of each way")
-    parser.add_argument("--sources", type=int, help="only the first N files of the corpus")
-    parser.add_argument("--python", default=sys.executable)
-    args = parser.parse_args()
+    args = corpus.copies_parser("1,8", 21, "way").parse_args()
     from nodwyn import memory
     from nodwyn.tasks.store import Store
 
