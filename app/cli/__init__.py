@@ -41,8 +41,8 @@ GROUPS = {
 def main(argv: list[str] | None = None) -> int:
     """The command's exit code; run as the program (no `argv`), a search or recall then ends
     the process at once (see leave)."""
-    quick = argv is None and command_of(sys.argv[1:]) == "memory"
-    if quick:
+    one_shot = argv is None and command_of(sys.argv[1:]) == "memory"
+    if one_shot:
         # A search or recall makes no garbage that needs the cycle collector before it
         # leaves (its process lives 20-50 ms); the passes it made while modules were
         # imported and lines decoded were 1.5-2.5 ms of CPU.
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
         gc.disable()
     code = _main(sys.argv[1:] if argv is None else argv)
-    if quick:
+    if one_shot:
         leave(code)
     return code
 
