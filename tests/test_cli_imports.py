@@ -133,4 +133,3 @@ def test_the_quick_listing_prints_what_the_full_parser_prints(store):
     (store.root / "catalogue.jsonl").unlink()  # the next listings fold it again, by argparse
     folded = [listing("sessions"), listing("sessions", "--all"), listing("sessions", "--json")]
     assert quick == folded and "[running] Fix the flaky TestPagerOrder" in quick[0]
-
