@@ -1,5 +1,5 @@
 // @ts-check
-// The History board (ADR 51): every turn's card of a task, or of its whole project folder over a
+// The History board (foundations: task memory): every turn's card of a task, or of its whole project folder over a
 // chosen time, newest first: outcome, duration, cost, files written, commands with their exit
 // codes, errors, the start of the answer and the summary or digest (ADR 0033). Failed turns stand out in red, cancelled ones in
 // grey. Filters: outcome (Failed: a failed turn or one whose card shows a failed command or an
