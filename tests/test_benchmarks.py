@@ -158,13 +158,13 @@ def test_the_first_hour_benchmark_prints_the_first_encoding_and_the_service(corp
     assert_goals_judged(out, 4)  # after: ratio; warm: ms, ratio; no app: ratio; lane
 
 
-def test_the_words_paths_benchmark_prints_each_way_beside_fts5(corpus):
-    out = run("bench_words_paths.py", "--scales", "1", "--runs", "2", "--sources", "3")
-    for label in ("nothing running, quick.py: median", "nothing running, in full: median",
-                  "a service running: median", "FTS5 process: median"):  # fmt: skip
-        assert figure(out, label) > 0, label
-    assert figure(out, "starting the search service, until it announced itself: ") > 0
-    assert_goals_judged(out, 1)  # quick.py's ratio to a new FTS5 process
+def test_the_search_path_benchmark_prints_both_phases_beside_fts5(corpus):
+    out = run("bench_search_path.py", "--scales", "1", "--runs", "2", "--sources", "3")
+    assert "python -m compileall" in out
+    for phase in ("neither running: nodwyn median", "the search service running: nodwyn median"):
+        assert figure(out, phase) > 0, phase
+    assert figure(out, "FTS5 process median") > 0
+    assert_goals_judged(out, 2)  # each phase's ratio to a new FTS5 process
 
 
 def test_the_meaning_benchmark_prints_its_figures():

@@ -212,7 +212,7 @@ def test_a_tasks_cost_is_the_sum_of_its_turns_costs_as_their_cards_say(store):
             ]
         )
         task = writer.path.stem
-    cards = memory.cards(store, task)
+    cards = memory.turn_cards(store, task)
     assert [card.cost_usd for card in cards] == pytest.approx([0.41, 0.05, 0.02])
     (listed,) = store.list()
     assert listed.cost_usd == pytest.approx(0.48)

@@ -189,7 +189,7 @@ def test_corpus_cards_read_completed_where_the_log_shows_a_final_answer(
         report = import_paths(store, "claude", [path])
         answered += claude_answered(path)
         for task in report.created:
-            outcomes.update(card.outcome for card in memory.cards(store, task))
+            outcomes.update(card.outcome for card in memory.turn_cards(store, task))
     assert outcomes["completed"] == answered == completed  # none before the rule (0003)
     assert outcomes["cancelled"] == cancelled and outcomes["unfinished"] == unfinished
 

@@ -34,7 +34,7 @@ def test_a_completed_turn_card_holds_what_the_turn_came_to(store):
             r.TurnEnd(status="completed", duration_ms=6000, cost_usd=0.75, at=at(6)),
         ],
     )  # fmt: skip
-    [card] = memory.cards(store, "T")
+    [card] = memory.turn_cards(store, "T")
     assert card.head == 'turn seq 2-9 · completed · 6s · asked "Fix the flaky TestPagerOrder"'
     assert (card.first_seq, card.last_seq, card.outcome) == (2, 9, "completed")
     assert card.duration_ms == 6000 and card.cost_usd == 0.75
@@ -63,19 +63,19 @@ def test_a_card_keeps_a_commands_and_an_errors_words_without_their_terminal_colo
             r.TurnEnd(status="failed", duration_ms=3000, at=at(3)),
         ],
     )  # fmt: skip
-    [card] = memory.cards(store, "T")
+    [card] = memory.turn_cards(store, "T")
     assert card.commands == [memory.Command(command="go test ./pager", exit=1, error=True)]
     assert card.errors == ["Bash: FAIL TestPagerOrder"]
 
 
 def test_failed_and_cancelled_come_from_turn_end(store):
     write(store, "T", turn("one", end="failed") + turn("two", end="cancelled", t0=10))
-    assert [c.outcome for c in memory.cards(store, "T")] == ["failed", "cancelled"]
+    assert [c.outcome for c in memory.turn_cards(store, "T")] == ["failed", "cancelled"]
 
 
 def test_a_turn_the_next_message_closed_is_unfinished(store):
     write(store, "T", turn("first", end=None) + turn("second", t0=30))
-    first, second = memory.cards(store, "T")
+    first, second = memory.turn_cards(store, "T")
     assert (first.outcome, first.first_seq, first.last_seq) == ("unfinished", 2, 3)
     assert first.duration_ms == 1000  # from the times of its first and last events
     assert first.head == 'turn seq 2-3 · unfinished · 1s · asked "first"'
@@ -84,7 +84,7 @@ def test_a_turn_the_next_message_closed_is_unfinished(store):
 
 def test_a_turn_a_resume_closed_is_interrupted(store):
     write(store, "T", [*turn("first", end=None), r.SessionResume(), *turn("again", t0=20)])
-    assert [c.outcome for c in memory.cards(store, "T")] == ["interrupted", "completed"]
+    assert [c.outcome for c in memory.turn_cards(store, "T")] == ["interrupted", "completed"]
 
 
 def test_the_last_turn_with_no_end_is_under_way_while_its_agent_writes(store):
@@ -92,7 +92,7 @@ def test_the_last_turn_with_no_end_is_under_way_while_its_agent_writes(store):
     lately = [r.Message(text="still going", at=stamp(now - timedelta(minutes=2))),
               r.Reply(text="working", at=stamp(now - timedelta(minutes=1)))]  # fmt: skip
     write(store, "T", turn("done one") + lately)
-    last = memory.cards(store, "T")[-1]
+    last = memory.turn_cards(store, "T")[-1]
     assert last.outcome == "under way"
     assert last.last_seq is None and last.duration_ms is None
     assert last.head == 'turn seq 5- · under way · asked "still going"'
@@ -110,7 +110,7 @@ def test_a_sub_agents_message_does_not_start_a_turn(store):
             r.TurnEnd(status="completed", at=at(4)),
         ],
     )
-    [card] = memory.cards(store, "T")
+    [card] = memory.turn_cards(store, "T")
     assert card.asked == "main ask" and card.answer == "main answer"
     assert card.duration_ms == 4000
 
@@ -138,4 +138,4 @@ def test_each_episode_covers_the_stretch_since_the_compaction_before_it(store):
 
 def test_cards_of_a_missing_task_is_an_error(store):
     with pytest.raises(TaskNotFound):
-        memory.cards(store, "nope")
+        memory.turn_cards(store, "nope")

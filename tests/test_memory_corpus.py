@@ -38,7 +38,7 @@ def samples(store: Store, kind: type) -> list[tuple[str, int, str]]:
     per turn, at most three per task."""
     out = []
     for task in sorted(log.stem for log in store.sessions.glob("*.jsonl")):
-        firsts = [card.first_seq for card in memory.cards(store, task)]
+        firsts = [card.first_seq for card in memory.turn_cards(store, task)]
         taken: set[int] = set()
         for _, _, record in logfile.read(store.log_path(task)):
             text = index.text_of(record) if isinstance(record, kind) else ""

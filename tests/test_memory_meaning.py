@@ -316,7 +316,7 @@ def test_both_finds_corpus_paraphrases_that_words_alone_miss(store, corpus, quer
     target = [
         (task, turn.first_seq)
         for task in state.tasks
-        for turn in memory.cards(store, task)
+        for turn in memory.turn_cards(store, task)
         if turn.asked.startswith(asked)
     ]
     assert len(target) == 1

@@ -55,7 +55,7 @@ def assert_same(store: Store, tmp_path, name: str, scores: bool = True) -> None:
     other = fresh(store, tmp_path, name)
     for task in ("T", "U"):
         in_memory = mem.fold_log(store.log_path(task), mem.Mem())
-        assert memory.cards(store, task) == in_memory[1]
+        assert memory.turn_cards(store, task) == in_memory[1]
         assert memory.episodes(store, task) == in_memory[2]
     for query in QUERIES:
         assert shape(word_search(store, query), scores) == shape(word_search(other, query), scores)
@@ -92,12 +92,12 @@ def test_the_mem_is_saved_at_the_end_of_the_last_whole_turn(store):
 
 def test_folding_on_reads_only_what_the_log_gained(store):
     write(store, "T", turn("alpha question", reply="alpha") + turn("beta", t0=10))
-    memory.cards(store, "T")
+    memory.turn_cards(store, "T")
     log = store.log_path("T")
     data = log.read_bytes()
     log.write_bytes(data.replace(b"alpha question", b"gamma question"))  # before the mark
     write(store, "T", turn("delta", t0=20))
-    assert memory.cards(store, "T")[0].asked == "alpha question"  # the .mem's, not re-read
+    assert memory.turn_cards(store, "T")[0].asked == "alpha question"  # the .mem's, not re-read
 
 
 def test_a_changed_hash_line_rebuilds_from_the_log(store, tmp_path):
@@ -135,7 +135,7 @@ def test_a_log_replaced_by_another_is_folded_again_from_its_start(store, tmp_pat
     store.log_path("T").unlink()
     write(store, "T", turn("a different story about kangaroos"))
     assert word_search(store, "wombat", scope="task", task="T").turns == []
-    assert [c.asked for c in memory.cards(store, "T")] == ["a different story about kangaroos"]
+    assert [c.asked for c in memory.turn_cards(store, "T")] == ["a different story about kangaroos"]
     assert_same(store, tmp_path, "replaced", scores=False)
 
 
@@ -160,7 +160,7 @@ def test_a_frame_cut_short_leaves_the_state_before_it(store):
     file = mem.path_of(log)
     file.write_bytes(file.read_bytes()[:-3])
     assert mem.load(log).fold.end == first
-    assert memory.cards(store, "T") == mem.fold_log(log, mem.Mem())[1]
+    assert memory.turn_cards(store, "T") == mem.fold_log(log, mem.Mem())[1]
 
 
 def test_many_frames_are_compacted_into_one(store):
@@ -168,7 +168,7 @@ def test_many_frames_are_compacted_into_one(store):
     log = store.log_path("T")
     for number in range(mem.COMPACT_AFTER + 5):
         write(store, "T", turn(f"turn {number}", t0=number % 50))
-        memory.cards(store, "T")
+        memory.turn_cards(store, "T")
     assert mem.load(log).frames <= mem.COMPACT_AFTER
-    assert memory.cards(store, "T") == mem.fold_log(log, mem.Mem())[1]
-    assert len(memory.cards(store, "T")) == mem.COMPACT_AFTER + 6
+    assert memory.turn_cards(store, "T") == mem.fold_log(log, mem.Mem())[1]
+    assert len(memory.turn_cards(store, "T")) == mem.COMPACT_AFTER + 6

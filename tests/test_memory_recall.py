@@ -26,7 +26,7 @@ def test_recall_of_a_turns_first_message_gives_its_card_and_one_line_per_event(s
     ])  # fmt: skip
     found = memory.recall(store, "T", 2)
     assert found.event["text"] == "Fix the flaky TestPagerOrder"
-    assert found.card == memory.cards(store, "T")[0]
+    assert found.card == memory.turn_cards(store, "T")[0]
     assert found.lines == [
         "2 message: Fix the flaky TestPagerOrder",
         "3 reply · calls Bash: running Bash go test",

@@ -152,7 +152,7 @@ def test_at_most_limit_events_are_returned_and_the_best_are_kept(store):
 def test_a_turn_carries_its_card_head_and_whole_prompt(store):
     fill(store)
     hit = word_search(store, "TestPagerOrder").turns[0]
-    assert hit.head == memory.cards(store, "A")[0].head
+    assert hit.head == memory.turn_cards(store, "A")[0].head
     assert hit.asked == "Fix the flaky TestPagerOrder"
     assert (hit.title, hit.project) == ("Fix the flaky TestPagerOrder", "/work/p")
     assert word_search(store, "TestPagerOrder").terms == [

@@ -45,7 +45,7 @@ def test_summaries_have_texts_for_vectors_in_the_turn_they_were_written_in(tmp_p
     task = task_with_two_turns(store, str(tmp_path))
     recording.record(store, task, "digest", "What we decided about the pager: a ringbuffer.")
     log = store.log_path(task)
-    cards = memory.cards(store, task)
+    cards = memory.turn_cards(store, task)
     [(kind, seq, turn, text)] = vectors.summary_texts(log, cards)
     assert (kind, seq, turn) == ("summary", 8, 5)
     assert "ringbuffer" in text

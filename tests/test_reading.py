@@ -272,12 +272,12 @@ def test_starring_is_no_activity_and_the_cards_stay_as_they_were(data_dir):
     write_reading_log(data_dir)
     before = (
         store.get(TASK).last_activity,
-        [(c.first_seq, c.last_seq) for c in memory.cards(store, TASK)],
+        [(c.first_seq, c.last_seq) for c in memory.turn_cards(store, TASK)],
     )
     store.star(TASK, 10, note="later")
     after = (
         store.get(TASK).last_activity,
-        [(c.first_seq, c.last_seq) for c in memory.cards(store, TASK)],
+        [(c.first_seq, c.last_seq) for c in memory.turn_cards(store, TASK)],
     )
     assert after == before
 

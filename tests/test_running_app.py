@@ -213,16 +213,6 @@ def test_the_cli_through_the_running_app_finds_the_same_hits_as_in_process(store
         assert json.loads(out_app) == json.loads(out) and json.loads(out)["turns"] != []
 
 
-def test_the_json_of_an_answer_reads_as_json_reads_it():
-    texts = ['{"turns": [], "n": 3, "x": 1.5e-3, "u": "\\u00e9\\ud83d\\ude00", "b": true}',
-             ' [1, null, "a\\nb"] ', '"only"', "-0", '{"deep": [[[{}]]]}']  # fmt: skip
-    for text in texts:
-        assert running.decoded(text.encode()) == json.loads(text), text
-    for bad in ["", "{half", "[1] [2]", "nope", '{"a": 1,}', "\xff"]:
-        with pytest.raises(ValueError):
-            running.decoded(bad.encode("latin-1"))
-
-
 def test_in_process_a_search_by_meaning_says_it_loaded_the_model_and_how_long_it_took(
     store, data_dir
 ):

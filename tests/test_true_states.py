@@ -25,7 +25,7 @@ def ago(minutes: float) -> str:
 
 
 def last_card(store: Store, task: str):
-    return memory.cards(store, task)[-1]
+    return memory.turn_cards(store, task)[-1]
 
 
 def searched(store: Store, word: str):
@@ -111,7 +111,7 @@ def test_a_rename_or_an_archive_later_is_no_part_of_a_turns_duration(store):
                        r.Reply(text="That too.", at=at(23))])  # fmt: skip
     store.rename("T", "Zebra and yak")
     store.archive("T", True)
-    first, second = memory.cards(store, "T")
+    first, second = memory.turn_cards(store, "T")
     assert (first.outcome, first.duration_ms) == ("completed", 8000)
     assert (second.outcome, second.duration_ms) == ("completed", 3000)
     assert searched(store, "zebra").head.startswith("turn seq 2-4 · completed · 8s ·")
@@ -177,7 +177,9 @@ def test_over_the_real_corpus_no_old_turn_is_under_way_and_every_duration_is_the
     eval_search.CORPUS = REAL
     store = Store(tmp_path / "data")
     eval_search.imported(store, tmp_path / "shelf")
-    cards = [card for info in store.list(archived=None) for card in memory.cards(store, info.id)]
+    cards = [
+        card for info in store.list(archived=None) for card in memory.turn_cards(store, info.id)
+    ]
     assert len(cards) > 400
     assert [c.head for c in cards if c.outcome == "under way"] == []
     assert [c.head for c in cards if c.duration_ms is not None and c.duration_ms <= 0] == []

@@ -38,7 +38,9 @@ def test_the_cli_prints_the_figures_the_page_reads(data_dir):
 def test_the_totals_are_the_sum_of_the_cards_costs_and_tokens(data_dir):
     store = demo.make_demo(data_dir)
     unpriced_task(store)
-    cards = [card for info in store.list(archived=None) for card in memory.cards(store, info.id)]
+    cards = [
+        card for info in store.list(archived=None) for card in memory.turn_cards(store, info.id)
+    ]
     report = Client(api.make_app(store, TOKEN)).get("/api/usage?by=project&split=agent").json
     total = report["total"]
     assert round(total["cost_usd"], 6) == round(sum(c.cost_usd or 0 for c in cards), 6)

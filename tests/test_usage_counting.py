@@ -33,7 +33,7 @@ def test_a_message_split_by_a_tool_result_counts_its_last_streamed_usage_once(tm
     ]
     store = Store()
     task = imported_one(store, "claude", age(write(tmp_path / f"{SESSION}.jsonl", lines)))
-    (card,) = memory.cards(store, task)
+    (card,) = memory.turn_cards(store, task)
     assert (card.tokens.input, card.tokens.output, card.tokens.cache_read) == (10, 120, 1000)
     full = (10 * 3 + 120 * 15 + 1000 * 0.3) / 1e6
     assert card.cost_usd == pytest.approx(full)
@@ -123,7 +123,7 @@ def test_a_turn_with_no_usage_in_its_log_is_not_counted_as_unpriced(data_dir):
     with store.create(start) as writer:
         writer.append([records.Message(text="one"), records.Reply(text="a", model="x")])
         task = writer.path.stem
-    (card,) = memory.cards(store, task)
+    (card,) = memory.turn_cards(store, task)
     assert (card.unpriced, card.cost_usd, card.no_price) == (False, None, "")
     assert usage.report(store).total.unpriced == 0
 
@@ -135,7 +135,7 @@ def test_a_turn_with_tokens_and_no_price_names_the_model_that_lacks_one(data_dir
         spent = records.Usage(input=5)
         writer.append([records.Message(text="one"), records.Reply(model="glm-9", usage=spent)])
         task = writer.path.stem
-    (card,) = memory.cards(store, task)
+    (card,) = memory.turn_cards(store, task)
     assert (card.unpriced, card.no_price) == (True, "glm-9")
 
 
@@ -216,7 +216,7 @@ def test_at_most_two_in_a_hundred_turns_with_tokens_have_no_price_in_all_eight_a
     monkeypatch.setattr(eval_search, "CORPUS", finished_corpus)
     store = Store()
     eval_search.imported(store, tmp_path / "shelf")
-    cards = [c for info in store.list(archived=None) for c in memory.cards(store, info.id)]
+    cards = [c for info in store.list(archived=None) for c in memory.turn_cards(store, info.id)]
     with_tokens = [c for c in cards if c.tokens != records.Usage()]
     unpriced = [c for c in with_tokens if c.unpriced]
     assert len(with_tokens) > 200

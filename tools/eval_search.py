@@ -122,7 +122,7 @@ def answers(store, made, asked: list[dict]) -> list[tuple[str, int]]:
         found = [
             (task, card.first_seq)
             for task in made[question["source"]]
-            for card in memory.cards(store, task)
+            for card in memory.turn_cards(store, task)
             if flat(question["prompt"]) in flat(card.asked)
         ]
         if len(found) != 1:
@@ -141,7 +141,7 @@ def fts5_table(store) -> sqlite3.Connection:
     db.execute("CREATE VIRTUAL TABLE m USING fts5(task UNINDEXED, turn UNINDEXED, text)")
     for log in sorted(store.sessions.glob("*.jsonl")):
         task = log.stem
-        cards = memory.cards(store, task)
+        cards = memory.turn_cards(store, task)
         firsts = [card.first_seq for card in cards]
         rows = []
         for _, _, record in logfile.read(log):

@@ -41,7 +41,7 @@ def turn_texts(store) -> dict[tuple[str, int], list[tuple[int, str, int]]]:
 
     out: dict = {}
     for log in sorted(store.sessions.glob("*.jsonl")):
-        cards = memory.cards(store, log.stem)
+        cards = memory.turn_cards(store, log.stem)
         ranges = [(c.first_seq, c.last_seq or 1 << 62) for c in cards]
         last_reply: dict = {}
         at = 0

@@ -18,8 +18,7 @@ from ..background.feed import Feed
 from ..errors import BadInput, TaskNotFound
 from ..importers import agents
 from ..mcp import install as mcp_install
-from ..memory.recall import cut
-from ..memory.words.search import search as words_only
+from ..memory.readback import cut
 from ..reading import export as reading_export
 from ..reading import resume, shown, terminal
 from ..summarizing.runs import Runs
@@ -111,7 +110,7 @@ class Handlers:
         if not self.store.exists(task):
             raise TaskNotFound(f"no task {task}")
         with self.memory_lock:
-            return Cards(memory.cards(self.store, task))
+            return Cards(memory.turn_cards(self.store, task))
 
     def context(self, task):
         if not self.store.exists(task):
@@ -122,23 +121,12 @@ class Handlers:
 
     def search(self):
         query = bottle.request.query
-        words, scope = query.get("q", ""), query.get("scope", "all")
-        task, project = query.get("task") or None, query.get("project") or None
-        limit = _query_int("limit", 50)
-        mode = query.get("mode") or None  # words|meaning|both; none: the setting decides
-        if mode is not None and mode not in memory.MODES:
-            raise BadInput(f"mode is one of {', '.join(memory.MODES)}, not {mode!r}")
-        if self.feed.status.snapshot().phase in ("importing", "indexing"):
-            # The desktop worker is importing and folds memory after: search what is indexed
-            # now rather than wait seconds for that work (decision 0006).
-            found = words_only(
-                self.store, words, scope=scope, task=task, project=project, limit=limit, fresh=False
-            )
-            return memory.FusedResults(**msgspec.structs.asdict(found), mode="words")
-        # what is encoded so far (the background encodes newest first): a search never waits
-        with self.memory_lock:
-            return memory.search(self.store, words, scope=scope, task=task, project=project,
-                                 limit=limit, mode=mode)  # fmt: skip
+        importing = self.feed.status.snapshot().phase in ("importing", "indexing")
+        return memory.search(
+            self.store, query.get("q", ""), scope=query.get("scope", "all"),
+            task=query.get("task") or None, project=query.get("project") or None,
+            limit=_query_int("limit", 50), mode=query.get("mode") or None, importing=importing,
+        )  # fmt: skip
 
     def recall(self):
         """One event back whole (the CLI's and agents' recall, issue 13); `start` and `count`

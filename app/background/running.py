@@ -12,14 +12,9 @@ port (refused at once on loopback), or the port now belongs to another launch, w
 differs (403). None of these waits for a timeout: `ask()` raises Stale, saying which, and the
 caller searches in-process; a file whose process is gone is removed on the way. See
 docs/decisions/0005-api-token.md (its amendment for issue 13).
-
-This module is on the hot path of a new process: it imports nothing beyond the C modules
-under the standard library's socket and json (`_socket`, `_json`), and those only when a file
-is there. Their Python layers cost a new process more than the request: socket.py 2.5-3.3 ms
-of CPU (selectors, enum's conversions of its constants), json 1.0-1.6 ms (its regular
-expressions), against a search of 20-30 ms in all.
 """
 
+import json
 import os
 
 FILE = "api.json"
@@ -36,7 +31,6 @@ def announce(root, port: int, token: str) -> None:
     """Say where this process serves the API of `root`; withdrawn at exit, however it exits
     short of a crash."""
     import atexit
-    import json
     from pathlib import Path
 
     from .instance import write_private
@@ -70,7 +64,7 @@ def _read(root) -> dict | None:
 def _entry(data: bytes) -> dict | None:
     """An address file's pid, port and token; None when it does not hold them."""
     try:
-        entry = decoded(data)
+        entry = json.loads(data)
     except ValueError:
         return None
     if not isinstance(entry, dict):
@@ -126,9 +120,7 @@ def ask(root, route: str, params: dict) -> bytes | None:
     if not alive(entry["pid"]):
         withdraw(root, entry["token"])
         raise Stale(f"the app that wrote {FILE} has ended (process {entry['pid']} is gone)")
-    query = "&".join(f"{name}={_escaped(str(value))}" for name, value in params.items()
-                     if value is not None)  # fmt: skip
-    status, body = _get(entry["port"], entry["token"], f"/api/{route}?{query}")
+    status, body = _get(entry["port"], entry["token"], route, params)
     if status == 200:
         return body
     if status == 0 or (status >= 500 and not body.startswith(b"{")):
@@ -136,84 +128,27 @@ def ask(root, route: str, params: dict) -> bytes | None:
     if status == 403:
         raise Stale(f"port {entry['port']} of {FILE} is another app's or launch's")
     try:
-        message = decoded(body)["error"]
+        message = json.loads(body)["error"]
     except (ValueError, KeyError, TypeError):
         raise Stale(f"the app in {FILE} gave an answer that is not its own") from None
     raise Refused(status, message)
 
 
-_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+def _get(port: int, token: str, route: str, params: dict) -> tuple[int, bytes]:
+    """(status, body) of `GET /api/<route>?params` on 127.0.0.1; (0, b"") when nothing
+    answers."""
+    from http.client import HTTPConnection, HTTPException
+    from urllib.parse import urlencode
 
-
-def _escaped(value: str) -> str:
-    """`value` percent-encoded for a query string (RFC 3986's unreserved characters kept), as
-    urllib.parse.quote does, without importing it (ipaddress, enum, re: 2-3 ms a process)."""
-    return "".join(chr(byte) if byte in _SAFE else f"%{byte:02X}" for byte in value.encode())
-
-
-def _get(port: int, token: str, target: str) -> tuple[int, bytes]:
-    """(status, body) of one HTTP/1.0 GET on 127.0.0.1; (0, b"") when nothing answers.
-    Written on a socket: http.client would import ssl and email, most of a new process's
-    budget."""
-    import _socket
-
-    request = (
-        f"GET {target} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n"
-        f"{TOKEN_HEADER}: {token}\r\nConnection: close\r\n\r\n"
-    ).encode()
-    # not socket.create_connection: its getaddrinfo encodes the host by IDNA (unicodedata, 2 ms)
-    conn = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    query = urlencode({name: value for name, value in params.items() if value is not None})
+    conn = HTTPConnection("127.0.0.1", port, timeout=CONNECT)
     try:
-        conn.settimeout(CONNECT)
-        conn.connect(("127.0.0.1", port))
-        conn.settimeout(ANSWER)
-        conn.sendall(request)
-        chunks = []
-        while chunk := conn.recv(65536):
-            chunks.append(chunk)
-    except OSError:
+        conn.connect()
+        conn.sock.settimeout(ANSWER)
+        conn.request("GET", f"/api/{route}?{query}", headers={TOKEN_HEADER: token})
+        answer = conn.getresponse()
+        return answer.status, answer.read()
+    except (OSError, HTTPException):
         return 0, b""
     finally:
         conn.close()
-    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
-    try:
-        return int(head.split(b" ", 2)[1]), body
-    except (IndexError, ValueError):
-        return 0, b""
-
-
-class _Plain:
-    """What json's C scanner reads of a decoder: json.loads' defaults."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = {"NaN": float("nan"), "Infinity": float("inf"),
-                      "-Infinity": float("-inf")}.__getitem__  # fmt: skip
-    memo: dict = {}
-
-
-_scanner: list = []
-_SPACE = " \t\n\r"
-
-
-def decoded(data: bytes | str):
-    """`json.loads(data)` by json's own C scanner, without importing json (see the module's
-    docstring); ValueError for anything that is not one JSON value."""
-    if not _scanner:
-        import _json
-
-        _scanner.append(_json.make_scanner(_Plain()))
-    text = data.decode() if isinstance(data, bytes) else data  # UnicodeDecodeError: ValueError
-    start = len(text) - len(text.lstrip(_SPACE))
-    try:
-        value, end = _scanner[0](text, start)
-    except (StopIteration, ValueError, SystemError):
-        end = -1  # the scanner says what is wrong only with json imported (3.11: SystemError)
-    if end < 0 or text[end:].strip(_SPACE):
-        import json
-
-        return json.loads(text)  # raises json's own ValueError
-    return value

@@ -43,8 +43,8 @@ GROUPS = {
 def main(argv: list[str] | None = None) -> int:
     """The command's exit code; run as the program (no `argv`), a search or recall then ends
     the process at once (see leave)."""
-    quick = argv is None and command_of(sys.argv[1:]) == "memory"
-    if quick:
+    one_shot = argv is None and command_of(sys.argv[1:]) == "memory"
+    if one_shot:
         # A search or recall makes no garbage that needs the cycle collector before it
         # leaves (its process lives 20-50 ms); the passes it made while modules were
         # imported and lines decoded were 1.5-2.5 ms of CPU.
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
         gc.disable()
     code = _main(sys.argv[1:] if argv is None else argv)
-    if quick:
+    if one_shot:
         leave(code)
     return code
 
@@ -102,16 +102,14 @@ def reader_left() -> int:
 
 
 def _run(argv: list[str]) -> int:
-    """The command: a listing or a search from its quick path, else through argparse."""
+    """The command: a listing from its quick path, else through argparse."""
     if quick_listing(argv):
         return 0
-    args = quick_memory(argv)
-    if args is None:
-        parser = build_parser(command_of(argv))
-        args = parser.parse_args(argv)
-        if not getattr(args, "run", None):
-            parser.print_help()
-            return 2
+    parser = build_parser(command_of(argv))
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
     return args.run(args) or 0
 
 
@@ -268,19 +266,3 @@ def quick_listing(argv: list[str]) -> bool:
     except BrokenPipeError:
         pass
     return True
-
-
-def quick_memory(argv: list[str]):
-    """The arguments of `memory search` and `memory recall` in their plain forms, read
-    without argparse, whose import and parser were half of a search asked of the running app
-    (18 of 37 ms); None for anything else (help, abbreviations, `--flag=value`, mistakes),
-    which argparse reads and answers as ever."""
-    data_dir, rest = global_options(argv)
-    if rest[:2] not in (["memory", "search"], ["memory", "recall"]):
-        return None
-    from . import memory
-
-    args = memory.plain_arguments(rest[1], rest[2:])
-    if args is not None:
-        args.data_dir = data_dir
-    return args

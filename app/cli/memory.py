@@ -1,10 +1,12 @@
 """`nodwyn memory search|recall` (issues 4 and 13); `nodwyn import` and `nodwyn scrub` are in
 logs.py.
 
-Search and recall ask the running app when there is one (running.py) and search in this
-process otherwise; either way the answer is the API's JSON, printed by the same code.
+A search takes one path: it asks the running app or the search service (running.py), and
+else runs memory.search in this process; either way the answer is the API's JSON, printed by
+the same code. Recall asks the running app, else reads in this process.
 """
 
+import json
 import sys
 
 from ..background import running
@@ -42,67 +44,6 @@ def add_memory(sub) -> None:
     memory.set_defaults(run=lambda a: memory.print_help() or 2)
 
 
-SEARCH_FLAGS = {"--task": "task", "--project": "project", "-n": "n", "--mode": "mode"}
-SEARCH_SWITCHES = {"--all": "all", "--json": "json", "--no-service": "no_service"}
-
-
-def plain_arguments(command: str, words: list[str]):
-    """`search` or `recall`'s arguments as argparse would read them, for the forms that read
-    the same by any parser (see cli.quick_memory); None for any other form."""
-    from types import SimpleNamespace
-
-    if command == "search":
-        args = SimpleNamespace(task=None, project=None, all=False, n=20, mode=None, json=False,
-                               no_service=False)  # fmt: skip
-        args.words, args.run = _plain_search(words, args), cmd_memory_search
-        if not args.words or (args.mode not in (None, "words", "meaning", "both")):
-            return None
-        return args if isinstance(args.n, int) else None
-    args = SimpleNamespace(json="--json" in words, run=cmd_memory_recall)
-    rest = [word for word in words if word != "--json"]
-    if not 2 <= len(rest) <= 4 or any(word.startswith("-") for word in rest):
-        return None
-    numbers = [_number(word) for word in rest[1:]]
-    if None in numbers:
-        return None
-    args.task, args.seq = rest[0], numbers[0]
-    args.start = numbers[1] if len(numbers) > 1 else 0
-    args.count = numbers[2] if len(numbers) > 2 else 200
-    return args
-
-
-def _plain_search(words: list[str], args) -> list[str] | None:
-    """The words of a search (one run of them, as argparse takes nargs="+"), its flags set
-    on `args`; None when a word looks like a flag it does not know or the words are split."""
-    found, runs, at = [], 0, 0
-    while at < len(words):
-        word, step = words[at], 1
-        if word in SEARCH_SWITCHES:
-            setattr(args, SEARCH_SWITCHES[word], True)
-        elif word in SEARCH_FLAGS and at + 1 < len(words) and not words[at + 1].startswith("-"):
-            value, step = words[at + 1], 2
-            setattr(args, SEARCH_FLAGS[word], _number(value) if word == "-n" else value)
-        elif word.startswith("-"):
-            return None
-        else:
-            runs += at == 0 or words[at - 1] in SEARCH_SWITCHES or _is_value(words, at - 1)
-            found.append(word)
-        at += step
-    return found if runs == 1 else None
-
-
-def _is_value(words: list[str], at: int) -> bool:
-    """Whether words[at] is the value of the flag before it (a word there ends a run)."""
-    return at >= 1 and words[at - 1] in SEARCH_FLAGS
-
-
-def _number(value: str) -> int | None:
-    try:
-        return int(value)
-    except ValueError:
-        return None
-
-
 def cmd_memory_search(args) -> int:
     if args.all:
         scope, project = "all", None
@@ -113,14 +54,11 @@ def cmd_memory_search(args) -> int:
     given = {"q": " ".join(args.words), "scope": scope, "task": args.task,
              "project": project, "limit": args.n, "mode": args.mode}  # fmt: skip
     answer = from_the_app(args, "search", given)
-    found = None if answer is not None else quick_here(args, given)
-    if found is None and answer is None and needs_the_model(args):
+    if answer is None and needs_the_model(args):
         answer = from_the_service(args, "search", given)
-    if found is None:  # the app's answer, or a search in full here
-        answer = answer if answer is not None else search_here(args, given)
-        found = running.decoded(answer)
-    elif args.json:
-        answer = found.pop("json")
+    if answer is None:
+        answer = search_here(args, given)
+    found = json.loads(answer)
     said = []
     if args.mode in ("meaning", "both") and found["mode"] == "words":
         said.append("(search by meaning is unavailable now: words alone)")
@@ -187,12 +125,13 @@ def from_the_app(args, route: str, given: dict) -> bytes | None:
 
 
 def needs_the_model(args) -> bool:
+    if args.mode is not None:  # said: the settings (and msgspec with them) are not read
+        return args.mode != "words"
     from pathlib import Path
 
     from .. import paths, settings
 
-    chosen = args.mode or settings.load(Path(paths.data_root(args.data_dir))).search_mode
-    return chosen != "words"
+    return settings.load(Path(paths.data_root(args.data_dir))).search_mode != "words"
 
 
 def from_the_service(args, route: str, given: dict) -> bytes | None:
@@ -215,23 +154,6 @@ def from_the_service(args, route: str, given: dict) -> bytes | None:
               "after some minutes unused; --no-service searches in this process)",
               file=sys.stderr)  # fmt: skip
     return from_the_app(args, route, given)
-
-
-def quick_here(args, given: dict) -> dict | None:
-    """The search in this process without msgspec (memory/words/quick.py: a search by words over
-    a current index), its JSON under "json" when asked; None: search_here answers."""
-    from .. import paths
-    from ..log import plain
-    from ..memory.words import quick
-
-    root = paths.data_root(args.data_dir)
-    found = quick.answer(root, given["q"], given["scope"], args.task, args.n, args.mode)
-    if found is not None and args.json:
-        try:
-            found["json"] = plain.encoded(found)
-        except plain.NotPlain:
-            return None
-    return found
 
 
 def search_here(args, given: dict) -> bytes:
@@ -260,7 +182,7 @@ def load_the_model(root) -> None:
     import gc
     import time
 
-    gc.enable()  # off for a quick search (cli.main); seconds of encoding may make garbage
+    gc.enable()  # off for a search (cli.main); seconds of encoding may make garbage
 
     from ..memory.meaning import encoder
 
@@ -289,12 +211,10 @@ def cmd_memory_recall(args) -> int:
     if args.json:
         write(answer + b"\n")
         return 0
-    found = running.decoded(answer)
+    found = json.loads(answer)
     if found["card"] is not None:
         lines = [found["card"]["head"], *found["lines"]]
-    else:
-        import json  # an event shown whole, indented
-
+    else:  # an event shown whole, indented
         lines = json.dumps(found["event"], indent=2, ensure_ascii=False).splitlines()
     shown = lines[args.start : end]
     if end < len(lines):
@@ -309,7 +229,7 @@ def recall_here(args, given: dict) -> bytes:
     import msgspec
 
     from .. import memory
-    from ..memory.recall import cut
+    from ..memory.readback import cut
 
     found = memory.recall(store(args), args.task, args.seq)
     return msgspec.json.encode(cut(found, given.get("start"), given.get("count")))

@@ -92,14 +92,14 @@ def cmd_sessions(args) -> None:
 
 
 def print_listing(listed: bytes, root) -> None:
-    """The listing's JSON array as columns for a person (the quick path prints it too), read
-    by json's C scanner and written in one go (see running.decoded, cli.memory.write); a
-    MACHINE column where the tasks ran on more than one machine."""
-    from ..background import running
+    """The listing's JSON array as columns for a person, written in one go (see
+    cli.memory.write); a MACHINE column where the tasks ran on more than one machine."""
+    import json
+
     from ..tasks.listing import machine_names
     from .columns import width
 
-    tasks = running.decoded(listed)
+    tasks = json.loads(listed)
     if not tasks:
         print("No tasks yet. Import agent sessions with: nodwyn import claude  (or codex)")
         return
@@ -283,7 +283,7 @@ def cmd_status(args) -> int:
         answer = running.ask(root, "status", {})
     except (running.Stale, running.Refused):
         answer = None
-    found = status.of(store(args), None if answer is None else running.decoded(answer))
+    found = status.of(store(args), None if answer is None else json.loads(answer))
     if args.json:
         print(json.dumps(found, ensure_ascii=False))
     else:

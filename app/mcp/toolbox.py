@@ -2,7 +2,7 @@
 
 The MCP wiring (mcp/server.py) only decodes a call, runs one of these and sends the answer.
 Invariants:
-- The leave (ADR 0051): a model searches its own task always; the project's earlier tasks only
+- The leave (ADR 0009): a model searches its own task always; the project's earlier tasks only
   while the person allows it for that project (`settings.earlier_tasks`, which only the person
   writes), read afresh at every call; another project's task never, whatever the switch.
 - Everything sent is redacted (again: the log is redacted when written) and framed as data

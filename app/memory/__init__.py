@@ -2,9 +2,10 @@
 
 Four parts, a folder each: cards/ (what is folded of each log and kept beside it), words/ (the
 word index and the search by words), meaning/ (vectors and the search by meaning) and
-provenance/ (which turn wrote a line). Here: fusion.py fuses the two searches, recall.py reads
-cards and events back, pipes.py is how child processes speak. Dependencies point one way:
-cards <- words <- meaning <- fusion; cards, words <- provenance; cards, words <- recall.
+provenance/ (which turn wrote a line). Here: fusion.py fuses the two searches and is the one
+search every caller comes to, readback.py reads cards and events back, pipes.py is how child
+processes speak. Dependencies point one way: cards <- words <- meaning <- fusion; cards, words
+<- provenance; cards, words <- readback.
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
 
 May import: the top modules, log/, tasks/ (the catalogue, the store) and two helpers of
@@ -13,7 +14,6 @@ reading/ (ansi.py, edits.py); floor 2 of docs/ARCHITECTURE.md.
 
 import _thread
 import os
-import sys
 
 # numpy's one product per search by meaning (every card's vector times the query's) runs in
 # OpenBLAS, whose threads made it 30-100 times slower on a busy 2-core machine (2,000 x 256:
@@ -21,13 +21,14 @@ import sys
 # they wait. One thread, unless the person chose otherwise; it must be said before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-# What this package exports is imported on first use (PEP 562), so that a new process
-# searching by words imports only the modules it needs (quick.py: no msgspec, issue 16).
+# What this package exports is imported on first use (PEP 562), so that a command that needs
+# one part of memory (the usage table reads the .mem files) does not import the search. No
+# export has the name of a submodule, which would shadow it once that submodule is imported.
 _EXPORTS = {
     "Card": "cards.fold", "Command": "cards.fold", "Episode": "cards.fold",
     "MODES": "fusion", "FusedResults": "fusion", "search": "fusion",
-    "Recall": "recall", "Window": "recall", "cards": "recall",
-    "context": "recall", "episodes": "recall", "recall": "recall",
+    "Recall": "readback", "Window": "readback", "turn_cards": "readback",
+    "context": "readback", "episodes": "readback", "recall": "readback",
     "EventHit": "words.search", "Results": "words.search", "TurnHit": "words.search",
 }  # fmt: skip
 
@@ -40,19 +41,6 @@ def __getattr__(name: str):
     globals()[name] = value
     return value
 
-
-class _Package(type(sys)):  # types.ModuleType, without importing types
-    """This package, whose `search` and `cards` are the functions it exports although
-    submodules of those names exist: importing a submodule sets it as the package's
-    attribute, which here leaves an export in place (as the eager imports did)."""
-
-    def __setattr__(self, name: str, value) -> None:
-        if name in _EXPORTS and isinstance(value, type(sys)):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 # Building memory writes derived files under per-process names; two threads of one process
 # (API requests, the desktop worker) building at once collide, so they take turns on this.
@@ -104,7 +92,7 @@ __all__ = [
     "Results",
     "TurnHit",
     "Window",
-    "cards",
+    "turn_cards",
     "context",
     "episodes",
     "recall",

@@ -42,6 +42,7 @@ import msgspec
 from .. import settings as settingsmod
 from ..errors import BadInput, NodwynError, TaskNotFound
 from ..log import logfile, records
+from . import BUILDING
 from .cards.heads import shown_card
 from .words import index as wordindex
 from .words import words
@@ -236,6 +237,7 @@ def _make_each(waiting) -> None:
 
 
 def mode_of(store, mode: str | None) -> str:
+    """The ranking asked for, else the setting `search_mode`; BadInput for any other word."""
     mode = mode or settingsmod.load(store.root).search_mode
     if mode not in MODES:
         raise BadInput(f"mode is one of {', '.join(MODES)}, not {mode!r}")
@@ -251,17 +253,28 @@ def search(
     project: str | None = None,
     limit: int = 20,
     mode: str | None = None,
+    importing: bool = False,
 ) -> FusedResults:
-    """Turns matching the words (see the module docstring for the modes)."""
+    """Turns matching the words (see the module docstring for the modes): the one search
+    that the page, the command line and the agents' tools all come to, in the app, the
+    search service or a process of their own. `importing`: an import is under way and
+    memory is folded after it (holding BUILDING), so the words indexed now are searched
+    rather than waiting seconds for that work."""
     mode = mode_of(store, mode)
-    if mode != "words":
-        from .meaning import encoder as encodermod
+    if importing:
+        found = word_search(store, words_text, scope=scope, task=task, project=project,
+                            limit=limit, fresh=False)  # fmt: skip
+        return FusedResults(**msgspec.structs.asdict(found), mode="words")
+    with BUILDING:  # another thread of this process may be building the derived files
+        if mode != "words":
+            from .meaning import encoder as encodermod
 
-        try:
-            return _by_meaning(store, words_text, scope, task, project, limit, mode)
-        except encodermod.Unavailable:
-            pass  # fail open: words alone
-    found = word_search(store, words_text, scope=scope, task=task, project=project, limit=limit)
+            try:
+                return _by_meaning(store, words_text, scope, task, project, limit, mode)
+            except encodermod.Unavailable:
+                pass  # fail open: words alone
+        found = word_search(store, words_text, scope=scope, task=task, project=project,
+                            limit=limit)  # fmt: skip
     return FusedResults(**msgspec.structs.asdict(found), mode="words")
 
 

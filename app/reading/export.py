@@ -1,6 +1,6 @@
 """A task, or one turn of it, as one Markdown file or one self-contained HTML file.
 
-Both read the log through memory.recall's `plain` (redacted, as everywhere) and the HTML one
+Both read the log through memory.readback's `plain` (redacted, as everywhere) and the HTML one
 renders with the page's own trees (markdown.tree, edits.diff_of, ansi.runs) and the page's own
 reading.css, inlined with a few base styles: no script, nothing fetched, readable offline in
 any browser. A turn is its message and every event up to the next message of the person.
@@ -15,10 +15,9 @@ from html import escape
 from .. import paths
 from ..errors import BadInput
 from ..log import logfile
-from ..memory import cards as task_cards
 from ..memory.cards.fold import cost_words
 from ..memory.cards.heading import numbered
-from ..memory.recall import plain
+from ..memory.readback import plain, turn_cards
 from . import ansi, edits, markdown
 from .shown import dress
 
@@ -63,7 +62,7 @@ def export(store, task: str, fmt: str, turn: int | None = None) -> str:
         raise BadInput(f"export formats are {', '.join(FORMATS)}, not {fmt!r}")
     info = store.get(task)
     events = _events(store, task, turn)
-    every = task_cards(store, task)
+    every = turn_cards(store, task)
     cards = {card.first_seq: (number, f"{numbered(card.head, number, len(every))} · "
                                       f"{cost_words(card)}")
              for number, card in enumerate(every, 1)}  # fmt: skip

@@ -1,4 +1,4 @@
-"""Events as the transcript and the exports show them: the plain record (memory.recall's
+"""Events as the transcript and the exports show them: the plain record (memory.readback's
 `plain`, redacted and cut) with what the page needs to render it added beside its fields:
 - `md`: the blocks of a message's or reply's text, or a compaction's note (markdown.tree);
 - `diff` on each call of an edit tool (edits.diff_of), kept beside its `input`;

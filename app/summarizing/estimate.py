@@ -29,7 +29,7 @@ from ..errors import BadInput
 from ..importers.prices import price_of
 from ..memory.cards import summaries
 from ..memory.meaning.vectors import card_text
-from ..memory.recall import cards as cards_of
+from ..memory.readback import turn_cards
 from ..tasks.store import Store
 from .providers import Summarizer
 
@@ -96,7 +96,7 @@ def covered(store: Store, task: str) -> list[tuple[int, int]]:
 def requests_of(store: Store, info) -> list[Request]:
     done = covered(store, info.id)
     runs, run = [], []
-    for card in cards_of(store, info.id):
+    for card in turn_cards(store, info.id):
         if any(a <= card.first_seq <= b for a, b in done):
             runs, run = runs + [run] if run else runs, []
             continue

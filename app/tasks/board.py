@@ -1,4 +1,4 @@
-"""The History board (ADR 51's History panel): every turn's card of one task, or of every task
+"""The History board (foundations: task memory): every turn's card of one task, or of every task
 of a project folder since a day, newest first, each with its task's title and agent.
 
 The cards are memory's, redacted as shown (memory.cards); the project is matched on the folder
@@ -65,7 +65,7 @@ def _cards(store, info) -> list[BoardCard]:
     # a log is read for summaries only when the task list says it holds one (as search does)
     holds = info.closes or info.digest
     written = summaries.of_log(store.log_path(info.id)) if holds else []
-    cards = memory.cards(store, info.id)
+    cards = memory.turn_cards(store, info.id)
     shown = summaries.digest(written)
     out = []
     for at, card in enumerate(cards):

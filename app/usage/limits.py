@@ -15,7 +15,6 @@ that names no reset time gives a reading without one; nothing is guessed between
 
 import re
 from datetime import UTC, datetime, timedelta, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
 
@@ -135,6 +134,8 @@ def _wall_time(text: str, at: str) -> str:
         return ""
     zone: tzinfo | None = None
     if found.group("tz"):
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # a search need not load it
+
         try:
             zone = ZoneInfo(found.group("tz"))
         except (ZoneInfoNotFoundError, ValueError):

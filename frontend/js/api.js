@@ -118,7 +118,7 @@ export const api = {
   usage: (query, signal) => call("GET", "/api/usage", query, undefined, signal),
   /** @param {{task?: string, project?: string, since?: string}} query */
   board: (query, signal) => call("GET", "/api/board", query, undefined, signal),
-  /** @param {Record<string, boolean>} changes */
+  /** @param {Record<string, any>} changes */
   saveSettings: (changes) => call("POST", "/api/settings", {}, changes),
   /** @param {{kind: string, model: string, url: string}} query */
   embeddingsCost: (query) => call("GET", "/api/embeddings/cost", query),

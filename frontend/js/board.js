@@ -1,5 +1,5 @@
 // @ts-check
-// The History board (ADR 51): every turn's card of a task, or of its whole project folder over a
+// The History board (foundations: task memory): every turn's card of a task, or of its whole project folder over a
 // chosen time, newest first: outcome, duration, cost, files written, commands with their exit
 // codes, errors, the start of the answer and the summary or digest (ADR 0033). Failed turns stand out in red, cancelled ones in
 // grey. Filters: outcome (Failed: a failed turn or one whose card shows a failed command or an
@@ -31,7 +31,8 @@ const isoDay = (day) => `${day.getFullYear()}-${String(day.getMonth() + 1).padSt
 
 /**
  * One turn's card on the board, as a link to its turn.
- * @param {{task: string, title: string, agent: string, card: any, number?: number, turns?: number}} entry
+ * @param {{task: string, title: string, agent: string, card: any, number?: number, turns?: number,
+ *   summary?: string, digest?: string}} entry
  * @param {{href: string, onOpen: () => void, showTask: boolean}} how
  */
 export function boardCard(entry, { href, onOpen, showTask }) {

@@ -35,7 +35,7 @@ export function append(node, children) {
   return node;
 }
 
-/** @param {Node} node */
+/** @template {Node} T @param {T} node @returns {T} */
 export function clear(node) {
   while (node.firstChild) node.removeChild(node.firstChild);
   return node;

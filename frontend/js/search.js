@@ -16,7 +16,8 @@ export const SCOPES = { task: "this task", project: "earlier tasks in this proje
  * @param {{pane: HTMLElement, href: (task: string, seq: number) => string,
  *   onOpen: (task: string, seq: number) => void,
  *   failure: (message: string, retry: () => void) => HTMLElement,
- *   announce: (text: string) => void, folder: (project: string) => string}} options
+ *   announce: (text: string) => void, folder: (project: string) => string,
+ *   agentOf?: (task: string) => any}} options
  */
 export function createResults({ pane, href, onOpen, failure, announce, folder, agentOf = (/** @type {string} */ _task) => null }) {
   let asked = 0; // number of the latest question

@@ -1,5 +1,5 @@
 // @ts-check
-// The task list (ADR 0039): what needs an answer first, then every other task under its
+// The task list (foundations: tasks): what needs an answer first, then every other task under its
 // project folder (newest activity first, folders in the order of their newest task), five a
 // folder with "Show N more", machine runs and the archive folded at the end. A folder's fold
 // is remembered in localStorage; the filter shows matches in every folder and the archive.

@@ -74,6 +74,17 @@ if not turns:
 """
 
 
+def copies_parser(scales: str, runs: int, what: str) -> argparse.ArgumentParser:
+    """The options of a benchmark over copies of the corpus: --scales, --runs (of `what`),
+    --sources and --python."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scales", default=scales, help="copies of the corpus")
+    parser.add_argument("--runs", type=int, default=runs, help=f"searches of each {what}")
+    parser.add_argument("--sources", type=int, help="only the first N files of the corpus")
+    parser.add_argument("--python", default=sys.executable)
+    return parser
+
+
 def sources(limit: int | None) -> list[tuple[Path, str]]:
     found = []
     for tool in ("claude", "codex"):

@@ -18,13 +18,11 @@ Wall times on a shared machine are noisy; every new-process figure has its CPU t
     python tests/bench/bench_first_hour.py [--scales 8,32] [--runs 10] [--sources N]
 """
 
-import argparse
 import json
 import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -107,7 +105,7 @@ def status(data: Path) -> dict:
         answer = running.ask(data, "status", {})
     except (running.Stale, running.Refused):
         return {}
-    return running.decoded(answer) if answer else {}
+    return json.loads(answer) if answer else {}
 
 
 def first_encoding(data: Path, python: str, words: list[str], runs: int) -> list[str]:
@@ -259,12 +257,7 @@ def lane_ms(child, query: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--scales", default="8,32", help="copies of the corpus")
-    parser.add_argument("--runs", type=int, default=10, help="searches of each kind")
-    parser.add_argument("--sources", type=int, help="only the first N files of the corpus")
-    parser.add_argument("--python", default=sys.executable)
-    args = parser.parse_args()
+    args = corpus.copies_parser("8,32", 10, "kind").parse_args()
     corpus.CORPUS = Path(os.environ.get("NODWYN_CORPUS") or corpus.CORPUS)
     files = corpus.sources(args.sources)
     words = corpus.questions(max(args.runs + 1, 10))

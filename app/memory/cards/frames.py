@@ -1,5 +1,5 @@
 """How a `.mem`'s frames, and the `.heads` lines written beside them, apply one after another,
-and the check of the line a fold ended with against the log (mem.py, heads.py, quick.py)."""
+and the check of the line a fold ended with against the log (mem.py, heads.py)."""
 
 import zlib
 

@@ -1,6 +1,5 @@
 """A turn's head line (its seqs, outcome, duration and prompt) and the one-line text it is made
-of: the part of a card that a search shows, kept apart from cards.py so that a new process
-searching by words (quick.py) shows it without msgspec."""
+of: the part of a card that a search shows, kept apart from fold.py."""
 
 import time
 from datetime import datetime

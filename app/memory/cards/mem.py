@@ -9,7 +9,7 @@ trailer lets a reader that needs only the latest state (the word index, on every
 read the last frame alone.
 
 Why frames: a whole-file rewrite per turn costs work in proportion to every card of the log
-(ADR 0051 measured that), so a new turn appends one frame, in proportion to the turn. A fresh
+(foundations: task memory), so a new turn appends one frame, in proportion to the turn. A fresh
 fold (a rebuild) and a compaction of many frames into one are written to a temporary file
 renamed into place. Appends are single O_APPEND writes; a frame cut short by a crash, or one
 whose crc does not match, ends the file for readers (the frames before it are a consistent,

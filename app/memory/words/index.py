@@ -9,7 +9,8 @@ Snippets are read from the log at that offset, so the index holds no copy of any
 What an event contributes: a message's text, command and attachments; a reply's text and its
 calls (tool name and the input's strings); a result's output (unless the person turned tool
 output off); plan items; compaction notes; errors; an approval's call; the strings of an event
-of unknown kind. Never a task's title (ADR 0051: a title made every turn of a task rank alike).
+of unknown kind. Never a task's title (a title made every turn of a task rank alike:
+foundations: task memory).
 
 Segments and appends: one refresh is one commit, which adds one small segment holding only the
 events the logs gained, so appending a turn to a huge log costs work in proportion to the turn.

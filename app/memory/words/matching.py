@@ -1,6 +1,5 @@
-"""What a word search shows of a match: the snippet lines cut from an event's text. Used by
-search.py and by quick.py (a new process searching by words without msgspec), so both show
-alike (terms.py builds the query both ask)."""
+"""What a word search shows of a match: the snippet lines cut from an event's text (search.py;
+terms.py builds the query)."""
 
 from ...log.redact import redact
 

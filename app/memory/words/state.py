@@ -2,8 +2,7 @@
 title and archive flag as last indexed, the index's id and options, and how far into the change
 journal it got (index.py's docstring says how a refresh uses it).
 
-Split from index.py (ADR 0045), which reads these names back for its callers; quick.py reads
-the same file by json alone, without msgspec, to start a search fast.
+Split from index.py (ADR 0045), which reads these names back for its callers.
 """
 
 from pathlib import Path
@@ -40,8 +39,7 @@ class State(Struct, kw_only=True):
 
 _state_encoder = msgspec.json.Encoder()
 _state_decoder = msgspec.json.Decoder(State)
-# JSON, so that a new process searching by words reads it by json's C scanner without msgspec
-# (quick.py); the state of an index made before is read once from its old msgpack file.
+# JSON; the state of an index made before is read once from its old msgpack file.
 STATE = "state.json"
 _OLD_STATE = "state.msgpack"
 

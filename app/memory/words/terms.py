@@ -22,7 +22,7 @@ k1 = 1.2, b = 0.75 (tantivy's), N the events of the index, n(w, f) those holding
   that task the query matches otherwise: "the grant run inside the trezo-ai folder" finds that
   run among a dozen alike (pick questions, hit@5 0.909 -> 1.000). It never matches an event on
   its own, and a folder name is a few words, so it cannot make a task's turns rank alike the
-  way a title did (ADR 0051 keeps titles out of the index).
+  way a title did (foundations: task memory keeps titles out of the index).
 """
 
 import functools

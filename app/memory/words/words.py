@@ -28,8 +28,7 @@ PART = r"[A-Z]?[a-z]+|[A-Z]+|[0-9]+"
 COMPOUND = r"(?<![A-Za-z0-9])[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z])[A-Za-z0-9]*"
 LONG = 64  # tantivy's RemoveLongFilter drops tokens of this many bytes or more
 # The word index's format, made anew when it changes (2: the simple tokenizer for `words`;
-# 3: `parts` of compounds only; 4: turn_at). Here, where a new process searching by words
-# (quick.py) reads it without index.py.
+# 3: `parts` of compounds only; 4: turn_at).
 FORMAT = 4
 
 # The commonest English words (function words); they would match almost every event.

@@ -45,7 +45,7 @@ def _log(store, task: str):
     return log
 
 
-def cards(store, task: str) -> list[Card]:
+def turn_cards(store, task: str) -> list[Card]:
     """Every turn's card, oldest first (the turn under way last)."""
     return [redacted(card) for card in memfile.cards_of(_log(store, task))[0]]
 
@@ -86,7 +86,7 @@ def recall(store, task: str, seq: int) -> Recall:
     event = plain(record, RECALL_TEXT)
     if not isinstance(record, records.Message) or record.agent is not None:
         return Recall(task=task, seq=seq, event=event)
-    card = next((c for c in cards(store, task) if c.first_seq == seq), None)
+    card = next((c for c in turn_cards(store, task) if c.first_seq == seq), None)
     if card is None:
         return Recall(task=task, seq=seq, event=event)
     return Recall(task=task, seq=seq, event=event, card=card, lines=outline(log, card))
