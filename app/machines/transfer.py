@@ -1,0 +1,134 @@
+"""Copying an SSH machine's agent folders into its mirror: rsync where both ends have it, else
+the system's sftp in batch mode.
+
+Each remote folder has a slot of its own in the mirror, `<mirror>/<agent>/<slug>`, and lands
+in it under its own last name, the same way for both engines. Only what grew crosses: the
+agents that append to their logs (Claude Code, Codex, ...) are copied with rsync's
+`--append-verify` (the bytes past the mirror's end, then the whole file's checksum checked, and
+the file sent again if it differs), or sftp's `get -a` (resume); those that rewrite a file
+whole (Gemini CLI's JSON, OpenCode's database) with rsync's delta transfer, or sftp's whole
+copy. Names travel as data: rsync's `--secluded-args` (`-s`) sends them over its protocol, not
+to the far end's shell, and sftp's batch lines quote them for sftp's own reader.
+
+A pull killed at any point loses nothing and doubles nothing: an appended file is a prefix
+of the remote one, which the next pull completes (and checks); a whole copy is written in a
+temporary folder beside the mirror (`<mirror>.tmp`, emptied before each pull) and renamed over.
+"""
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+from msgspec import Struct
+
+from . import remote
+from .remote import Failed
+
+# The kinds of files some agent reads (the others, an OpenCode snapshot's git objects, stay).
+KINDS = ("*.jsonl", "*.json", "*.db", "*.db-wal", "*.yaml", "*.pb", "*.md", "*.vscdb",
+         "*.vscdb-wal", ".project_root", ".aider.input.history")  # fmt: skip
+FILTER = ["--include=*/", *(f"--include={kind}" for kind in KINDS), "--exclude=*", "-m"]
+RECEIVED = re.compile(r"Total bytes received: ([\d,.]+)")
+SENT = re.compile(r"Total bytes sent: ([\d,.]+)")
+
+
+class Copied(Struct, kw_only=True):
+    """What one folder's copy did: bytes that crossed (both ways) and the slot's size."""
+
+    folder: str
+    slot: str
+    received: int = 0
+    sent: int = 0
+    size: int = 0
+    error: str = ""
+
+
+def slot(mirror: Path, agent: str, folder: str) -> Path:
+    """The mirror's own folder for one remote folder (a name of safe letters only)."""
+    words = re.sub(r"[^A-Za-z0-9_-]+", "_", folder).strip("_-")[:40] or "home"
+    tag = hashlib.blake2b(folder.encode(), digest_size=4).hexdigest()
+    return mirror / agent / f"{words}-{tag}"
+
+
+def temporary(mirror: Path) -> Path:
+    """The folder rsync writes whole copies in before renaming them (same file system)."""
+    return mirror.with_name(mirror.name + ".tmp")
+
+
+def by_rsync(host: str, name: str, mirror: Path, agent: str, folder: str, whole: bool) -> Copied:
+    """Copy one remote folder into its slot with rsync (only what grew)."""
+    place = slot(mirror, agent, folder)
+    place.mkdir(parents=True, exist_ok=True)
+    rsh = " ".join(shlex.quote(word) for word in ["ssh", *remote.options(host)])
+    mode = [f"--temp-dir={temporary(mirror)}"] if whole else ["--append-verify"]
+    argv = ["rsync", "-rt", "-s", "--stats", *FILTER, *mode, "-e", rsh,
+            f"{host}:{remote.remote_path(folder)}", f"{place}/"]  # fmt: skip
+    done = remote.run(argv, name, host, env={**os.environ, "LC_ALL": "C"})
+    copied = Copied(folder=folder, slot=str(place), size=size_of(place))
+    copied.received, copied.sent = _number(RECEIVED, done.stdout), _number(SENT, done.stdout)
+    if done.returncode not in (0, 24):  # 24: a file vanished while read (the agent removed it)
+        copied.error = f"{name}: rsync could not copy {remote.shown(folder)}: {_last(done.stderr)}"
+    return copied
+
+
+def by_sftp(
+    host: str, name: str, mirror: Path, folders: list[tuple[str, str, bool]]
+) -> list[Copied]:
+    """Copy remote folders (agent, folder, whole) into their slots with one sftp session."""
+    batch, copies = [], []
+    for agent, folder, whole in folders:
+        place = slot(mirror, agent, folder)
+        place.mkdir(parents=True, exist_ok=True)
+        flags = "-R -p" if whole else "-R -p -a"
+        batch.append(f"-get {flags} {sftp_quoted(remote.remote_path(folder))} "
+                     f"{place.relative_to(mirror).as_posix()}")  # fmt: skip
+        copies.append(Copied(folder=folder, slot=str(place), size=size_of(place)))
+    argv = ["sftp", "-b", "-", *remote.options(host), "--", host]
+    done = remote.run(argv, name, host, input="\n".join(batch) + "\n", cwd=mirror, stdin=None)
+    errors = [line for line in done.stderr.splitlines() if line.strip()]
+    for copied in copies:
+        before, copied.size = copied.size, size_of(Path(copied.slot))
+        copied.received = max(copied.size - before, 0)
+        copied.error = f"{name}: sftp: {errors[0][:200]}" if errors and done.returncode else ""
+    return copies
+
+
+def sftp_quoted(path: str) -> str:
+    """A path as one word of an sftp batch line: in double quotes, its quotes and backslashes
+    escaped, and the glob characters escaped so sftp's remote glob takes them as they are."""
+    text = path.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + re.sub(r"([*?\[])", r"\\\1", text) + '"'
+
+
+def clear_temporary(mirror: Path) -> None:
+    """Empty the temporary folder (a pull killed mid-copy leaves its file there)."""
+    shutil.rmtree(temporary(mirror), ignore_errors=True)
+    temporary(mirror).mkdir(parents=True, exist_ok=True)
+
+
+def size_of(folder: Path) -> int:
+    """Bytes of the files below `folder`."""
+    total = 0
+    for top, _folders, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.stat(os.path.join(top, name), follow_symlinks=False).st_size
+            except OSError:
+                continue
+    return total
+
+
+def _number(pattern: re.Pattern, text: str) -> int:
+    found = pattern.search(text)
+    return int(re.sub(r"[,.]", "", found.group(1))) if found else 0
+
+
+def _last(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "it ended with an error"
+
+
+__all__ = ["Copied", "Failed", "by_rsync", "by_sftp", "slot"]
