@@ -92,10 +92,11 @@ def start(folder: Path) -> Server:
     (folder / "sshd_config").write_text(_sshd_config(folder, port))
     config = folder / "ssh_config"
     config.write_text(_client_config(folder, port, free_port()))
-    process = subprocess.Popen(
-        [SSHD, "-D", "-e", "-f", str(folder / "sshd_config")],
-        stdout=subprocess.DEVNULL, stderr=open(folder / "sshd.log", "wb"),
-    )  # fmt: skip
+    with open(folder / "sshd.log", "wb") as log:  # sshd keeps its own copy of the handle
+        process = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(folder / "sshd_config")],
+            stdout=subprocess.DEVNULL, stderr=log,
+        )  # fmt: skip
     _wait_listening(process, port, folder / "sshd.log")
     return Server(folder=folder, port=port, config=config, process=process)
 

@@ -134,7 +134,8 @@ def checked_host(host: str) -> str:
     if not host or host.startswith("-") or not HOST.fullmatch(host):
         raise BadInput(
             f"{host!r} is not a host ssh can be given: name a Host of ~/.ssh/config or "
-            "[user@]hostname (letters, digits and . _ - + % @ only, not starting with -; an IPv6 address through a Host of ~/.ssh/config)"
+            "[user@]hostname (letters, digits and . _ - + % @ only, not starting with -; "
+            "an IPv6 address through a Host of ~/.ssh/config)"
         )
     return host
 
