@@ -35,6 +35,7 @@ GROUPS = {
     **dict.fromkeys(("blame", "commit"), "provenance"),
     "quota": "quota",
     "summarize": "summaries",
+    "machines": "machines",
 }
 
 
@@ -210,6 +211,8 @@ def _adder(group: str):
         from . import summaries as module
     elif group in ("import", "scrub"):
         from . import logs as module
+    elif group == "machines":
+        from . import ssh_machines as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")
