@@ -7,7 +7,7 @@ the tests need:
 - `norsync`: a key whose sessions get a PATH without rsync (authorized_keys' `environment=`),
   so the pull must fall back to sftp (sftp-server is started by its full path);
 - `slow`: a key whose PATH puts first an rsync that sends at 256 KiB/s, so a pull can be
-  killed halfway through a file;
+  killed halfway through a file, and a `claude` that prints its folder and its arguments;
 - `changed`: the right server, but a known_hosts file holding another key for it;
 - `closed`: a port nothing listens on.
 
@@ -58,13 +58,13 @@ def _keygen(path: Path) -> str:
     return path.with_suffix(".pub").read_text().split(" ")[:2]
 
 
-def _bin(folder: Path, rsync: str | None) -> Path:
-    """A folder for PATH holding sh, and an rsync when `rsync` is its script."""
+def _bin(folder: Path, **scripts: str) -> Path:
+    """A folder for PATH holding sh and the scripts given (name -> text)."""
     folder.mkdir()
     (folder / "sh").symlink_to("/bin/sh")
-    if rsync is not None:
-        (folder / "rsync").write_text(rsync)
-        (folder / "rsync").chmod(0o755)
+    for name, text in scripts.items():
+        (folder / name).write_text(text)
+        (folder / name).chmod(0o755)
     return folder
 
 
@@ -79,8 +79,12 @@ def start(folder: Path) -> Server:
     host_key = _keygen(folder / "host_key")
     wrong_key = _keygen(folder / "other_host_key")
     keys = {name: _keygen(folder / f"id_{name}") for name in ("plain", "norsync", "slow")}
-    norsync = _bin(folder / "norsync-bin", None)
-    slow = _bin(folder / "slow-bin", '#!/bin/sh\nexec /usr/bin/rsync --bwlimit=256 "$@"\n')
+    norsync = _bin(folder / "norsync-bin")
+    slow = _bin(
+        folder / "slow-bin",
+        rsync='#!/bin/sh\nexec /usr/bin/rsync --bwlimit=256 "$@"\n',
+        claude='#!/bin/sh\npwd\nprintf "%s\\n" "$@"\n',  # says where it runs and what it got
+    )
     (folder / "authorized_keys").write_text(
         f"{' '.join(keys['plain'])} plain\n"
         f'environment="PATH={norsync}" {" ".join(keys["norsync"])} norsync\n'

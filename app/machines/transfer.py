@@ -97,10 +97,12 @@ def by_sftp(
 
 
 def sftp_quoted(path: str) -> str:
-    """A path as one word of an sftp batch line: in double quotes, its quotes and backslashes
-    escaped, and the glob characters escaped so sftp's remote glob takes them as they are."""
-    text = path.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + re.sub(r"([*?\[])", r"\\\1", text) + '"'
+    """A path as one word of an sftp batch line: every ASCII character but letters, digits and
+    `/._-` after a backslash, which sftp's reader takes as that character itself (and its remote
+    glob as no pattern)."""
+    return "".join(
+        "\\" + c if c.isascii() and not (c.isalnum() or c in "/._-") else c for c in path
+    )
 
 
 def clear_temporary(mirror: Path) -> None:

@@ -1,0 +1,288 @@
+"""SSH machines pulled by the real ssh, rsync and sftp from a real sshd on 127.0.0.1 (sshd.py):
+every session once, stamped with the machine it ran on, only what grew crossing, and every
+fault said in one line: a refused port, a changed host key, no rsync on the far end, folder
+names with spaces, quotes and shell words, hostile host names, a pull killed with -9."""
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import ssh_sessions
+import sshd
+from nodwyn.errors import BadInput
+from nodwyn.importers import registry
+from nodwyn.importers.sync import import_paths
+from nodwyn.log import logfile
+from nodwyn.log import records as r
+from nodwyn.machines import pull, remote, ssh, sshconfig
+from nodwyn.reading import resume
+from nodwyn.tasks.store import Store
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    try:
+        running = sshd.start(tmp_path_factory.mktemp("sshd"))
+    except sshd.Unavailable as exc:
+        pytest.skip(f"no sshd to pull from: {exc}")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def store(server, data_dir, monkeypatch) -> Store:
+    monkeypatch.setenv(remote.CONFIG, str(server.config))
+    return Store(data_dir)
+
+
+@pytest.fixture
+def far(tmp_path) -> dict[str, Path]:
+    """The far end's agent folders: the fixture corpus's Claude Code and Codex sessions."""
+    return ssh_sessions.fixture_corpus(tmp_path / "far end")
+
+
+def folders(far: dict[str, Path]) -> list[str]:
+    return [f"{agent}={path}" for agent, path in far.items()]
+
+
+def starts(store: Store) -> dict[str, r.SessionStart]:
+    """task -> its session.start, for every log of the store."""
+    found = {}
+    for log in sorted(store.sessions.glob("*.jsonl")):
+        for _, _, record in logfile.read(log):
+            found[log.stem] = record
+            break
+    return found
+
+
+def local_tasks(tmp_path: Path, far: dict[str, Path]) -> set[str]:
+    """The tasks the same folders make when imported on this machine."""
+    here = Store(tmp_path / "here")
+    for agent, path in far.items():
+        import_paths(here, agent, [path])
+    return set(starts(here))
+
+
+@pytest.mark.parametrize("alias, via", [("plain", "rsync"), ("norsync", "sftp")])
+def test_a_pull_imports_each_session_once_stamped_with_its_machine(
+    store, far, tmp_path, alias, via
+):
+    host = ssh.add(store.root, alias, folders(far))
+    done = pull.pull(store.root, store, host)
+    assert (done.error, done.via) == ("", via)
+    found = starts(store)
+    assert set(found) == local_tasks(tmp_path, far) and done.created == len(found)
+    assert {start.origin.machine for start in found.values()} == {host.id}
+    again = pull.pull(store.root, store, host)
+    assert (again.error, again.created, again.extended) == ("", 0, 0)
+    assert set(starts(store)) == set(found)
+    kept = ssh.hosts(store.root)[0]
+    assert kept.error == "" and kept.pulled > 0 and kept.via == via
+
+
+@pytest.mark.parametrize("alias", ["plain", "norsync"])
+def test_only_what_grew_crosses(store, tmp_path, alias):
+    folder = tmp_path / "far end" / "claude"
+    path = ssh_sessions.session(folder, "/srv/app", turns=400)
+    host = ssh.add(store.root, alias, [f"claude={folder}"])
+    first = pull.pull(store.root, store, host)
+    idle = pull.pull(store.root, store, host)
+    grown = ssh_sessions.grow(path)
+    after = pull.pull(store.root, store, host)
+    assert first.received >= path.stat().st_size - grown
+    assert (after.error, after.created, after.extended) == ("", 0, 1)
+    assert after.received - idle.received <= grown + 512  # the new turn, not the file again
+    copy = next(Path(host_mirror(store, host)).rglob(path.name))
+    assert copy.read_bytes() == path.read_bytes()
+
+
+def host_mirror(store: Store, host: ssh.Host) -> Path:
+    return ssh.mirror(store.root, host.id)
+
+
+HOSTILE = 'it\'s "quoted"; $(touch {pwned}) `touch {pwned}` [a]*?'
+
+
+@pytest.mark.parametrize("alias", ["plain", "norsync"])
+def test_folder_names_with_spaces_quotes_and_shell_words_are_only_names(store, tmp_path, alias):
+    pwned = tmp_path / "pwned"
+    folder = tmp_path / "far end" / HOSTILE.format(pwned=pwned) / "sessions"
+    ssh_sessions.session(folder, "/srv/app", turns=3)
+    host = ssh.add(store.root, alias, [f"claude={folder}"])
+    done = pull.pull(store.root, store, host)
+    assert (done.error, done.created) == ("", 1)
+    assert not pwned.exists() and not Path("pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["a;touch {pwned}", "-oProxyCommand=touch {pwned}", "$(touch {pwned})", "a'b", "a b",
+     "`touch {pwned}`", 'a"b', "a\nb", ""],
+)  # fmt: skip
+def test_hostile_host_names_are_refused_before_anything_runs(store, tmp_path, host):
+    pwned = tmp_path / "pwned"
+    with pytest.raises(BadInput, match="not a host ssh can be given"):
+        ssh.add(store.root, host.format(pwned=pwned))
+    assert ssh.hosts(store.root) == [] and not pwned.exists()
+
+
+def test_the_command_line_refuses_a_hostile_host_in_one_line(store, tmp_path):
+    pwned = tmp_path / "pwned"
+    done = nodwyn(store, "machines", "add", "ssh", f"x;touch {pwned}")
+    assert done.returncode == 1 and not pwned.exists()
+    assert len(done.stderr.strip().splitlines()) == 1 and "not a host" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "alias, said",
+    [
+        ("closed", "closed: connection refused; is sshd running there"),
+        ("changed", "changed: host key changed; run ssh changed once to check it"),
+    ],
+)
+def test_what_ssh_refuses_is_said_in_one_line_and_kept(store, far, alias, said):
+    host = ssh.add(store.root, alias, folders(far))
+    done = pull.pull(store.root, store, host)
+    assert done.error.startswith(said) and "\n" not in done.error
+    assert ssh.hosts(store.root)[0].error == done.error
+    assert starts(store) == {}
+
+
+def test_a_folder_not_there_is_said_and_the_others_pulled(store, far, tmp_path):
+    host = ssh.add(store.root, "plain", [*folders(far), f"codex={tmp_path}/nowhere"])
+    done = pull.pull(store.root, store, host)
+    assert done.error == f"plain: no folder {tmp_path}/nowhere there; check --folder " \
+        "(nodwyn machines add ssh HOST --folder AGENT=PATH)"  # fmt: skip
+    assert done.created == len(local_tasks(tmp_path, far))
+
+
+def test_no_agent_folder_in_the_remote_home_is_said(store, server):
+    host = ssh.add(store.root, "norsync")  # the defaults: ~/.claude/projects, ... (none there)
+    home_has = [f for f in ssh.DEFAULTS["claude"] if (Path.home() / f).exists()]
+    if home_has:
+        pytest.skip("this computer's own home has Claude Code's folder")
+    done = pull.pull(store.root, store, host)
+    assert "no agent's sessions in the usual folders there" in done.error
+
+
+def test_a_pull_killed_with_9_and_started_again_loses_and_doubles_nothing(store, tmp_path):
+    folder = tmp_path / "far end" / "claude"
+    small = ssh_sessions.session(folder / "a", "/srv/a", turns=20)
+    big = ssh_sessions.session(folder / "b", "/srv/b", turns=3000, words="x" * 400)
+    host = ssh.add(store.root, "slow", [f"claude={folder}"])  # rsync at 256 KiB/s
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nodwyn.cli", "machines", "pull", "slow"],
+        env=os.environ.copy(), start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    mirror = ssh.mirror(store.root, host.id)
+    deadline = time.monotonic() + 60
+    while not 0 < _size(mirror, big.name) < big.stat().st_size // 2:
+        assert time.monotonic() < deadline and process.poll() is None, "no copy under way"
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    done = pull.pull(store.root, store, host)
+    assert done.error == ""
+    assert next(mirror.rglob(big.name)).read_bytes() == big.read_bytes()
+    here = Store(tmp_path / "here")
+    import_paths(here, "claude", [folder])
+    for log in here.sessions.glob("*.jsonl"):
+        assert _records(store.sessions / log.name) == _records(log)
+    assert set(starts(store)) == set(starts(here)) and len(starts(here)) == 2 and small.exists()
+
+
+def _size(mirror: Path, name: str) -> int:
+    found = list(mirror.rglob(name))
+    return found[0].stat().st_size if found else 0
+
+
+def _records(log: Path) -> list[dict]:
+    """A log's records as the agent said them (not where, when nor from which machine read)."""
+    out = []
+    for _, _, record in logfile.read(log):
+        data = json.loads(r.encode(record))
+        data.pop("at", None)
+        if isinstance(record, r.SessionStart):
+            data["origin"] = {"tool": record.origin.tool, "id": record.origin.id}
+        out.append(data)
+    return out
+
+
+def test_records_are_redacted_before_they_are_written(store, tmp_path):
+    folder = tmp_path / "far end" / "claude"
+    secret = "sk-ant-api03-" + "Q" * 90
+    path = ssh_sessions.session(folder, "/srv/app", turns=2, words=f"the key is {secret}")
+    host = ssh.add(store.root, "plain", [f"claude={folder}"])
+    assert pull.pull(store.root, store, host).created == 1
+    (log,) = store.sessions.glob("*.jsonl")
+    assert secret not in log.read_text() and "[redacted]" in log.read_text()
+    assert secret in path.read_text()  # the far end's file is never touched
+
+
+def test_resume_goes_back_to_the_session_on_its_machine(store, server, tmp_path):
+    project = tmp_path / "far end" / "it's a $(project)"
+    project.mkdir(parents=True)
+    folder = tmp_path / "far end" / "claude"
+    ssh_sessions.session(folder, str(project), turns=2)
+    host = ssh.add(store.root, "slow", [f"claude={folder}"])  # its PATH holds a `claude`
+    assert pull.pull(store.root, store, host).created == 1
+    (task,) = starts(store)
+    found = resume.command(store, task)
+    words = shlex.split(found.command)
+    assert words[:2] == ["ssh", "-F"] and words[3:6] == ["-t", "--", "slow"]
+    assert found.host == "slow" and found.folder == str(project)
+    session = starts(store)[task].origin.id
+    assert shlex.split(words[6]) == ["cd", str(project), "&&", "claude", "--resume", session]
+    ran = subprocess.run(["sh", "-c", found.command], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.splitlines()[-3:] == [str(project), "--resume", session], ran.stderr
+
+
+def test_the_agents_default_places_are_their_own_roots(monkeypatch, tmp_path):
+    for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME",
+                     "XDG_DATA_HOME"):  # fmt: skip
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for agent, places in ssh.DEFAULTS.items():
+        assert registry.get(agent).roots() == [tmp_path / p for p in places]
+
+
+def test_the_hosts_of_the_ssh_config_are_offered(tmp_path, monkeypatch):
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "work").write_text("Host build-1 build-2\n  HostName 10.0.0.2\n")
+    main = tmp_path / "config"
+    main.write_text(
+        "# my machines\nHost dev-box *.lan !bastion gpu?\n  HostName dev\n"
+        f"Include {tmp_path}/conf.d/*\nHost=pi\nInclude {main}\n"
+        'Host "two words" evil;touch\nHost dev-box\n'
+    )
+    monkeypatch.setenv(remote.CONFIG, str(main))
+    assert sshconfig.offered() == ["dev-box", "build-1", "build-2", "pi"]
+
+
+def test_the_command_line_adds_pulls_and_lists(store, far):
+    added = nodwyn(store, "machines", "add", "ssh", "plain", "--name", "dev box",
+                   *(w for f in folders(far) for w in ("--folder", f)))  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "dev box: pulled by rsync" in added.stdout
+    pulled = nodwyn(store, "machines", "pull", "dev box", "--json")
+    (said,) = json.loads(pulled.stdout)
+    assert (said["error"], said["created"], said["via"]) == ("", 0, "rsync")
+    listed = nodwyn(store, "machines")
+    assert listed.stdout.startswith("dev box  ssh plain  pulled just now")
+    refused = nodwyn(store, "machines", "add", "ssh", "closed", "--folder", "claude=/x")
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("closed: connection refused")
+
+
+def nodwyn(store: Store, *words: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(store.root), *words],
+        capture_output=True, text=True, timeout=120, env=os.environ.copy(),
+    )  # fmt: skip
