@@ -8,6 +8,8 @@ the tests need:
   so the pull must fall back to sftp (sftp-server is started by its full path);
 - `slow`: a key whose PATH puts first an rsync that sends at 256 KiB/s, so a pull can be
   killed halfway through a file, and a `claude` that prints its folder and its arguments;
+- `home`: a key whose commands start in `<folder>/home`, an empty home folder of its own, so
+  the agents' default folders there are the test's to write;
 - `changed`: the right server, but a known_hosts file holding another key for it;
 - `closed`: a port nothing listens on.
 
@@ -16,6 +18,7 @@ the tests need:
 
 import os
 import pwd
+import shlex
 import shutil
 import socket
 import subprocess
@@ -33,7 +36,7 @@ class Unavailable(Exception):
 
 @dataclass
 class Server:
-    folder: Path
+    folder: Path  # `home` below it is the far end's home folder for the `home` alias
     port: int
     config: Path  # the client's ssh config
     process: subprocess.Popen
@@ -78,7 +81,13 @@ def start(folder: Path) -> Server:
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)  # sshd's privilege separation folder
     host_key = _keygen(folder / "host_key")
     wrong_key = _keygen(folder / "other_host_key")
-    keys = {name: _keygen(folder / f"id_{name}") for name in ("plain", "norsync", "slow")}
+    keys = {name: _keygen(folder / f"id_{name}") for name in ("plain", "norsync", "slow", "home")}
+    (folder / "home").mkdir()
+    (folder / "in-home").write_text(  # the forced command of the `home` key
+        f"#!/bin/sh\ncd {shlex.quote(str(folder / 'home'))} && "
+        'exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"\n'
+    )
+    (folder / "in-home").chmod(0o755)
     norsync = _bin(folder / "norsync-bin")
     slow = _bin(
         folder / "slow-bin",
@@ -89,6 +98,7 @@ def start(folder: Path) -> Server:
         f"{' '.join(keys['plain'])} plain\n"
         f'environment="PATH={norsync}" {" ".join(keys["norsync"])} norsync\n'
         f'environment="PATH={slow}:/usr/bin:/bin" {" ".join(keys["slow"])} slow\n'
+        f'command="{folder}/in-home" {" ".join(keys["home"])} home\n'
     )
     port = free_port()
     (folder / "known_hosts").write_text(f"[127.0.0.1]:{port} {' '.join(host_key)}\n")
@@ -141,6 +151,7 @@ def _client_config(folder: Path, port: int, closed: int) -> str:
         "plain": (port, "plain", "known_hosts"),
         "norsync": (port, "norsync", "known_hosts"),
         "slow": (port, "slow", "known_hosts"),
+        "home": (port, "home", "known_hosts"),
         "changed": (port, "plain", "known_hosts_wrong"),
         "closed": (closed, "plain", "known_hosts"),
     }

@@ -6,6 +6,7 @@ names with spaces, quotes and shell words, hostile host names, a pull killed wit
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -162,13 +163,22 @@ def test_a_folder_not_there_is_said_and_the_others_pulled(store, far, tmp_path):
     assert done.created == len(local_tasks(tmp_path, far))
 
 
-def test_no_agent_folder_in_the_remote_home_is_said(store, server):
-    host = ssh.add(store.root, "norsync")  # the defaults: ~/.claude/projects, ... (none there)
-    home_has = [f for f in ssh.DEFAULTS["claude"] if (Path.home() / f).exists()]
-    if home_has:
-        pytest.skip("this computer's own home has Claude Code's folder")
+def test_the_agents_own_folders_in_the_remote_home_are_pulled(store, server):
+    host = ssh.add(store.root, "home")  # no --folder: ~/.claude/projects, ~/.codex/sessions...
     done = pull.pull(store.root, store, host)
-    assert "no agent's sessions in the usual folders there" in done.error
+    assert done.error == (
+        "home: no agent's sessions in the usual folders there; name them with "
+        "nodwyn machines add ssh home --folder AGENT=PATH"
+    )
+    home = server.folder / "home"
+    made = ssh_sessions.session(home / ".claude" / "projects" / "-srv-app", "/srv/app", turns=2)
+    ssh_sessions.session(home / ".codex" / "sessions" / "2025" / "09", "/srv/x", turns=1)
+    try:
+        again = pull.pull(store.root, store, host)
+    finally:
+        shutil.rmtree(home / ".claude"), shutil.rmtree(home / ".codex")
+    assert (again.error, again.created) == ("", 1)  # the Codex folder's file is no Codex log
+    assert starts(store)[f"cc-{made.stem}"].origin.machine == host.id
 
 
 def test_a_pull_killed_with_9_and_started_again_loses_and_doubles_nothing(store, tmp_path):
