@@ -296,3 +296,49 @@ def nodwyn(store: Store, *words: str) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "nodwyn.cli", "--data-dir", str(store.root), *words],
         capture_output=True, text=True, timeout=120, env=os.environ.copy(),
     )  # fmt: skip
+
+
+def test_settings_add_and_pull_now_through_the_api(store, far):
+    from nodwyn import api
+    from test_api import TOKEN, Client
+
+    client = Client(api.make_app(store, TOKEN))
+    listed = client.get("/api/machines/ssh").json
+    assert listed["machines"] == [] and listed["offered"][:3] == ["plain", "norsync", "slow"]
+    added = client.post("/api/machines/ssh", {"host": "plain", "folders": folders(far)}).json
+    (shown,) = added["machines"]
+    assert shown["host"] == "plain" and shown["named"] and "plain" not in added["offered"]
+    assert wait_for(lambda: client.get("/api/machines/ssh").json["machines"][0]["pulled"])
+    assert len(starts(store)) == shown_tasks(far)
+    again = client.post("/api/machines/ssh/pull", {"id": shown["id"]}).json["machines"][0]
+    assert again["pulling"] or again["pulled"] >= shown["pulled"]
+    assert wait_for(lambda: not client.get("/api/machines/ssh").json["machines"][0]["pulling"])
+    refused = client.post("/api/machines/ssh", {"host": "x$(touch y)"})
+    assert refused.status == 400 and "not a host ssh can be given" in refused.json["error"]
+
+
+def shown_tasks(far: dict[str, Path]) -> int:
+    return len(local_tasks(far["claude"].parent.parent / "here-api", far))
+
+
+def test_the_worker_pulls_the_ssh_machines_on_its_own(store, far):
+    from nodwyn.background.worker import Worker
+
+    host = ssh.add(store.root, "plain", folders(far))
+    worker = Worker(store, watch=False, interval=0.05)
+    worker.start()
+    try:
+        assert wait_for(lambda: ssh.hosts(store.root)[0].pulled > 0)
+    finally:
+        worker.stop(30)
+    assert {s.origin.machine for s in starts(store).values()} == {host.id}
+
+
+def wait_for(condition, timeout: float = 60) -> bool:
+    """Poll `condition` until it holds or `timeout` seconds have gone."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
