@@ -7,7 +7,8 @@ the tests need:
 - `norsync`: a key whose sessions get a PATH without rsync (authorized_keys' `environment=`),
   so the pull must fall back to sftp (sftp-server is started by its full path);
 - `slow`: a key whose PATH puts first an rsync that sends at 256 KiB/s, so a pull can be
-  killed halfway through a file, and a `claude` that prints its folder and its arguments;
+  killed halfway through a file, and a `claude` that prints its folder and its arguments
+  (and writes them in `<folder>/claude-ran`);
 - `home`: a key whose commands start in `<folder>/home`, an empty home folder of its own, so
   the agents' default folders there are the test's to write;
 - `changed`: the right server, but a known_hosts file holding another key for it;
@@ -92,7 +93,8 @@ def start(folder: Path) -> Server:
     slow = _bin(
         folder / "slow-bin",
         rsync='#!/bin/sh\nexec /usr/bin/rsync --bwlimit=256 "$@"\n',
-        claude='#!/bin/sh\npwd\nprintf "%s\\n" "$@"\n',  # says where it runs and what it got
+        # says where it runs and what it got, and writes it down in <folder>/claude-ran
+        claude=f'#!/bin/sh\n{{ pwd; printf "%s\\n" "$@"; }} | tee {folder}/claude-ran\n',
     )
     (folder / "authorized_keys").write_text(
         f"{' '.join(keys['plain'])} plain\n"

@@ -254,6 +254,32 @@ def test_resume_goes_back_to_the_session_on_its_machine(store, server, tmp_path)
     assert ran.stdout.splitlines()[-3:] == [str(project), "--resume", session], ran.stderr
 
 
+# the terminal outlives the call that started it (as it does the app), here while ssh connects
+@pytest.mark.filterwarnings("ignore:subprocess .* is still running:ResourceWarning")
+def test_open_in_terminal_runs_the_resume_over_ssh(store, server, tmp_path, monkeypatch):
+    from nodwyn.reading import terminal
+    from test_terminal import TERMINAL, script
+
+    project = tmp_path / "far end" / "my project"
+    project.mkdir(parents=True)
+    ssh_sessions.session(tmp_path / "far end" / "claude", str(project), turns=1)
+    host = ssh.add(store.root, "slow", [f"claude={tmp_path / 'far end' / 'claude'}"])
+    assert pull.pull(store.root, store, host).created == 1
+    (task,) = starts(store)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script(bin_dir, "my-term", TERMINAL)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("TERMINAL", "my-term")
+    monkeypatch.setenv("RECORD", str(tmp_path / "record"))
+    ran = server.folder / "claude-ran"
+    ran.unlink(missing_ok=True)
+    opened = terminal.open_in_terminal(store, task)
+    assert opened.command == resume.command(store, task).command and opened.terminal == "my-term"
+    assert wait_for(lambda: ran.exists() and len(ran.read_text().splitlines()) == 3)
+    assert ran.read_text().splitlines() == [str(project), "--resume", starts(store)[task].origin.id]
+
+
 def test_the_agents_default_places_are_their_own_roots(monkeypatch, tmp_path):
     for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME",
                      "XDG_DATA_HOME"):  # fmt: skip

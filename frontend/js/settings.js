@@ -10,6 +10,7 @@ import { agentConnections } from "./connect.js";
 import { embeddingsChoice } from "./embeddings.js";
 import { summariesChoice } from "./summarize.js";
 import { terminalChoice } from "./exporting.js";
+import { sshMachines } from "./sshmachines.js";
 
 /** Agent name -> the name people read, from the server's registry (/api/places). */
 const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
@@ -119,6 +120,7 @@ export async function openSettings(dialog, onChange) {
   dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await agentConnections(),
     await earlierSwitches(current, said, onChange)), said.nextSibling);
   said.nextSibling?.after(terminalChoice(current, said, onChange));
+  dialog.lastElementChild?.before(await sshMachines());
 }
 
 /**
