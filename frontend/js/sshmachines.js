@@ -50,10 +50,12 @@ function row(/** @type {any} */ m, /** @type {(listing: any) => void} */ draw) {
       state.replaceWith(el("span", { class: "error", role: "alert" }, `Could not pull: ${err.message}`));
     }
   });
-  const folders = Object.entries(m.folders).map(([agent, paths]) => `${agent}: ${paths.join(", ")}`).join("; ");
-  return el("div", { class: "followed-row", "data-ssh-machine": m.host },
-    el("strong", {}, m.name), el("code", { title: `ssh ${m.host}` }, m.host), state, pull,
-    el("p", { class: "muted", title: folders }, m.named ? `Folders: ${folders}` : "The agents' usual folders there"));
+  const folders = Object.entries(m.folders).map(([agent, paths]) => `${agent}=${paths.join(", ")}`);
+  return el("div", { class: "ssh-machine", "data-ssh-machine": m.host },
+    el("div", { class: "ssh-head" }, el("strong", {}, m.name), el("code", { title: `ssh ${m.host}` }, m.host), pull),
+    el("div", { class: "ssh-state" }, state),
+    m.named ? el("ul", { class: "ssh-folders muted" }, ...folders.map((f) => el("li", {}, el("code", {}, f))))
+      : el("p", { class: "muted ssh-folders" }, "The agents' usual folders there (~/.claude/projects, ~/.codex/sessions, …)"));
 }
 
 /** Add a machine: a host (the ssh config's offered), folders as AGENT=PATH, a name. */
@@ -63,12 +65,15 @@ function addForm(/** @type {string[]} */ offered, /** @type {(listing: any) => v
   const hosts = el("datalist", { id: "ssh-hosts" }, ...offered.map((h) => el("option", { value: h })));
   const folders = /** @type {HTMLTextAreaElement} */ (el("textarea", { name: "ssh-folders", rows: "2",
     "aria-label": "Folders there, one AGENT=PATH a line", spellcheck: "false",
-    placeholder: "empty: the agents' usual places; else one a line, e.g. claude=~/work/.claude/projects" }));
+    placeholder: "empty: the agents' usual places\nelse one a line: claude=~/work/.claude/projects" }));
   const name = /** @type {HTMLInputElement} */ (el("input", { type: "text", name: "ssh-name", "aria-label": "Name", placeholder: "name (default: the host)" }));
   const said = el("p", { class: "muted", role: "status", "data-ssh-said": "" },
     offered.length ? `From your ssh config: ${offered.join(", ")}.` : "No hosts in ~/.ssh/config: type [user@]host.");
-  const form = el("form", { class: "import-form", "data-ssh-add": "" },
-    el("label", {}, "Add a machine ", host), hosts, folders, name, el("button", { type: "submit" }, "Add and pull"), said);
+  const form = el("form", { class: "ssh-add", "data-ssh-add": "" }, el("h4", {}, "Add a machine"),
+    el("label", { class: "field" }, el("span", {}, "Host"), host), hosts,
+    el("label", { class: "field" }, el("span", {}, "Folders"), folders),
+    el("label", { class: "field" }, el("span", {}, "Name"), name),
+    el("div", { class: "ssh-submit" }, el("button", { type: "submit" }, "Add and pull")), said);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     said.textContent = "Adding…";
