@@ -86,8 +86,8 @@ def _pull(root: Path, store, host: ssh.Host, done: Pulled) -> None:
     done.size = transfer.size_of(mirror)
     errors += [c.error for c in copies if c.error]
     for agent in dict.fromkeys(a for a, _ in found):
-        slots = [Path(c.slot) for c, (a, _) in zip(copies, found, strict=True) if a == agent]
-        report = import_paths(store, agent, slots, machine=host.id)
+        slots = [transfer.slot(mirror, f) for a, f in found if a == agent]
+        report = import_paths(store, agent, [p for p in slots if p.exists()], machine=host.id)
         done.created += len(report.created)
         done.extended += len(report.extended)
     done.error = errors[0] if errors else ""
@@ -106,14 +106,21 @@ def _missing(host: ssh.Host, seen: remote.Look) -> list[str]:
 
 
 def _copy(host: ssh.Host, mirror: Path, found, rsync: bool) -> list[transfer.Copied]:
-    whole = {agent: registry.get(agent).whole for agent, _ in found}
+    """Copy the folders found: by rsync, the appended ones and the rewritten ones apart (their
+    modes differ), else all in one sftp session. A folder two agents read is copied once
+    (rewritten whole if either agent rewrites it)."""
+    whole: dict[str, bool] = {}
+    for agent, folder in found:
+        whole[folder] = whole.get(folder, False) or registry.get(agent).whole
     if not rsync:
-        chosen = [(agent, folder, whole[agent]) for agent, folder in found]
+        chosen = list(whole.items())
         return transfer.by_sftp(host.host, host.name, mirror, chosen) if chosen else []
-    return [
-        transfer.by_rsync(host.host, host.name, mirror, agent, folder, whole[agent])
-        for agent, folder in found
-    ]
+    copies = []
+    for kind in (False, True):
+        chosen = [folder for folder, rewritten in whole.items() if rewritten == kind]
+        if chosen:
+            copies += transfer.by_rsync(host.host, host.name, mirror, chosen, kind)
+    return copies
 
 
 @contextlib.contextmanager

@@ -149,6 +149,8 @@ def parse_folders(folders) -> dict[str, list[str]]:
         agent, sep, path = word.partition("=")
         if not sep or not path.strip() or "\0" in path or "\n" in path:
             raise BadInput(f"--folder {word!r}: write AGENT=PATH, e.g. claude=~/.claude/projects")
+        if ".." in path.split("/"):
+            raise BadInput(f"--folder {word!r}: write the folder without .. in it")
         registry.get(agent.strip())  # an unknown agent is refused with the known ones
         named.setdefault(agent.strip(), []).append(path)
     return named
