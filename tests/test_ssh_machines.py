@@ -96,7 +96,8 @@ def test_only_what_grew_crosses(store, tmp_path, alias):
     idle = pull.pull(store.root, store, host)
     grown = ssh_sessions.grow(path)
     after = pull.pull(store.root, store, host)
-    assert first.received >= path.stat().st_size - grown
+    assert first.error == "" and first.received > 0  # compressed by rsync: less than the file
+    assert first.size >= path.stat().st_size - grown
     assert (after.error, after.created, after.extended) == ("", 0, 1)
     assert after.received - idle.received <= grown + 512  # the new turn, not the file again
     copy = next(Path(host_mirror(store, host)).rglob(path.name))
