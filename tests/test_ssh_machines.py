@@ -197,6 +197,8 @@ def test_a_pull_killed_with_9_and_started_again_loses_and_doubles_nothing(store,
     while not 0 < _size(mirror, big.name) < big.stat().st_size // 2:
         assert time.monotonic() < deadline and process.poll() is None, "no copy under way"
         time.sleep(0.02)
+    beside = pull.pull(store.root, store, host)  # the page's Pull now meanwhile: refused
+    assert beside.error == "slow: a pull is already under way" and beside.created == 0
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     done = pull.pull(store.root, store, host)

@@ -13,17 +13,13 @@ One pull of a machine at a time: a second, from the worker or the command line, 
 while the first holds the machine's lock file (the system drops it when a pull is killed).
 """
 
-import contextlib
-import os
 import time
 from pathlib import Path
 
 from msgspec import Struct
 
-from ..errors import NodwynError
 from ..importers import registry
 from ..importers.sync import import_paths
-from ..log import locks
 from . import remote, ssh, transfer
 from .remote import Failed
 
@@ -44,10 +40,6 @@ class Pulled(Struct, kw_only=True):
     error: str = ""  # one line; "" when it went well
 
 
-class Busy(NodwynError):
-    status = 409
-
-
 def pull_all(root: Path, store) -> list[Pulled]:
     """Pull every SSH machine in turn (a machine that fails leaves the others to go on)."""
     return [pull(root, store, host) for host in ssh.hosts(root)]
@@ -62,7 +54,7 @@ def pull(root: Path, store, host: ssh.Host) -> Pulled:
             _pull(root, store, host, done)
     except Failed as exc:
         done.error = str(exc)
-    except Busy as exc:
+    except ssh.Busy as exc:
         done.error = str(exc)
         done.seconds = time.monotonic() - began
         return done  # the pull under way keeps its own outcome
@@ -123,17 +115,7 @@ def _copy(host: ssh.Host, mirror: Path, found, rsync: bool) -> list[transfer.Cop
     return copies
 
 
-@contextlib.contextmanager
 def _locked(root: Path, host: ssh.Host):
-    """Hold the machine's pull lock, or refuse at once when another pull holds it."""
+    """The machine's pull lock, or Busy at once when another pull holds it."""
     path = ssh.mirror(root, host.id).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            locks.lock(fd)
-        except OSError:
-            raise Busy(f"{host.name}: a pull is already under way") from None
-        yield
-    finally:
-        os.close(fd)
+    return ssh.held(path, 0, f"{host.name}: a pull is already under way")

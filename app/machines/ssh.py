@@ -13,6 +13,8 @@ unquoted; a folder may hold any character (it is passed as data, never as shell 
 file is written whole and replaced, so a crash leaves the old list or the new one.
 """
 
+import contextlib
+import os
 import re
 import secrets
 import time
@@ -21,11 +23,12 @@ from pathlib import Path
 import msgspec
 
 from ..errors import BadInput, NodwynError
-from ..log import tmpfiles
+from ..log import locks, tmpfiles
 from . import clean_name
 
 FOLDER = "machines"
 FILE = "ssh.json"
+WAIT = 10.0  # seconds a change of the list waits for another's to end
 HOST = re.compile(r"[A-Za-z0-9_.%+@-]{1,255}")
 
 # Where each agent keeps its sessions in a home folder (the agents' own `roots()` with no
@@ -91,6 +94,11 @@ def add(root: Path, host: str, folders: list[str] = (), name: str = "") -> Host:
     """Add an SSH machine (or change the folders and name of one already added)."""
     host = checked_host(host)
     named = parse_folders(folders)
+    with _changing(root):
+        return _add(root, host, named, name)
+
+
+def _add(root: Path, host: str, named: dict[str, list[str]], name: str) -> Host:
     known = hosts(root)
     found = next((h for h in known if h.host == host), None)
     if found is None:
@@ -106,21 +114,23 @@ def add(root: Path, host: str, folders: list[str] = (), name: str = "") -> Host:
 
 def noted(root: Path, machine: str, error: str, via: str = "") -> Host | None:
     """Keep how a pull of `machine` ended: its error in one line, or "" and the time."""
-    known = hosts(root)
-    found = next((h for h in known if h.id == machine), None)
-    if found is None:  # forgotten while it was pulled
-        return None
-    found.error = " ".join(error.split())[:300]
-    if not error:
-        found.pulled = time.time()
-    found.via = via or found.via
-    _save(root, known)
-    return found
+    with _changing(root):
+        known = hosts(root)
+        found = next((h for h in known if h.id == machine), None)
+        if found is None:  # forgotten while it was pulled
+            return None
+        found.error = " ".join(error.split())[:300]
+        if not error:
+            found.pulled = time.time()
+        found.via = via or found.via
+        _save(root, known)
+        return found
 
 
 def remove(root: Path, machine: str) -> None:
     """Forget an SSH machine's entry (its tasks and mirror are the caller's to remove)."""
-    _save(root, [h for h in hosts(root) if h.id != machine])
+    with _changing(root):
+        _save(root, [h for h in hosts(root) if h.id != machine])
 
 
 def mirror(root: Path, machine: str) -> Path:
@@ -158,6 +168,38 @@ def parse_folders(folders) -> dict[str, list[str]]:
 
 def _file(root: Path) -> Path:
     return Path(root) / FOLDER / FILE
+
+
+def _changing(root: Path):
+    """The list's lock, held while it is read and written again, so a pull's outcome and an
+    add made at the same time (the worker, the page, the command line) both stay."""
+    path = _file(root).with_suffix(".lock")
+    return held(path, WAIT, f"{path} stayed locked {WAIT:.0f} s; try again")
+
+
+class Busy(NodwynError):
+    status = 409
+
+
+@contextlib.contextmanager
+def held(path: Path, wait: float, busy: str):
+    """Hold the lock of the file `path` (made if missing), waiting up to `wait` seconds for
+    another holder; Busy(`busy`) after that. The system drops it when the process ends."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                locks.lock(fd)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise Busy(busy) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _save(root: Path, known: list[Host]) -> None:
