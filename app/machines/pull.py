@@ -1,7 +1,7 @@
 """A pull of an SSH machine: look at the far end, copy what grew into the mirror, import it.
 
 The far end is looked at first (one ssh call: is rsync there, which folders exist), then each
-folder that exists is copied (transfer.py: rsync if the far end has it, else sftp), then the
+folder that exists is copied (transfer.py: rsync if both ends have it, else sftp), then the
 mirror is imported with the normal importers, every new task's start naming the machine's id
 (`Origin.machine`); records are redacted as every import's are, when written. How it ended
 is kept with the host (ssh.noted): the time, or the error in one line.
@@ -13,6 +13,7 @@ One pull of a machine at a time: a second, from the worker or the command line, 
 while the first holds the machine's lock file (the system drops it when a pull is killed).
 """
 
+import shutil
 import time
 from pathlib import Path
 
@@ -71,8 +72,11 @@ def _pull(root: Path, store, host: ssh.Host, done: Pulled) -> None:
     found = [(a, f) for a, f in wanted if seen.kinds.get(f) != "missing"]
     errors = _missing(host, seen)
     transfer.clear_temporary(mirror)
-    copies = _copy(host, mirror, found, seen.rsync)
-    done.via = "rsync" if seen.rsync else "sftp"
+    rsync = seen.rsync and shutil.which("rsync") is not None  # both ends need it
+    copies = _copy(host, mirror, found, rsync)
+    if rsync and copies and all(c.error for c in copies):  # an rsync there that cannot serve
+        rsync, copies = False, _copy(host, mirror, found, False)
+    done.via = "rsync" if rsync else "sftp"
     done.received = sum(c.received for c in copies)
     done.sent = sum(c.sent for c in copies)
     done.size = transfer.size_of(mirror)
