@@ -21,7 +21,10 @@ _SRC = ({"line": ("?", "int"), "id": ("?", "str"), "file": ("?", "str")}, ())
 _BASE = {"seq": "int", "at": "str", "agent": ("?", "str"), "src": ("?", _SRC)}
 _CALL = ({"id": "str", "tool": "str", "input": "any"}, ("id", "tool"))
 _USAGE = ({"input": "int", "output": "int", "cache_read": "int", "cache_write": "int"}, ())
-_ORIGIN = ({"tool": "str", "path": "str", "id": "str", "version": "str"}, ("tool",))
+_ORIGIN = (
+    {"tool": "str", "path": "str", "id": "str", "version": "str", "machine": "str"},
+    ("tool",),
+)
 RECORDS = {
     "session.start": ({"project": "str", "origin": _ORIGIN, "model": "str", "branch": "str",
                        "machine": "bool"}, ("project", "origin")),
