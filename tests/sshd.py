@@ -14,7 +14,8 @@ the tests need:
 - `changed`: the right server, but a known_hosts file holding another key for it;
 - `closed`: a port nothing listens on.
 
-`start(folder)` returns the running server, or raises Unavailable with the reason.
+`start(folder)` returns the running server, or raises Unavailable with the reason; `server` is
+the module-scoped pytest fixture of it (imported by a module as `server_fixture`).
 """
 
 import os
@@ -26,6 +27,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 SSHD = "/usr/sbin/sshd"
 SFTP_SERVER = "/usr/lib/openssh/sftp-server"
@@ -171,3 +174,14 @@ def _client_config(folder: Path, port: int, closed: int) -> str:
 """
         for alias, (at, key, known) in blocks.items()
     )
+
+
+@pytest.fixture(scope="module", name="server")
+def server_fixture(tmp_path_factory):
+    """A running server for a test module, skipped with the reason where sshd cannot start."""
+    try:
+        running = start(tmp_path_factory.mktemp("sshd"))
+    except Unavailable as exc:
+        pytest.skip(f"no sshd to pull from: {exc}")
+    yield running
+    running.stop()

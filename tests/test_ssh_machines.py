@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import ssh_sessions
-import sshd
 from nodwyn.errors import BadInput
 from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
@@ -24,16 +23,7 @@ from nodwyn.log import records as r
 from nodwyn.machines import pull, remote, ssh, sshconfig
 from nodwyn.reading import resume
 from nodwyn.tasks.store import Store
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    try:
-        running = sshd.start(tmp_path_factory.mktemp("sshd"))
-    except sshd.Unavailable as exc:
-        pytest.skip(f"no sshd to pull from: {exc}")
-    yield running
-    running.stop()
+from sshd import server_fixture  # noqa: F401 (the fixture)
 
 
 @pytest.fixture

@@ -12,17 +12,7 @@ from .conftest import serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ssh_sessions  # noqa: E402
-import sshd  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    try:
-        running = sshd.start(tmp_path_factory.mktemp("sshd"))
-    except sshd.Unavailable as exc:
-        pytest.skip(f"no sshd to pull from: {exc}")
-    yield running
-    running.stop()
+from sshd import server_fixture  # noqa: E402, F401 (the fixture)
 
 
 @pytest.fixture
