@@ -273,6 +273,29 @@ def test_open_in_terminal_runs_the_resume_over_ssh(store, server, tmp_path, monk
     assert ran.read_text().splitlines() == [str(project), "--resume", starts(store)[task].origin.id]
 
 
+def test_a_session_its_agent_deleted_there_keeps_its_task_and_says_so(store, tmp_path):
+    folder = tmp_path / "far end" / "claude"
+    kept = ssh_sessions.session(folder / "a", "/srv/a", turns=2)
+    gone = ssh_sessions.session(folder / "b", "/srv/b", turns=2)
+    host = ssh.add(store.root, "plain", [f"claude={folder}"])
+    assert pull.pull(store.root, store, host).created == 2
+    gone.unlink()  # as Claude Code does after 30 days
+    assert pull.pull(store.root, store, host).error == ""
+    assert set(starts(store)) == {f"cc-{kept.stem}", f"cc-{gone.stem}"}
+    said = resume.command(store, f"cc-{gone.stem}")
+    assert (said.command, said.reason) == ("", "the agent's own log is gone from plain")
+    assert resume.command(store, f"cc-{kept.stem}").host == "plain"
+
+
+def test_a_forgotten_machine_leaves_its_mirror_and_touches_nothing_there(store, far):
+    host = ssh.add(store.root, "plain", folders(far))
+    assert pull.pull(store.root, store, host).created
+    before = sorted(p.read_bytes() for p in far["claude"].rglob("*") if p.is_file())
+    ssh.forget(store.root, host.id)
+    assert ssh.hosts(store.root) == [] and not ssh.mirror(store.root, host.id).exists()
+    assert sorted(p.read_bytes() for p in far["claude"].rglob("*") if p.is_file()) == before
+
+
 def test_the_agents_default_places_are_their_own_roots(monkeypatch, tmp_path):
     for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME",
                      "XDG_DATA_HOME"):  # fmt: skip

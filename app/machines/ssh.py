@@ -17,6 +17,7 @@ import contextlib
 import os
 import re
 import secrets
+import shutil
 import time
 from pathlib import Path
 
@@ -127,10 +128,15 @@ def noted(root: Path, machine: str, error: str, via: str = "") -> Host | None:
         return found
 
 
-def remove(root: Path, machine: str) -> None:
-    """Forget an SSH machine's entry (its tasks and mirror are the caller's to remove)."""
+def forget(root: Path, machine: str) -> None:
+    """Forget an SSH machine: its entry and its mirror of raw files (its tasks are the
+    caller's to remove; nothing on the machine is touched)."""
     with _changing(root):
         _save(root, [h for h in hosts(root) if h.id != machine])
+    here = mirror(root, machine)
+    for gone in (here, here.with_name(here.name + ".tmp")):
+        shutil.rmtree(gone, ignore_errors=True)
+    here.with_suffix(".lock").unlink(missing_ok=True)
 
 
 def mirror(root: Path, machine: str) -> Path:

@@ -72,7 +72,7 @@ def by_rsync(host: str, name: str, mirror: Path, folders: list[str], whole: bool
     for base, chosen in _by_base(folders).items():
         (mirror / base).mkdir(parents=True, exist_ok=True)
         sources = [f"{host}:{posixpath.normpath(remote.remote_path(f))}" for f in chosen]
-        argv = ["rsync", "-rtRz", "-s", "--stats", *FILTER, *mode, "-e", rsh, *sources,
+        argv = ["rsync", "-rtRz", "-s", "--delete", "--stats", *FILTER, *mode, "-e", rsh, *sources,
                 f"{mirror / base}/"]  # fmt: skip
         done = remote.run(argv, name, host, env={**os.environ, "LC_ALL": "C"})
         copied = Copied(folders=chosen)

@@ -52,6 +52,9 @@ def command(store, task: str) -> Resume:
         return Resume(task=task, tool=tool, reason=why, folder=folder)
     host = ssh.by_id(store.root, start.origin.machine)
     if host is not None:
+        if start.origin.path and not Path(start.origin.path).exists():  # the mirror follows
+            return Resume(task=task, tool=tool, folder=start.project,
+                          reason=f"the agent's own log is gone from {host.name}")  # fmt: skip
         return _over_ssh(task, tool, template, start, host.host)
     source = start.origin.path
     if source and not Path(source).exists():
