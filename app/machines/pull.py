@@ -60,7 +60,7 @@ def pull(root: Path, store, host: ssh.Host) -> Pulled:
         done.seconds = time.monotonic() - began
         return done  # the pull under way keeps its own outcome
     done.seconds = time.monotonic() - began
-    ssh.noted(root, host.id, done.error, done.via)
+    ssh.noted(root, host.id, done.error, done.via)  # copied (`via`): pulled, if only in part
     return done
 
 
@@ -86,6 +86,9 @@ def _pull(root: Path, store, host: ssh.Host, done: Pulled) -> None:
         report = import_paths(store, agent, [p for p in slots if p.exists()], machine=host.id)
         done.created += len(report.created)
         done.extended += len(report.extended)
+        if report.stopped:  # no room left: the next pull goes on from where this one stopped
+            errors.append(f"{host.name}: {report.stopped}")
+            break
     done.error = errors[0] if errors else ""
 
 

@@ -52,7 +52,7 @@ class Host(msgspec.Struct, kw_only=True):
     host: str
     name: str
     folders: dict[str, list[str]] = {}  # agent -> remote folders; empty: DEFAULTS
-    pulled: float = 0.0  # when the last pull ended well (seconds since the epoch)
+    pulled: float = 0.0  # when a pull last copied from it (seconds since the epoch)
     error: str = ""  # the last pull's error in one line, "" after one that went well
     via: str = ""  # "rsync" or "sftp": how the last pull went
 
@@ -114,14 +114,15 @@ def _add(root: Path, host: str, named: dict[str, list[str]], name: str) -> Host:
 
 
 def noted(root: Path, machine: str, error: str, via: str = "") -> Host | None:
-    """Keep how a pull of `machine` ended: its error in one line, or "" and the time."""
+    """Keep how a pull of `machine` ended: its error in one line ("" when none) and, when it
+    copied anything (`via`), the time."""
     with _changing(root):
         known = hosts(root)
         found = next((h for h in known if h.id == machine), None)
         if found is None:  # forgotten while it was pulled
             return None
         found.error = " ".join(error.split())[:300]
-        if not error:
+        if via:
             found.pulled = time.time()
         found.via = via or found.via
         _save(root, known)

@@ -36,10 +36,12 @@ export async function sshMachines() {
 /** One machine: its name and host, how its last pull went, its folders, "Pull now". */
 function row(/** @type {any} */ m, /** @type {(listing: any) => void} */ draw) {
   const when = m.pulled ? new Date(m.pulled * 1000).toISOString() : "";
+  const last = when ? el("span", { class: "muted" }, "Last pull: ", timeEl(when), ` (${m.via})`)
+    : el("span", { class: "muted" }, "not pulled yet");
+  // a pull under way, else its error (and when it last copied anything), else its last pull
   const state = m.pulling ? el("span", { class: "running" }, "pulling…")
-    : m.error ? el("span", { class: "error", role: "alert" }, m.error)
-      : when ? el("span", { class: "muted" }, "Last pull: ", timeEl(when), ` (${m.via})`)
-        : el("span", { class: "muted" }, "not pulled yet");
+    : m.error ? el("span", {}, el("span", { class: "error", role: "alert" }, m.error), when ? el("br") : null, when ? last : null)
+      : last;
   const pull = el("button", { type: "button", "aria-label": `Pull ${m.name} now`, disabled: m.pulling || null }, "Pull now");
   pull.addEventListener("click", async () => {
     pull.setAttribute("disabled", "");
