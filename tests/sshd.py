@@ -12,6 +12,8 @@ the tests need:
 - `home`: a key whose commands start in `<folder>/home`, an empty home folder of its own, so
   the agents' default folders there are the test's to write;
 - `changed`: the right server, but a known_hosts file holding another key for it;
+- `unknown`: the right server, but a known_hosts file with no key for it;
+- `stranger`: a key the server does not know;
 - `closed`: a port nothing listens on.
 
 `start(folder)` returns the running server, or raises Unavailable with the reason; `server` is
@@ -85,7 +87,10 @@ def start(folder: Path) -> Server:
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)  # sshd's privilege separation folder
     host_key = _keygen(folder / "host_key")
     wrong_key = _keygen(folder / "other_host_key")
-    keys = {name: _keygen(folder / f"id_{name}") for name in ("plain", "norsync", "slow", "home")}
+    keys = {
+        name: _keygen(folder / f"id_{name}")
+        for name in ("plain", "norsync", "slow", "home", "stranger")  # the last not authorized
+    }
     (folder / "home").mkdir()
     (folder / "in-home").write_text(  # the forced command of the `home` key
         f"#!/bin/sh\ncd {shlex.quote(str(folder / 'home'))} && "
@@ -108,6 +113,7 @@ def start(folder: Path) -> Server:
     port = free_port()
     (folder / "known_hosts").write_text(f"[127.0.0.1]:{port} {' '.join(host_key)}\n")
     (folder / "known_hosts_wrong").write_text(f"[127.0.0.1]:{port} {' '.join(wrong_key)}\n")
+    (folder / "known_hosts_none").write_text("")
     (folder / "sshd_config").write_text(_sshd_config(folder, port))
     config = folder / "ssh_config"
     config.write_text(_client_config(folder, port, free_port()))
@@ -158,6 +164,8 @@ def _client_config(folder: Path, port: int, closed: int) -> str:
         "slow": (port, "slow", "known_hosts"),
         "home": (port, "home", "known_hosts"),
         "changed": (port, "plain", "known_hosts_wrong"),
+        "unknown": (port, "plain", "known_hosts_none"),
+        "stranger": (port, "stranger", "known_hosts"),
         "closed": (closed, "plain", "known_hosts"),
     }
     return "".join(

@@ -136,6 +136,8 @@ def test_the_command_line_refuses_a_hostile_host_in_one_line(store, tmp_path):
     [
         ("closed", "closed: connection refused; is sshd running there"),
         ("changed", "changed: host key changed; run ssh changed once to check it"),
+        ("unknown", "unknown: host key not known yet; run ssh unknown once to check and accept"),
+        ("stranger", "stranger: permission denied; add your key there (ssh-copy-id stranger)"),
     ],
 )
 def test_what_ssh_refuses_is_said_in_one_line_and_kept(store, far, alias, said):
