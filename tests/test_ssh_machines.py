@@ -98,6 +98,28 @@ def host_mirror(store: Store, host: ssh.Host) -> Path:
     return ssh.mirror(store.root, host.id)
 
 
+@pytest.mark.parametrize("alias", ["plain", "norsync"])
+def test_a_session_rewritten_whole_there_is_copied_whole_and_gains_its_new_turn(
+    store, tmp_path, alias
+):
+    from test_import_gemini import SESSION, document, gemini, meta, project_dir, user
+
+    chats = project_dir(tmp_path / "far end")  # <far end>/.gemini/tmp/pager/chats
+    (chats.parent / ".project_root").write_text("/home/ana/pager\n")
+    path = chats / f"session-2026-05-01T10-00-{SESSION[:8]}.json"
+    first = [user(1, "Fix the pager"), gemini(1, "Fixed.")]
+    document(path, meta(messages=first))
+    host = ssh.add(store.root, alias, [f"gemini={chats.parent.parent}"])
+    assert pull.pull(store.root, store, host).created == 1
+    # Gemini CLI writes the file over: its start changes too (lastUpdated), not only its end
+    later = meta(lastUpdated="2026-05-01T11:00:00.000Z")
+    document(path, {**later, "messages": [*first, user(2, "Now the tests"), gemini(2, "Done.")]})
+    done = pull.pull(store.root, store, host)
+    assert (done.error, done.extended) == ("", 1)
+    assert next(ssh.mirror(store.root, host.id).rglob(path.name)).read_bytes() == path.read_bytes()
+    assert store.get(f"gm-{SESSION}").turns == 2
+
+
 HOSTILE = 'it\'s "quoted"; $(touch {pwned}) `touch {pwned}` [a]*?'
 
 
