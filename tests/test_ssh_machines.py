@@ -225,6 +225,31 @@ def test_a_pull_killed_with_9_and_started_again_loses_and_doubles_nothing(store,
     assert set(starts(store)) == set(starts(here)) and len(starts(here)) == 2 and small.exists()
 
 
+def test_a_pull_killed_with_9_while_it_imports_loses_and_doubles_nothing(store, tmp_path):
+    folder = tmp_path / "far end" / "claude"
+    for n in range(300):
+        ssh_sessions.session(folder / f"p{n:03d}", f"/srv/{n}", turns=20)
+    host = ssh.add(store.root, "plain", [f"claude={folder}"])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nodwyn.cli", "machines", "pull", "plain"],
+        env=os.environ.copy(), start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not any(store.sessions.glob("*.jsonl")):  # the first task is written: kill it
+        assert time.monotonic() < deadline and process.poll() is None, "no import under way"
+        time.sleep(0.01)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert len(list(store.sessions.glob("*.jsonl"))) < 300  # killed halfway through
+    assert pull.pull(store.root, store, host).error == ""
+    here = Store(tmp_path / "here")
+    import_paths(here, "claude", [folder])
+    assert set(starts(store)) == set(starts(here))
+    for log in here.sessions.glob("*.jsonl"):
+        assert _records(store.sessions / log.name) == _records(log)
+
+
 def _size(mirror: Path, name: str) -> int:
     found = list(mirror.rglob(name))
     return found[0].stat().st_size if found else 0
