@@ -65,7 +65,7 @@ function addForm(/** @type {string[]} */ offered, /** @type {(listing: any) => v
   const host = /** @type {HTMLInputElement} */ (el("input", { type: "text", name: "ssh-host", list: "ssh-hosts",
     "aria-label": "Host", placeholder: offered[0] || "dev-box or you@server", spellcheck: "false", autocomplete: "off" }));
   const hosts = el("datalist", { id: "ssh-hosts" }, ...offered.map((h) => el("option", { value: h })));
-  const folders = /** @type {HTMLTextAreaElement} */ (el("textarea", { name: "ssh-folders", rows: "2",
+  const folders = /** @type {HTMLTextAreaElement} */ (el("textarea", { name: "ssh-folders", rows: "3",
     "aria-label": "Folders there, one AGENT=PATH a line", spellcheck: "false",
     placeholder: "empty: the agents' usual places\nelse one a line: claude=~/work/.claude/projects" }));
   const name = /** @type {HTMLInputElement} */ (el("input", { type: "text", name: "ssh-name", "aria-label": "Name", placeholder: "name (default: the host)" }));

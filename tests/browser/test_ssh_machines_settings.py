@@ -48,7 +48,8 @@ def test_a_machine_is_added_from_the_offered_hosts_and_pulled(page, served, tmp_
         timeout=60000,
     )
     row.get_by_role("button", name="Pull dev box now").click()
-    expect(row).to_contain_text("Last pull: now (rsync)", timeout=60000)
+    expect(row).not_to_contain_text("pulling…", timeout=60000)
+    expect(row).to_contain_text("Last pull: now (rsync)")
     for width, height in ((1400, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         section.scroll_into_view_if_needed()
