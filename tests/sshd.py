@@ -14,7 +14,8 @@ the tests need:
 - `changed`: the right server, but a known_hosts file holding another key for it;
 - `unknown`: the right server, but a known_hosts file with no key for it;
 - `stranger`: a key the server does not know;
-- `closed`: a port nothing listens on.
+- `closed`: a port nothing listens on;
+- `jumped`: the server reached through `plain` by ProxyJump (as a bastion host is).
 
 `start(folder)` returns the running server, or raises Unavailable with the reason; `server` is
 the module-scoped pytest fixture of it (imported by a module as `server_fixture`).
@@ -167,9 +168,11 @@ def _client_config(folder: Path, port: int, closed: int) -> str:
         "unknown": (port, "plain", "known_hosts_none"),
         "stranger": (port, "stranger", "known_hosts"),
         "closed": (closed, "plain", "known_hosts"),
+        "jumped": (port, "plain", "known_hosts"),
     }
-    return "".join(
-        f"""Host {alias}
+    return (
+        "".join(
+            f"""Host {alias}
   HostName 127.0.0.1
   Port {at}
   User {pwd.getpwuid(os.getuid()).pw_name}
@@ -180,7 +183,9 @@ def _client_config(folder: Path, port: int, closed: int) -> str:
   StrictHostKeyChecking yes
   ControlMaster no
 """
-        for alias, (at, key, known) in blocks.items()
+            for alias, (at, key, known) in blocks.items()
+        )
+        + "Host jumped\n  ProxyJump plain\n"
     )
 
 

@@ -42,6 +42,12 @@ def test_a_pull_imports_each_session_once_stamped_with_its_machine(
     assert kept.error == "" and kept.pulled > 0 and kept.via == via
 
 
+def test_a_host_reached_through_a_proxyjump_of_the_ssh_config_is_pulled(store, far, tmp_path):
+    host = ssh.add(store.root, "jumped", folders(far))  # ~/.ssh/config: ProxyJump plain
+    done = pull.pull(store.root, store, host)
+    assert (done.error, done.via, done.created) == ("", "rsync", len(local_tasks(tmp_path, far)))
+
+
 @pytest.mark.parametrize("alias", ["plain", "norsync"])
 def test_only_what_grew_crosses(store, tmp_path, alias):
     folder = tmp_path / "far end" / "claude"
