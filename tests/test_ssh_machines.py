@@ -149,7 +149,7 @@ def test_a_folder_not_there_is_said_and_the_others_pulled(store, far, tmp_path):
     assert done.created == len(local_tasks(tmp_path, far))
 
 
-def test_the_agents_own_folders_in_the_remote_home_are_pulled(store, server):
+def test_the_agents_own_folders_in_the_remote_home_are_pulled(store, server, tmp_path):
     host = ssh.add(store.root, "home")  # no --folder: ~/.claude/projects, ~/.codex/sessions...
     done = pull.pull(store.root, store, host)
     assert done.error == (
@@ -157,14 +157,18 @@ def test_the_agents_own_folders_in_the_remote_home_are_pulled(store, server):
         "nodwyn machines add ssh home --folder AGENT=PATH"
     )
     home = server.folder / "home"
-    made = ssh_sessions.session(home / ".claude" / "projects" / "-srv-app", "/srv/app", turns=2)
-    ssh_sessions.session(home / ".codex" / "sessions" / "2025" / "09", "/srv/x", turns=1)
+    written = ssh_sessions.fixture_corpus(home / "written")
+    shutil.copytree(written["claude"], home / ".claude" / "projects" / "-srv-app")
+    shutil.copytree(written["codex"], home / ".codex" / "sessions" / "2025" / "09" / "03")
+    expected = local_tasks(tmp_path, written)
     try:
         again = pull.pull(store.root, store, host)
     finally:
-        shutil.rmtree(home / ".claude"), shutil.rmtree(home / ".codex")
-    assert (again.error, again.created) == ("", 1)  # the Codex folder's file is no Codex log
-    assert starts(store)[f"cc-{made.stem}"].origin.machine == host.id
+        for made in (".claude", ".codex", "written"):
+            shutil.rmtree(home / made)
+    assert (again.error, again.via) == ("", "rsync")
+    assert set(starts(store)) == expected and any(t.startswith("cx-") for t in expected)
+    assert {start.origin.machine for start in starts(store).values()} == {host.id}
 
 
 def test_a_pull_killed_with_9_and_started_again_loses_and_doubles_nothing(store, tmp_path):
