@@ -19,7 +19,7 @@ from nodwyn.errors import BadInput
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile
 from nodwyn.log import records as r
-from nodwyn.machines import pull, ssh
+from nodwyn.machines import pull, ssh, transfer
 from nodwyn.tasks.store import Store
 from ssh_pulls import far_fixture, folders, local_tasks, nodwyn, starts, store_fixture  # noqa: F401 (the fixtures)
 from sshd import server_fixture  # noqa: F401 (the fixture)
@@ -105,6 +105,20 @@ def test_folder_names_with_spaces_quotes_and_shell_words_are_only_names(store, t
     assert not pwned.exists() and not Path("pwned").exists()
 
 
+def test_a_folder_named_like_an_option_is_a_folder(store, server, tmp_path):
+    home = server.folder / "home"
+    made = ssh_sessions.session(home / "-rf sessions", "/srv/app", turns=2)
+    try:
+        host = ssh.add(store.root, "home", ["claude=~/-rf sessions"])
+        assert pull.pull(store.root, store, host).created == 1  # by rsync
+        mirror = tmp_path / "by sftp"
+        mirror.mkdir()
+        (copied,) = transfer.by_sftp("home", "home", mirror, [("~/-rf sessions", False)])
+        assert copied.error == "" and copied.received == made.stat().st_size
+    finally:
+        shutil.rmtree(home / "-rf sessions")
+
+
 @pytest.mark.parametrize(
     "host",
     ["a;touch {pwned}", "-oProxyCommand=touch {pwned}", "$(touch {pwned})", "a'b", "a b",
@@ -163,6 +177,8 @@ def test_the_agents_own_folders_in_the_remote_home_are_pulled(store, server, tmp
     expected = local_tasks(tmp_path, written)
     try:
         again = pull.pull(store.root, store, host)
+        named = ssh.add(store.root, "home", ["claude=~/.claude/projects", "codex=~//.codex/"])
+        assert pull.pull(store.root, store, named).error == ""  # as typed, ~ and all
     finally:
         for made in (".claude", ".codex", "written"):
             shutil.rmtree(home / made)

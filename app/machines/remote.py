@@ -12,6 +12,7 @@ here, so a folder named with quotes, `;` or `$(...)` reaches the far end as one 
 """
 
 import os
+import posixpath
 import shlex
 import subprocess
 from pathlib import PurePosixPath
@@ -72,12 +73,12 @@ def _strictness(host: str) -> str:
 
 def remote_path(path: str) -> str:
     """A folder as the far end's tools take it: `~/x` as `x` (relative to the remote home,
-    where ssh, rsync and sftp start), anything else as written."""
-    if path in ("~", "~/"):
-        return "."
-    if path.startswith("~/"):
-        return path[2:].lstrip("/") or "."
-    return path
+    where ssh, rsync and sftp start), one starting with `-` as `./-x` (never read as an
+    option), anything else as written."""
+    if path == "~" or path.startswith("~/"):
+        path = path[2:].lstrip("/") or "."
+    path = posixpath.normpath(path)
+    return "./" + path if path.startswith("-") else path
 
 
 def shown(path: str) -> str:
@@ -86,8 +87,10 @@ def shown(path: str) -> str:
 
 
 def look(host: str, name: str, folders: list[str]) -> Look:
-    """Whether the far end has rsync, and what each of `folders` is there."""
-    script = f"sh -c {shlex.quote(LOOK)} sh " + " ".join(shlex.quote(f) for f in folders)
+    """Whether the far end has rsync, and what each of `folders` (as people write them) is
+    there."""
+    there = " ".join(shlex.quote(remote_path(f)) for f in folders)
+    script = f"sh -c {shlex.quote(LOOK)} sh {there}"
     done = run(["ssh", *options(host), "--", host, script], name, host)
     lines = done.stdout.splitlines()
     if MARK not in lines:

@@ -20,7 +20,6 @@ temporary folder beside the mirror (`<mirror>.tmp`, emptied before each pull) an
 """
 
 import os
-import posixpath
 import re
 import shlex
 import shutil
@@ -51,7 +50,7 @@ class Copied(Struct, kw_only=True):
 def slot(mirror: Path, folder: str) -> Path:
     """Where a remote folder lands in the mirror: its own path below `home/` (relative to the
     remote home) or `root/` (absolute), so the mirror reads as the far end's folders do."""
-    path = posixpath.normpath(remote.remote_path(folder))
+    path = remote.remote_path(folder)
     if path.startswith("/"):
         return mirror / "root" / path.lstrip("/")
     return mirror / "home" if path == "." else mirror / "home" / path
@@ -71,7 +70,7 @@ def by_rsync(host: str, name: str, mirror: Path, folders: list[str], whole: bool
     copies = []
     for base, chosen in _by_base(folders).items():
         (mirror / base).mkdir(parents=True, exist_ok=True)
-        sources = [f"{host}:{posixpath.normpath(remote.remote_path(f))}" for f in chosen]
+        sources = [f"{host}:{remote.remote_path(f)}" for f in chosen]
         argv = ["rsync", "-rtRz", "-s", "--delete", "--stats", *FILTER, *mode, "-e", rsh, *sources,
                 f"{mirror / base}/"]  # fmt: skip
         done = remote.run(argv, name, host, env={**os.environ, "LC_ALL": "C"})
@@ -88,7 +87,7 @@ def _by_base(folders: list[str]) -> dict[str, list[str]]:
     """The folders under the remote home ("home") and those named from the root ("root")."""
     found: dict[str, list[str]] = {}
     for folder in folders:
-        absolute = posixpath.normpath(remote.remote_path(folder)).startswith("/")
+        absolute = remote.remote_path(folder).startswith("/")
         found.setdefault("root" if absolute else "home", []).append(folder)
     return found
 
@@ -100,7 +99,7 @@ def by_sftp(host: str, name: str, mirror: Path, folders: list[tuple[str, bool]])
         place = slot(mirror, folder)
         place.parent.mkdir(parents=True, exist_ok=True)
         flags = "-R -p" if whole else "-R -p -a"
-        there = posixpath.normpath(remote.remote_path(folder))
+        there = remote.remote_path(folder)
         here = place.parent.relative_to(mirror).as_posix()
         batch.append(f"-get {flags} {sftp_quoted(there)} {sftp_quoted(here)}")
         before[folder] = size_of(place)
