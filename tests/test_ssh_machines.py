@@ -80,8 +80,11 @@ def test_a_session_rewritten_whole_there_is_copied_whole_and_gains_its_new_turn(
     path = chats / f"session-2026-05-01T10-00-{SESSION[:8]}.json"
     first = [user(1, "Fix the pager"), gemini(1, "Fixed.")]
     document(path, meta(messages=first))
-    host = ssh.add(store.root, alias, [f"gemini={chats.parent.parent}"])
-    assert pull.pull(store.root, store, host).created == 1
+    appended = ssh_sessions.session(tmp_path / "far end" / "claude", "/srv/app", turns=2)
+    host = ssh.add(
+        store.root, alias, [f"gemini={chats.parent.parent}", f"claude={appended.parent}"]
+    )
+    assert pull.pull(store.root, store, host).created == 2  # a copy of each kind, each its call
     # Gemini CLI writes the file over: its start changes too (lastUpdated), not only its end
     later = meta(lastUpdated="2026-05-01T11:00:00.000Z")
     document(path, {**later, "messages": [*first, user(2, "Now the tests"), gemini(2, "Done.")]})
@@ -89,6 +92,8 @@ def test_a_session_rewritten_whole_there_is_copied_whole_and_gains_its_new_turn(
     assert (done.error, done.extended) == ("", 1)
     assert next(ssh.mirror(store.root, host.id).rglob(path.name)).read_bytes() == path.read_bytes()
     assert store.get(f"gm-{SESSION}").turns == 2
+    # each call's --delete stays within its own folders: the other kind's copy is still there
+    assert next(ssh.mirror(store.root, host.id).rglob(appended.name)).exists()
 
 
 HOSTILE = 'it\'s "quoted"; $(touch {pwned}) `touch {pwned}` [a]*?'
