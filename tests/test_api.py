@@ -135,6 +135,9 @@ BROKEN = {
     ("POST", "/api/who-wrote"): ("/api/who-wrote", b'{"code": "   "}', 400),
     ("POST", "/api/summaries/estimate"): ("/api/summaries/estimate", b'{"tasks": 3}', 400),
     ("POST", "/api/summaries/run"): ("/api/summaries/run", b'{"tasks": ["demo-pager-ci"]}', 400),
+    ("GET", "/api/machines/ssh"): ("/api/machines/ssh", None, 405),
+    ("POST", "/api/machines/ssh"): ("/api/machines/ssh", b'{"host": "a;b"}', 400),
+    ("POST", "/api/machines/ssh/pull"): ("/api/machines/ssh/pull", b'{"id": "nowhere"}', 400),
     ("GET", "/api/summaries/progress"): ("/api/summaries/progress", None, 405),
     ("POST", "/api/summaries/cancel"): ("/api/summaries/cancel", None, 405),
 }  # fmt: skip

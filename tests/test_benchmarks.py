@@ -225,3 +225,13 @@ def test_the_blame_benchmark_prints_its_figures(corpus):
     wall, cpu = figures(out, "blame warm wall: median", "blame warm CPU: median")
     assert wall > 0 and cpu > 0
     assert_goals_judged(out, 1)
+
+
+def test_the_ssh_pull_benchmark_prints_each_pull_beside_the_grown_file(corpus):
+    out = run("bench_ssh_pull.py")
+    grown = figure(out, "bytes, ")  # the turn appended to the grown file
+    whole, idle, after = figures(out, "rsync first, whole", "rsync again, nothing new",
+                                 "rsync after one turn")  # fmt: skip
+    assert whole > after and after - idle <= grown + 512
+    assert figure(out, "sftp  after one turn") == grown
+    assert figure(out, "plain rsync -rt after one turn (Claude folder alone):") > after - idle

@@ -51,3 +51,17 @@ class SummariesAsked(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     tasks: list[str] = []
     project: str = ""
     token: str = ""
+
+
+class SshAdd(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """An SSH machine to add (app/machines/ssh.py): its host, `AGENT=PATH` folders, a name."""
+
+    host: str
+    folders: list[str] = []
+    name: str = ""
+
+
+class SshPull(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Which SSH machine to pull now: its id, or "" for every one."""
+
+    id: str = ""

@@ -17,6 +17,7 @@ from .. import memory, paths, settings
 from ..background.feed import Feed
 from ..errors import BadInput, TaskNotFound
 from ..importers import agents
+from ..machines import pulls, ssh
 from ..mcp import install as mcp_install
 from ..memory.readback import cut
 from ..reading import export as reading_export
@@ -33,6 +34,8 @@ from .bodies import (
     Cards,
     Done,
     ImportFolder,
+    SshAdd,
+    SshPull,
     Star,
     StarredList,
     SummariesAsked,
@@ -227,6 +230,21 @@ class Handlers:
             return cost.estimate(self.store, query.get("kind", ""), query.get("model", ""),
                                  query.get("url", ""))  # fmt: skip
 
+    def ssh_add(self):
+        """Add an SSH machine and start pulling it; the list as it is now."""
+        given = _body(SshAdd)
+        host = ssh.add(self.store.root, given.host, given.folders, given.name)
+        pulls.in_background(self.store, [host], self.feed.poke)
+        return self.changed(pulls.listing(self.store.root))
+
+    def ssh_pull(self):
+        """Pull now: one SSH machine, or every one; the list with them under way."""
+        given = _body(SshPull)
+        root = self.store.root
+        hosts = [ssh.find(root, given.id)] if given.id else ssh.hosts(root)
+        pulls.in_background(self.store, hosts, self.feed.poke)
+        return pulls.listing(root)
+
     def change_settings(self):
         given = _body(settings_form.SettingsChange)
         return self.changed(settings_form.change(self.store.root, given))
@@ -280,6 +298,9 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
             "/api/machines/<machine>/forget",
             lambda machine: do.machines_change(machines.forgotten, machine),
         ),
+        ("GET", "/api/machines/ssh", lambda: pulls.listing(store.root)),
+        ("POST", "/api/machines/ssh", do.ssh_add),
+        ("POST", "/api/machines/ssh/pull", do.ssh_pull),
         ("GET", "/api/mcp", mcp_install.connections),
         ("POST", "/api/mcp/<agent>", do.connect),
         ("GET", "/api/blame", do.blame),

@@ -14,7 +14,9 @@ notifications (missing yet, network shares) are looked at every `interval`; ever
 looked at again every RESCAN whatever the notifications said. The first pass looks at every
 folder and checks every log of the data directory (a change made while the app was closed).
 The same watch calls `noted()` (the app's change feed) whenever the data directory's change
-journal changes, by whichever process wrote it.
+journal changes, by whichever process wrote it. The SSH machines are pulled every MACHINES
+seconds (and at the start) in a thread of their own (machines/pulls.py); what a pull imports
+reaches the page through that journal.
 
 Invariants:
 - the stop and pause flags are checked between files, never inside one: an import in flight
@@ -41,6 +43,7 @@ from .. import memory, settings
 from ..errors import NodwynError, NotWritten
 from ..importers import agents, registry
 from ..importers.agents import session_files
+from ..machines import pulls, ssh
 from ..tasks.store import Store
 from ..usage import figures as usage
 from . import scrub
@@ -48,6 +51,7 @@ from . import scrub
 log = logging.getLogger("nodwyn.worker")
 GAP = 1.0  # seconds between passes woken by notifications (an agent writes many lines a second)
 RESCAN = 600.0  # seconds between looks at every folder, notified or not
+MACHINES = 600.0  # seconds between pulls of the SSH machines (app/machines), and at the start
 ROOM_MADE = 64 * 1024  # free bytes more than when the disk filled: room was made, go on
 SHARE_EVERY = 15.0  # seconds between looks at the shared folder when nothing was imported
 
@@ -93,6 +97,7 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._full: tuple[int, float] | None = None  # (free bytes, when) at a full disk
         self._shared_at = -SHARE_EVERY  # when the shared folder was last synced (monotonic)
+        self._machines = 0.0  # when (monotonic) the SSH machines are next pulled
 
     @property
     def full(self) -> bool:
@@ -182,6 +187,7 @@ class Worker:
                 except Exception:  # keep following; the next pass tries again
                     log.exception("the background pass failed")
                     self._report("error", 0, 0)
+                self._pull_machines()
             with self._idle:
                 self.rounds += 1
                 self._idle.notify_all()
@@ -196,7 +202,22 @@ class Worker:
         """How long to wait for a notification: until the polled folders' next look."""
         until_rescan = max(0.0, rescan - time.monotonic())
         polling = self.polled or self._watch is None or self._full is not None
-        return min(self.interval, until_rescan) if polling else until_rescan
+        until = min(until_rescan, max(0.0, self._machines - time.monotonic()))
+        return min(self.interval, until) if polling else until
+
+    def _pull_machines(self) -> None:
+        """Every MACHINES seconds, start pulling the SSH machines in a thread of their own
+        (pulls.py), so that no far machine holds up following this one's folders."""
+        if time.monotonic() < self._machines:
+            return
+        self._machines = time.monotonic() + MACHINES
+        try:
+            hosts = ssh.hosts(self.store.root)
+        except NodwynError as exc:  # a damaged ssh.json: said, and tried again next time
+            log.warning("%s", exc)
+            return
+        if hosts:
+            pulls.in_background(self.store, hosts)
 
     def run_pass(self) -> bool:
         """One pass: import what changed, fold memory if anything did. True if anything did.

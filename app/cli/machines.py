@@ -10,6 +10,8 @@ HOST` command plugs in beside `share` (add_machines) and their rows beside the o
 import sys
 from datetime import UTC, datetime
 
+import msgspec
+
 from .console import print_json, store
 
 
@@ -32,6 +34,9 @@ def add_machines(sub) -> None:
     forget = kinds.add_parser("forget", help="take a machine's tasks out of this archive")
     forget.add_argument("machine", help="its name or id (`nodwyn machines` lists them)")
     forget.set_defaults(run=cmd_forget)
+    from .ssh_machines import add_ssh_commands
+
+    add_ssh_commands(kinds)
 
 
 def cmd_list(args) -> None:
@@ -103,6 +108,11 @@ def cmd_sync(args) -> None:
 
 
 def _said(reports: dict) -> None:
+    from .ssh_machines import pulled_line
+
+    for pulled in getattr(reports.get("ssh"), "pulls", []):
+        if pulled.via:
+            print(pulled_line(pulled))
     report = reports.get("folder")
     if report is not None:
         made = sum(len(o.created) for o in report.machines.values())
@@ -125,10 +135,22 @@ def folder_sync(found):
     return exchange.sync(found) if share.configured(found.root) is not None else None
 
 
+def ssh_sync(found):
+    """Every SSH machine pulled now (None when there is none)."""
+    from ..machines import pull
+
+    done = pull.pull_all(found.root, found)
+    return SshSync(pulls=done, problems=[d.error for d in done if d.error]) if done else None
+
+
+class SshSync(msgspec.Struct):
+    pulls: list
+    problems: list[str]
+
+
 # One function per kind of machine that `machines sync` brings up to date, each giving a
-# report with `problems` (or None when there is nothing of its kind); the SSH machines' pull
-# plugs in here.
-SYNCS = {"folder": folder_sync}
+# report with `problems` (or None when there is nothing of its kind).
+SYNCS = {"folder": folder_sync, "ssh": ssh_sync}
 
 
 def _sync_all(found) -> dict:
@@ -138,7 +160,8 @@ def _sync_all(found) -> dict:
     reports = {kind: report for kind, report in reports.items() if report is not None}
     if not reports:
         raise NodwynError(
-            "no other machines yet: share a folder with `nodwyn machines share FOLDER`"
+            "no other machines yet: share a folder with `nodwyn machines share FOLDER`, "
+            "or add one with `nodwyn machines add ssh HOST`"
         )
     return reports
 

@@ -124,3 +124,12 @@ def guarded(store: Store, task: str, run: Callable[[], tuple[str, str]]) -> tupl
         return "skipped", f"task {task} is open in another process; try again later"
     except FileNotFoundError:  # the agent removed its file while we read it: the task stays
         return "skipped", "the file went away while it was read"
+
+
+def on_machine(start: r.SessionStart, machine: str) -> r.SessionStart:
+    """The start with `machine` in its origin (as it was when `machine` is "")."""
+    if not machine:
+        return start
+    return msgspec.structs.replace(
+        start, origin=msgspec.structs.replace(start.origin, machine=machine)
+    )

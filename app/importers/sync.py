@@ -42,7 +42,19 @@ from ..tasks.store import Store
 from . import formats, problems, registry, sources
 from .agent import Agent, Found
 from .problems import Problem
-from .state import Key, State, guarded, key_of, key_text, last_imported, load, save, title_of, write
+from .state import (
+    Key,
+    State,
+    guarded,
+    key_of,
+    key_text,
+    last_imported,
+    load,
+    on_machine,
+    save,
+    title_of,
+    write,
+)
 
 HEAD = 4096  # bytes of the source's start whose hash is kept
 
@@ -76,8 +88,10 @@ def import_paths(
     tool: str,
     paths: list[Path] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    machine: str = "",
 ) -> Report:
-    """Import every session found under `paths` (default: the agent's own folders)."""
+    """Import every session found under `paths` (default: the agent's own folders); a new
+    task's start names `machine` (the id of the machine its agent ran on) when one is given."""
     agent = registry.get(tool)
     report = Report()
     explicit = paths is not None
@@ -89,7 +103,7 @@ def import_paths(
     for done, path in enumerate(files, 1):
         lines = problems.Lines(str(path))
         try:
-            outcomes = _import_one(store, agent, path, lines)
+            outcomes = _import_one(store, agent, path, lines, machine)
         except NotWritten as exc:  # no room: every file after this one would fail alike
             report.stopped = str(exc)
             break
@@ -121,10 +135,10 @@ def first_line(path: Path) -> str:
     return line if len(line) <= FIRST_LINE else line[: FIRST_LINE - 1] + "…"
 
 
-def _import_one(store: Store, agent: Agent, path: Path, lines) -> list[tuple[str, str]]:
+def _import_one(store: Store, agent: Agent, path: Path, lines, machine: str):
     """import_source, where an error nobody foresaw skips this file only (and is logged)."""
     try:
-        return import_source(store, agent, path, lines)
+        return import_source(store, agent, path, lines, machine)
     except NotWritten:
         raise
     except OSError as exc:
@@ -140,14 +154,19 @@ def _import_one(store: Store, agent: Agent, path: Path, lines) -> list[tuple[str
 
 
 def import_source(
-    store: Store, agent: Agent, path: Path, lines: problems.Lines | None = None
+    store: Store,
+    agent: Agent,
+    path: Path,
+    lines: problems.Lines | None = None,
+    machine: str = "",
 ) -> list[tuple[str, str]]:
     """Import one source: ("created"|"extended"|"unchanged", task) or ("skipped", reason) for
-    each session it holds (one for a file of lines; any number for a database)."""
+    each session it holds (one for a file of lines; any number for a database). A task made
+    here has `machine` in its start's origin ("" = this data directory's own machine)."""
     if agent.whole:
         from . import whole  # only agents whose sources are rewritten whole need it
 
-        return whole.import_source(store, agent, path)
+        return whole.import_source(store, agent, path, machine)
     lines = lines or problems.Lines(str(path))
     try:
         found = agent.recognise(path)
@@ -155,7 +174,8 @@ def import_source(
         return [("skipped", f"cannot read it: {exc.strerror or exc}")]
     if isinstance(found, str):
         return [("skipped", found)]
-    return [guarded(store, found.task, lambda: _import_lines(store, agent, path, found, lines))]
+    run = lambda: _import_lines(store, agent, path, found, lines, machine)  # noqa: E731
+    return [guarded(store, found.task, run)]
 
 
 def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
@@ -163,14 +183,14 @@ def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
     return import_source(store, registry.get(tool), path)[0]
 
 
-def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines):
+def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines, machine: str):
     if store.log_path(found.task).exists():
         with store.writer(found.task) as writer:
             return _extend(agent, path, found, writer, lines)
-    return _create(store, agent, path, found, lines)
+    return _create(store, agent, path, found, lines, machine)
 
 
-def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tuple[str, str]:
+def _create(store: Store, agent: Agent, path: Path, found: Found, lines, machine: str = ""):
     log = store.log_path(found.task)
     log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
     state = State(tool=agent.name, source=str(path), limits=agent.limits)
@@ -178,7 +198,7 @@ def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tupl
     emitted = _parse(path, state, parser, lines)
     if not emitted or not isinstance(emitted[0], r.SessionStart):
         return "skipped", "no conversation in it yet (nothing that starts a session)"
-    with store.create(emitted[0], task=found.task) as writer:
+    with store.create(on_machine(emitted[0], machine), task=found.task) as writer:
         write(writer, emitted[1:], state, ("", ""))
         save(log, state, parser.carry)
     return "created", found.task

@@ -21,11 +21,14 @@ from ..log import records as r
 from ..tasks.store import Store
 from . import sources
 from .agent import Agent, Session
-from .state import State, guarded, key_of, load, save, title_of, write
+from .state import State, guarded, key_of, load, on_machine, save, title_of, write
 
 
-def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str]]:
-    """Each session of the source: created, extended, unchanged, or skipped with the reason."""
+def import_source(
+    store: Store, agent: Agent, path: Path, machine: str = ""
+) -> list[tuple[str, str]]:
+    """Each session of the source: created, extended, unchanged, or skipped with the reason (a
+    task made here names `machine` in its start, as sync.import_source says)."""
     try:
         stamp = _stamp(agent, path)
         known = agent.peek(path)
@@ -41,7 +44,7 @@ def import_source(store: Store, agent: Agent, path: Path) -> list[tuple[str, str
     outcomes = []
     for session in sessions:
         task = session.found.task
-        run = lambda session=session: _import(store, agent, path, session, stamp)  # noqa: E731
+        run = lambda session=session: _import(store, agent, path, session, stamp, machine)  # noqa: E731
         outcomes.append(guarded(store, task, run))
     return outcomes
 
@@ -61,7 +64,7 @@ def _stamp(agent: Agent, path: Path) -> str:
     return digest.hexdigest()
 
 
-def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str):
+def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str, machine: str):
     records = session.records
     if not records or not isinstance(records[0], r.SessionStart):
         return "skipped", "no conversation in it yet (nothing that starts a session)"
@@ -69,7 +72,7 @@ def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str
     if not log.exists():
         log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
         state = State(tool=agent.name, source=str(path), whole=stamp)
-        with store.create(records[0], task=session.found.task) as writer:
+        with store.create(on_machine(records[0], machine), task=session.found.task) as writer:
             write(writer, records[1:], state, ("", ""))
             save(log, state)
         return "created", session.found.task

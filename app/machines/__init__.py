@@ -19,9 +19,9 @@ import msgspec
 
 from ..errors import NodwynError
 from ..log import tmpfiles
+from .names import clean_name
 
 FILE = "machine.json"
-NAME_MAX = 64
 ID = re.compile(r"[0-9a-f]{16}")
 
 
@@ -58,12 +58,6 @@ def rename(root: Path, name: str) -> Machine:
         raise NodwynError("a machine's name cannot be empty")
     tmpfiles.replace(Path(root) / FILE, msgspec.json.encode(machine), FILE)
     return machine
-
-
-def clean_name(name: str) -> str:
-    """A name on one line, without control characters, at most NAME_MAX characters."""
-    text = " ".join("".join(c if c.isprintable() else " " for c in name).split())
-    return text[:NAME_MAX]
 
 
 # The other machines this archive knows, kept in `<data>/machines/known.json` ({id: Known}):
@@ -112,7 +106,18 @@ def names(root: Path) -> dict[str, str]:
     """The name to show for each machine id a task may carry ("" and this id: this machine)."""
     here = this(root)
     found = {machine_id: entry.name for machine_id, entry in known(root).items()}
+    found.update(_ssh_names(root))
     return {**found, "": here.name, here.id: here.name}
+
+
+def _ssh_names(root: Path) -> dict[str, str]:
+    """The SSH machines' names by id (none while their list is damaged: said where it is read)."""
+    from . import ssh  # not at the top: ssh.py is only read where SSH machines are named
+
+    try:
+        return {host.id: host.name for host in ssh.hosts(root)}
+    except NodwynError:
+        return {}
 
 
 def id_of(root: Path, name: str) -> str:
@@ -120,7 +125,8 @@ def id_of(root: Path, name: str) -> str:
     here = this(root)
     if name in (here.id, here.name):
         return ""
-    hits = [machine for machine, entry in known(root).items() if name in (machine, entry.name)]
+    table = {machine: entry.name for machine, entry in known(root).items()} | _ssh_names(root)
+    hits = [machine for machine, shown in table.items() if name in (machine, shown)]
     if len(hits) != 1:
         said = "no machine" if not hits else f"{len(hits)} machines"
         raise NodwynError(f"{said} named {name!r} (`nodwyn machines` lists them)")

@@ -12,7 +12,7 @@ import msgspec
 
 from ..errors import BadInput
 from ..tasks.store import Store
-from . import known, ledger, remember, this
+from . import known, ledger, remember, ssh, this
 
 
 class Row(msgspec.Struct, kw_only=True):
@@ -73,8 +73,25 @@ def folder_rows(store: Store, counts: dict) -> list[Row]:
     return rows
 
 
-# One function per kind of machine; the SSH machines' rows plug in here.
-KINDS = [this_rows, folder_rows]
+def ssh_rows(store: Store, counts: dict) -> list[Row]:
+    """The machines pulled over SSH, seen when a pull last copied from them."""
+    rows = []
+    for host in ssh.hosts(store.root):
+        tasks, size = counts.get(host.id, (0, 0))
+        seen = _iso(host.pulled) if host.pulled else ""
+        rows.append(Row(id=host.id, name=host.name, kind="ssh", last_seen=seen, tasks=tasks,
+                        size=size, error=host.error))  # fmt: skip
+    return rows
+
+
+def _iso(when: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# One function per kind of machine.
+KINDS = [this_rows, folder_rows, ssh_rows]
 
 
 def rows(store: Store) -> list[Row]:
@@ -99,14 +116,26 @@ def find(root: Path, name: str) -> str:
 def forget(store: Store, name: str) -> tuple[str, int]:
     """Take a machine's tasks out of this archive and read its folder no more (nothing of it,
     or in the shared folder, is touched); (its name, tasks removed)."""
-    machine = find(store.root, name)
+    host = _ssh_host(store.root, name)
+    machine = host.id if host is not None else find(store.root, name)
     table = known(store.root)
     removed = 0
     for task, summary in store.cache.folded().items():
         if summary.ran_on == machine:
             store.remove(task, tombstone=False)
             removed += 1
+    if host is not None:  # its list entry and its mirror go; nothing on the machine is touched
+        ssh.forget(store.root, machine)
+        return host.name, removed
     table[machine].forgotten = True
     remember(store.root, table)
     ledger.peer_file(store.root, machine).unlink(missing_ok=True)
     return table[machine].name, removed
+
+
+def _ssh_host(root: Path, name: str):
+    """The SSH machine named `name` (by its host, name or id), else None."""
+    try:
+        return ssh.find(root, name)
+    except BadInput:
+        return None

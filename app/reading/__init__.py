@@ -2,6 +2,7 @@
 colours, exports, the agent's resume command. Everything here reads records and returns plain
 data; the page and the exports build from the same trees, so they render alike.
 
-May import: the top modules, log/, memory/ and importers/ (the resume command's agent);
+May import: the top modules, log/, memory/, importers/ (the resume command's agent) and
+machines/ (the SSH machine a task is resumed on);
 floor 4 of docs/ARCHITECTURE.md.
 """

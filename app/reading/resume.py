@@ -7,6 +7,10 @@ gone (it deleted the session, or this computer never had it: an imported folder)
 would not find it. Each agent's command is a line of its own in the importers' registry
 (`Agent.resume`, or `Agent.no_resume` saying why there is none); the folder is quoted for the
 shell of this OS (POSIX sh, or cmd/PowerShell on Windows).
+
+A task pulled from an SSH machine (app/machines/ssh.py) is resumed there: `ssh -t HOST 'cd
+FOLDER && claude --resume ID'`, the remote part quoted for the far end's POSIX shell and then
+as one word for this one, so no folder or id is ever read as shell words on either end.
 """
 
 import os
@@ -18,6 +22,7 @@ from msgspec import Struct
 from ..importers import registry
 from ..log import logfile
 from ..log import records as r
+from ..machines import remote, ssh
 
 NO_RESUME = {"nodwyn": "this task was made in nodwyn, not by an agent"}
 
@@ -29,6 +34,7 @@ class Resume(Struct, frozen=True, kw_only=True):
     reason: str = ""
     folder: str = ""
     run: str = ""  # the agent's command alone, to run in the folder (reading/terminal.py)
+    host: str = ""  # the SSH host it runs on, when the task was pulled from one
 
 
 def command(store, task: str) -> Resume:
@@ -44,6 +50,12 @@ def command(store, task: str) -> Resume:
             f"nodwyn knows no resume command for {tool or 'it'}"
         )
         return Resume(task=task, tool=tool, reason=why, folder=folder)
+    host = ssh.by_id(store.root, start.origin.machine)
+    if host is not None:
+        if start.origin.path and not Path(start.origin.path).exists():  # the mirror follows
+            return Resume(task=task, tool=tool, folder=start.project,
+                          reason=f"the agent's own log is gone from {host.name}")  # fmt: skip
+        return _over_ssh(task, tool, template, start, host.host)
     source = start.origin.path
     if source and not Path(source).exists():
         return Resume(task=task, tool=tool, folder=folder,
@@ -51,6 +63,14 @@ def command(store, task: str) -> Resume:
     words = template.format(id=_quote(start.origin.id)) if "{id}" in template else template
     line = f"cd {_quote(folder)} && {words}" if folder else words
     return Resume(task=task, tool=tool, command=line, folder=folder, run=words)
+
+
+def _over_ssh(task: str, tool: str, template: str, start: r.SessionStart, host: str) -> Resume:
+    """The command that resumes the session on the SSH machine it ran on."""
+    words = template.format(id=shlex.quote(start.origin.id)) if "{id}" in template else template
+    there = f"cd {shlex.quote(start.project)} && {words}" if start.project else words
+    line = " ".join(["ssh", *map(_quote, remote.config_words()), "-t", "--", host, _quote(there)])
+    return Resume(task=task, tool=tool, command=line, folder=start.project, run=line, host=host)
 
 
 def _start(store, task: str) -> r.SessionStart | None:

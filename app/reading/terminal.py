@@ -15,6 +15,9 @@ reason resume.py gives), a folder that no longer exists, an agent that is not in
 command not on PATH), no terminal found. A terminal that cannot start, or that ends at once
 with an error (a wrong `$TERMINAL`), is said too; the copied command still works in any
 terminal the person opens.
+
+A task pulled from an SSH machine opens a terminal in the home folder running its `ssh -t HOST
+'cd FOLDER && ...'` line (reading/resume.py): its folder and agent are the far end's to find.
 """
 
 import os
@@ -55,6 +58,8 @@ def open_in_terminal(store, task: str) -> Opened:
     found = resume.command(store, task)
     if not found.command:
         raise NotOpened(f"no resume command for {task}: {found.reason}")
+    if found.host:  # the session's folder is on the SSH machine: ssh goes there
+        return _over_ssh(store, task, found)
     if not found.folder or not Path(found.folder).is_dir():
         raise NotOpened(f"the task's folder {found.folder or '(none)'} no longer exists")
     agent = shlex.split(found.run)[0]
@@ -63,6 +68,16 @@ def open_in_terminal(store, task: str) -> Opened:
     argv = terminal_command(store.root, found.folder, found.run)
     _start(argv, found.folder)
     return Opened(task=task, terminal=argv[0], folder=found.folder, command=found.run)
+
+
+def _over_ssh(store, task: str, found: resume.Resume) -> Opened:
+    """Start the terminal in the home folder running ssh to the task's machine and folder."""
+    if shutil.which("ssh") is None:
+        raise NotOpened("ssh is not installed here: no ssh command on PATH")
+    home = str(Path.home())
+    argv = terminal_command(store.root, home, found.command)
+    _start(argv, home)
+    return Opened(task=task, terminal=argv[0], folder=found.folder, command=found.command)
 
 
 def terminal_command(root: Path, folder: str, words: str) -> list[str]:

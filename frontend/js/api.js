@@ -143,6 +143,11 @@ export const api = {
   summariesRun: (asked) => call("POST", "/api/summaries/run", {}, asked),
   summariesProgress: () => call("GET", "/api/summaries/progress"),
   summariesCancel: () => call("POST", "/api/summaries/cancel"),
+  sshMachines: () => call("GET", "/api/machines/ssh"),
+  /** @param {string} host @param {string[]} folders AGENT=PATH @param {string} name */
+  sshAdd: (host, folders, name) => call("POST", "/api/machines/ssh", {}, { host, folders, name }),
+  /** @param {string} id a machine's id; "" pulls every one */
+  sshPull: (id) => call("POST", "/api/machines/ssh/pull", {}, { id }),
 };
 
 /** The URL of the page with some state, keeping the token so a reload still works. */

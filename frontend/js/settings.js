@@ -11,6 +11,7 @@ import { embeddingsChoice } from "./embeddings.js";
 import { summariesChoice } from "./summarize.js";
 import { terminalChoice } from "./exporting.js";
 import { machinesSection } from "./machines.js";
+import { sshMachines } from "./sshmachines.js";
 
 /** Agent name -> the name people read, from the server's registry (/api/places). */
 const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
@@ -121,6 +122,7 @@ export async function openSettings(dialog, onChange) {
     await earlierSwitches(current, said, onChange)), said.nextSibling);
   said.nextSibling?.after(terminalChoice(current, said, onChange));
   dialog.querySelector(".dialog-buttons")?.before(await machinesSection(onChange));
+  dialog.lastElementChild?.before(await sshMachines());
 }
 
 /**
