@@ -11,7 +11,10 @@ turns at once. Progress goes to the shared Status, which the page polls.
 Passes are driven by filesystem notifications (watch.py): a change below a followed folder
 wakes the worker, which looks at that folder alone, at most once a GAP; folders without
 notifications (missing yet, network shares) are looked at every `interval`; every folder is
-looked at again every RESCAN whatever the notifications said. The first pass looks at every
+looked at again every RESCAN whatever the notifications said. A source imported while live
+(changed within the importers' LIVE_FOR) is imported once more when it goes quiet, the worker
+waking for that moment: its importer held its last reply back, and nothing else would make
+the file change again. The first pass looks at every
 folder and checks every log of the data directory (a change made while the app was closed).
 The same watch calls `noted()` (the app's change feed) whenever the data directory's change
 journal changes, by whichever process wrote it.
@@ -39,7 +42,7 @@ from typing import Protocol
 
 from .. import memory, settings
 from ..errors import NodwynError, NotWritten
-from ..importers import agents, registry
+from ..importers import agents, registry, sources
 from ..importers.agents import session_files
 from ..tasks.store import Store
 from ..usage import figures as usage
@@ -79,6 +82,8 @@ class Worker:
         self.imported: Callable[[], None] | None = None  # told after a pass that imported
         self._seen: dict[tuple[str, Path], dict[Path, tuple[int, int]]] = {}
         self._stirred: set[Path] = set()  # folders notified since the last pass
+        # sources imported while live, by (tool, folder, file): when they go quiet (time.time())
+        self._quieting: dict[tuple[str, Path, Path], float] = {}
         self._all = True  # the next pass looks at every folder
         self._watch = None
         if watch:
@@ -191,10 +196,15 @@ class Worker:
                 self._stop.wait(max(0.0, began + GAP - time.monotonic()))
 
     def _timeout(self, rescan: float) -> float:
-        """How long to wait for a notification: until the polled folders' next look."""
+        """How long to wait for a notification: until the polled folders' next look, or until
+        a source imported while live goes quiet, whichever comes first."""
         until_rescan = max(0.0, rescan - time.monotonic())
         polling = self.polled or self._watch is None or self._full is not None
-        return min(self.interval, until_rescan) if polling else until_rescan
+        timeout = min(self.interval, until_rescan) if polling else until_rescan
+        if self._quieting and self._full is None and not self._paused.is_set():
+            quiet = min(self._quieting.values()) - time.time() + 0.01  # just past the window
+            timeout = min(timeout, max(0.0, quiet))
+        return timeout
 
     def run_pass(self) -> bool:
         """One pass: import what changed, fold memory if anything did. True if anything did.
@@ -204,6 +214,7 @@ class Worker:
             self._scrub()
         folders = self._looked_at()
         changed = {(tool, folder): self._changed(tool, folder) for tool, folder in folders}
+        self._add_quiet(changed)
         total = sum(len(files) for files in changed.values())
         done = 0
         for (tool, folder), files in changed.items():
@@ -212,6 +223,7 @@ class Worker:
                 self._report("importing", done, total)
                 self._import(tool, file)
                 self._seen[(tool, folder)][file] = signature
+                self._note_live(tool, folder, file)
                 done += 1
         if total or first:
             self._check()
@@ -259,6 +271,33 @@ class Worker:
             ((file, sig) for file, sig in current.items() if seen.get(file) != sig),
             key=lambda item: item[1][1],  # oldest first: a session's parent before its child
         )
+
+    def _note_live(self, tool: str, folder: Path, file: Path) -> None:
+        """Remember a source imported while live: its importer may have held its last reply
+        back, which only an import after the source went quiet writes (`_add_quiet`)."""
+        key = (tool, folder, file)
+        self._quieting.pop(key, None)
+        try:
+            quiet = sources.quiet_at(file)
+        except OSError:  # gone since: nothing more to read from it
+            return
+        if quiet > time.time():
+            self._quieting[key] = quiet
+
+    def _add_quiet(self, changed: dict[tuple[str, Path], list]) -> None:
+        """Add to this pass the sources imported while live that went quiet since, unchanged:
+        imported again once, their held-back part is written. One no longer followed or gone
+        is forgotten."""
+        now = time.time()
+        for key, quiet in list(self._quieting.items()):
+            tool, folder, file = key
+            seen = self._seen.get((tool, folder), {})
+            if file not in seen:
+                del self._quieting[key]
+            elif quiet <= now:
+                listed = changed.setdefault((tool, folder), [])
+                if all(file != other for other, _ in listed):
+                    listed.append((file, seen[file]))
 
     def _free(self) -> int:
         try:
