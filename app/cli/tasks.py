@@ -60,6 +60,11 @@ def add_serve(sub) -> None:
     cmd.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
+    cmd.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow the agents' folders as the app does (imports, live states), without a window",
+    )
     # what a search starts when no app runs (app/background/service.py): ends by itself
     cmd.add_argument("--service", action="store_true", help=argparse_suppress())
     cmd.set_defaults(run=cmd_serve)
@@ -224,20 +229,32 @@ def cmd_serve(args) -> int:
         demo.make_demo(data.root)
     if args.service and service.live(data.root):
         return 0  # another serves this data directory already
+    follow = args.follow and not args.service  # the search service never follows
+    claim = _claim(data.root) if follow else None
+    if follow and claim is None:
+        return 1
     waits = _hold_signals(hangup=args.service)  # before the threads start: they inherit it
     server = api.Server(data, port=args.port).start()
-    encoding = service.Encoding(data, server.status, overview=not args.service).start()
+    follower = _follow(data, server) if follow else None  # its passes encode what it imports
+    if claim is not None:  # `nodwyn app` launched meanwhile opens this page instead
+        claim.serve(lambda _request: _open_page(server.url))
+    encoding = None if follow else service.Encoding(data, server.status, overview=not args.service)
+    if encoding is not None:
+        encoding.start()
     watch = service.Watch(server, encoding) if args.service else None
     if not args.service:
-        print(f"nodwyn serves {data.root} at {server.url}", flush=True)
+        following = ", following the agents' folders" if follow else ""
+        print(f"nodwyn serves {data.root} at {server.url}{following}", flush=True)
     if args.open:
-        import webbrowser
-
-        webbrowser.open(server.url)
+        _open_page(server.url)
     try:
         got = _wait_for_an_end(waits, watch)
     finally:
+        if follower is not None:  # the file in hand is finished: no log left half-written
+            follower.stop(timeout=120)
         server.stop()  # the address file goes first (running.py): no client asks a dead port
+        if claim is not None:
+            claim.close()
     if got is None:
         return 0  # the service's own end (Watch.why)
     if got == signal.SIGINT:
@@ -246,6 +263,37 @@ def cmd_serve(args) -> int:
     signal.signal(got, signal.SIG_DFL)
     os.kill(os.getpid(), got)  # ended by the signal, as a service manager expects
     return 0
+
+
+def _claim(root):
+    """The data directory's one follower: this process, unless an app already follows it."""
+    from ..background import instance
+
+    root.mkdir(parents=True, exist_ok=True)
+    claim = instance.claim(root)
+    if claim is None:
+        print(
+            f"nodwyn: another nodwyn app already follows {root}; quit it or serve without --follow",
+            file=sys.stderr,
+        )
+    return claim
+
+
+def _open_page(url: str) -> None:
+    import webbrowser
+
+    webbrowser.open(url)
+
+
+def _follow(data, server):
+    """The app's own worker, fed to the page's change feed, started (as the desktop app)."""
+    from ..background.worker import Worker
+
+    worker = Worker(data, server.status, noted=server.app.feed.stir)
+    worker.start()
+    if worker.watching_the_data:  # the journal's notes arrive as notifications
+        server.app.feed.watched()
+    return worker
 
 
 def cmd_status(args) -> int:
