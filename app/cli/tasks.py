@@ -243,8 +243,9 @@ def cmd_serve(args) -> int:
         encoding.start()
     watch = service.Watch(server, encoding) if args.service else None
     if not args.service:
-        following = ", following the agents' folders" if follow else ""
-        print(f"nodwyn serves {data.root} at {server.url}{following}", flush=True)
+        print(f"nodwyn serves {data.root} at {server.url}", flush=True)
+        if follow:
+            print("and follows the agents' folders as the app does", flush=True)
     if args.open:
         _open_page(server.url)
     try:
