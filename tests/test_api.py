@@ -132,6 +132,8 @@ BROKEN = {
     ("POST", "/api/summaries/run"): ("/api/summaries/run", b'{"tasks": ["demo-pager-ci"]}', 400),
     ("GET", "/api/summaries/progress"): ("/api/summaries/progress", None, 405),
     ("POST", "/api/summaries/cancel"): ("/api/summaries/cancel", None, 405),
+    ("GET", "/api/live"): ("/api/live", None, 405),
+    ("POST", "/api/live/events"): ("/api/live/events", b'{"payload": 3}', 400),
 }  # fmt: skip
 
 

@@ -51,3 +51,9 @@ class SummariesAsked(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     tasks: list[str] = []
     project: str = ""
     token: str = ""
+
+
+class LiveStates(msgspec.Struct, frozen=True):
+    """The tasks' live states (live/board.py), those that need an answer first."""
+
+    states: list

@@ -17,13 +17,14 @@ from .. import memory, paths, settings
 from ..background.feed import Feed
 from ..errors import BadInput, TaskNotFound
 from ..importers import agents
+from ..live.board import Board
 from ..mcp import install as mcp_install
 from ..memory.recall import cut
 from ..memory.words.search import search as words_only
 from ..reading import export as reading_export
 from ..reading import resume, shown, terminal
 from ..summarizing.runs import Runs
-from ..tasks import board, starred
+from ..tasks import board, listing, starred
 from ..tasks.store import Store
 from ..usage import figures as usage
 from ..usage import quota
@@ -33,6 +34,7 @@ from .bodies import (
     Cards,
     Done,
     ImportFolder,
+    LiveStates,
     Star,
     StarredList,
     SummariesAsked,
@@ -57,8 +59,8 @@ class Handlers:
     """What each route does, for one data directory: decode the input, call one core function
     (store, memory, reading, agents), return a Struct."""
 
-    def __init__(self, store: Store, token: str, feed: Feed):
-        self.store, self.token, self.feed = store, token, feed
+    def __init__(self, store: Store, token: str, feed: Feed, live: Board):
+        self.store, self.token, self.feed, self.live = store, token, feed, live
         # Memory builds and saves its derived files (.mem, the word index) on first use; two
         # threads doing that at once saw a half-built index, so they take turns (with the
         # desktop worker too).
@@ -86,7 +88,14 @@ class Handlers:
         return result
 
     def tasks(self):
-        return TaskList(msgspec.Raw(self.store.list_json(archived=None).encode()))
+        live = {s.task: msgspec.structs.asdict(s) for s in self.live.states()}
+        rows = listing.with_live(self.store.list_json(archived=None), live)
+        return TaskList(msgspec.Raw(rows.encode()))
+
+    def live_event(self):
+        """A hook's event (hook.py), as the agent's hook command sent it."""
+        self.live.take(bottle.request.body.read(), strict=True)
+        return Done()
 
     def rename(self, task):
         return self.changed(self.store.rename(task, _body(Title).title))
@@ -235,9 +244,12 @@ class Handlers:
         return self.changed(settings_form.change(self.store.root, given))
 
 
-def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
+def routes(
+    store: Store, token: str, feed: Feed, live: Board | None = None
+) -> list[tuple[str, str, object]]:
     """Every route: (method, path, handler). One table, so one test can walk it."""
-    do = Handlers(store, token, feed)
+    live = live or Board(store)
+    do = Handlers(store, token, feed, live)
     return [
         ("GET", "/", do.page),
         ("GET", "/static/<path:path>", do.asset),
@@ -260,6 +272,8 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/recall", do.recall),
         ("GET", "/api/status", feed.status.snapshot),
         ("GET", "/api/changes", do.changes),
+        ("GET", "/api/live", lambda: LiveStates(live.states())),
+        ("POST", "/api/live/events", do.live_event),
         ("GET", "/api/places", lambda: agents.places(store.root)),
         ("GET", "/api/quota", lambda: quota.meter(store)),
         ("POST", "/api/import", do.import_folder),

@@ -35,6 +35,7 @@ GROUPS = {
     **dict.fromkeys(("blame", "commit"), "provenance"),
     "quota": "quota",
     "summarize": "summaries",
+    **dict.fromkeys(("hooks", "hook"), "hooks"),
 }
 
 
@@ -101,6 +102,11 @@ def reader_left() -> int:
 
 def _run(argv: list[str]) -> int:
     """The command: a listing or a search from its quick path, else through argparse."""
+    data_dir, rest = global_options(argv)
+    if rest[:1] == ["hook"]:  # an agent's hook: no argparse on its path, exit 0 whatever
+        from .hooks import hook_main
+
+        return hook_main(rest[1:], data_dir)
     if quick_listing(argv):
         return 0
     args = quick_memory(argv)
@@ -210,6 +216,8 @@ def _adder(group: str):
         from . import summaries as module
     elif group in ("import", "scrub"):
         from . import logs as module
+    elif group == "hooks":
+        from . import hooks as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")

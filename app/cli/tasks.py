@@ -13,6 +13,9 @@ def add_sessions(sub) -> None:
     cmd.add_argument("--all", action="store_true", help="archived tasks too")
     cmd.add_argument("--json", action="store_true", help="print a JSON array")
     cmd.add_argument("--agent", metavar="NAME", help="only this agent's tasks (gemini, ...)")
+    cmd.add_argument(
+        "--live", action="store_true", help="what each live session does now (needs the app)"
+    )
     cmd.set_defaults(run=cmd_sessions)
 
 
@@ -79,7 +82,9 @@ def argparse_suppress() -> str:
     return argparse.SUPPRESS
 
 
-def cmd_sessions(args) -> None:
+def cmd_sessions(args) -> int | None:
+    if args.live:
+        return print_live(args)
     # main() tried quick_listing first: the catalogue must be folded
     found = store(args)
     listed = found.list_json(None if args.all else False).encode()
@@ -91,6 +96,39 @@ def cmd_sessions(args) -> None:
         sys.stdout.buffer.write(listed + b"\n")
     else:
         print_listing(listed)
+
+
+def print_live(args) -> int:
+    """The live states the running app holds (hooks and logs), needing an answer first."""
+    from .. import paths
+    from ..background import running
+
+    root = paths.data_root(args.data_dir)
+    try:
+        answer = running.ask(root, "live", {})
+    except running.Stale as exc:
+        answer, why = None, str(exc)
+    else:
+        why = "no app follows this data folder"
+    if answer is None:
+        print(f"nodwyn: {why}; live states come from `nodwyn app` or `nodwyn serve --follow`",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    states = running.decoded(answer)["states"]
+    if args.json:
+        sys.stdout.write(_json(states) + "\n")
+    elif not states:
+        print("No live session: none needs an answer, runs or waits for its next prompt.")
+    for live in states if not args.json else ():
+        what = f"  {live['what']}" if live["what"] else ""
+        print(f"{live['state']:<16} {live['agent']:<9} {live['task']}  {live['folder']}{what}")
+    return 0
+
+
+def _json(value) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
 
 
 def print_listing(listed: bytes) -> None:
