@@ -35,6 +35,7 @@ class Line(msgspec.Struct, kw_only=True):
     payload: object = None
     pid: int = 0
     at: float = 0.0
+    cwd: str = ""  # the hook's working folder: the agent's, where its payload names none
 
 
 def read(line: Line) -> Event | None:
@@ -48,7 +49,7 @@ def read(line: Line) -> Event | None:
     if found is None:
         return None
     state, session, what = found
-    cwd = _text(payload.get("cwd")) or _first(payload.get("workspace_roots"))
+    cwd = _text(payload.get("cwd")) or _first(payload.get("workspace_roots")) or line.cwd
     return Event(agent=agent, session=session, state=state, what=_cut(what), cwd=cwd,
                  pid=line.pid, at=line.at)  # fmt: skip
 

@@ -46,7 +46,7 @@ def _run(argv: list[str]) -> None:
     except ValueError:
         value = payload[:CUT] if isinstance(payload, str) else None
     line = {"agent": agent, "event": event, "payload": _slim(value, 0), "pid": agent_pid(),
-            "at": time.time()}  # fmt: skip
+            "at": time.time(), "cwd": os.getcwd()}  # fmt: skip
     body = _dumps(line)
     root = paths.data_root(data_dir)
     if not post(root, body):
