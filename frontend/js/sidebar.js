@@ -12,7 +12,7 @@ const FOLDS_KEY = "nodwyn.folds";
 
 /** @typedef {{id: string, title: string, project: string, archived: boolean, state: string,
  *   last_activity: string, machine: boolean, origin: string, turns: number,
- *   cost_usd: number|null}} Task */
+ *   cost_usd: number|null, live?: {state: string, what: string}}} Task */
 
 /** @returns {Record<string, boolean>} */
 function loadFolds() {
@@ -71,6 +71,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
       },
       marks ? el("span", { class: "dot", title: marks, "aria-label": marks }) : null,
       el("span", { class: "task-title", title: task.title }, task.title), // cut short: whole on hover
+      task.live?.what ? el("span", { class: "task-asks", "data-task-asks": "" }, task.live.what) : null, // what the agent asks (its hook: ADR 0046)
       el("span", { class: "task-facts", "data-task-facts": "" },
         folder ? el("span", { class: "task-folder", title: task.project, "data-folder": task.project }, folder) : null,
         agent ? el("span", { class: "agent-label", "data-agent": task.origin }, agent) : null,
