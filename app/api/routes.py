@@ -17,6 +17,7 @@ from .. import memory, paths, settings
 from ..background.feed import Feed
 from ..errors import BadInput, TaskNotFound
 from ..importers import agents
+from ..live import logs as live_logs
 from ..live.board import Board
 from ..mcp import install as mcp_install
 from ..memory.recall import cut
@@ -89,8 +90,12 @@ class Handlers:
 
     def tasks(self):
         live = {s.task: msgspec.structs.asdict(s) for s in self.live.states()}
-        rows = listing.with_live(self.store.list_json(archived=None), live)
+        rows = listing.with_live(self.store.list_json(archived=None), live, self._from_log)
         return TaskList(msgspec.Raw(rows.encode()))
+
+    def _from_log(self, task: str) -> dict | None:
+        said = live_logs.said(self.store, task)
+        return None if said is None else msgspec.structs.asdict(said)
 
     def live_event(self):
         """A hook's event (hook.py), as the agent's hook command sent it."""
@@ -272,7 +277,7 @@ def routes(
         ("GET", "/api/recall", do.recall),
         ("GET", "/api/status", feed.status.snapshot),
         ("GET", "/api/changes", do.changes),
-        ("GET", "/api/live", lambda: LiveStates(live.states())),
+        ("GET", "/api/live", lambda: LiveStates(live_logs.states(store, live))),
         ("POST", "/api/live/events", do.live_event),
         ("GET", "/api/places", lambda: agents.places(store.root)),
         ("GET", "/api/quota", lambda: quota.meter(store)),

@@ -9,6 +9,8 @@ session ended: no state). A payload an agent documents but that says nothing of 
 None. The fields each agent gives are in docs/decisions/0046-live-states-and-hooks.md.
 """
 
+import time
+
 import msgspec
 
 ASKS, RUNNING, TURN, ENDED = "needs an answer", "running", "your turn", "ended"
@@ -50,8 +52,9 @@ def read(line: Line) -> Event | None:
         return None
     state, session, what = found
     cwd = _text(payload.get("cwd")) or _first(payload.get("workspace_roots")) or line.cwd
+    at = line.at or time.time()  # a line that says no time is heard now
     return Event(agent=agent, session=session, state=state, what=_cut(what), cwd=cwd,
-                 pid=line.pid, at=line.at)  # fmt: skip
+                 pid=line.pid, at=at)  # fmt: skip
 
 
 def asked(tool: str, given) -> str:
