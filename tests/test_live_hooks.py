@@ -173,3 +173,23 @@ def test_a_second_install_changes_nothing(home):
     for agent in install.AGENTS:
         assert re.search(r"already|nodwyn's already", install.write(agent)), agent
     assert {p: p.read_bytes() for p in home.rglob("*") if p.is_file()} == before
+
+
+def test_sessions_live_lists_what_the_running_app_holds_and_says_when_none_runs(
+    home, data_dir, tmp_path
+):
+    command = [sys.executable, "-m", "nodwyn.cli", "sessions", "--live"]
+    alone = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert alone.returncode == 1 and "nodwyn serve --follow" in alone.stderr
+    server = api.Server(Store(data_dir)).start()
+    try:
+        played(home, "claude", *PAYLOADS["claude"]["steps"][1][:2], tmp_path)
+        task = PAYLOADS["claude"]["task"]
+        assert until(lambda: task in live(server))
+        shown = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        listed = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=60)
+    finally:
+        server.stop()
+    assert shown.stdout.startswith("needs an answer  claude")
+    assert "Bash: rm -rf build" in shown.stdout and task in shown.stdout
+    assert json.loads(listed.stdout)[0]["what"] == "Bash: rm -rf build"

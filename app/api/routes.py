@@ -34,6 +34,7 @@ from .bodies import (
     Archived,
     Cards,
     Done,
+    HooksChange,
     ImportFolder,
     LiveStates,
     Star,
@@ -207,6 +208,15 @@ class Handlers:
     def connect(self, agent):
         return self.changed(mcp_install.connect(agent))
 
+    def hooks(self, agent):
+        """Settings > Agents: install (or with {"install": false} remove) an agent's hooks."""
+        from ..live import install as hooks
+
+        wanted = _body(HooksChange).install
+        hooks.file_of(agent)  # an agent nodwyn has no hooks for is BadInput, before anything
+        said = hooks.write(agent) if wanted else hooks.remove(agent)
+        return next(h for h in hooks.hook_list({agent: said}).agents if h.agent == agent)
+
     def blame(self):
         """Who wrote each line of a file on this machine (issue 25)."""
         from ..memory.provenance.blame import blame
@@ -286,6 +296,8 @@ def routes(
         ("POST", "/api/settings", do.change_settings),
         ("GET", "/api/embeddings/cost", do.embeddings_cost),
         ("GET", "/api/mcp", mcp_install.connections),
+        ("GET", "/api/hooks", _hook_list),
+        ("POST", "/api/hooks/<agent>", do.hooks),
         ("POST", "/api/mcp/<agent>", do.connect),
         ("GET", "/api/blame", do.blame),
         ("POST", "/api/who-wrote", do.who_wrote),
@@ -294,6 +306,12 @@ def routes(
         ("GET", "/api/summaries/progress", do.summaries.progress),
         ("POST", "/api/summaries/cancel", do.summaries.cancel),
     ]
+
+
+def _hook_list():
+    from ..live import install as hooks
+
+    return hooks.hook_list()
 
 
 def _body(kind):

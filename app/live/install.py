@@ -189,11 +189,24 @@ def _remove_json(agent: str, file: Path) -> str:
                 new = ""
     if new == text:
         return f"{file} holds no hook of nodwyn's; left as it is."
+    new = _as_before(file, new, dialect)
     if not new.strip() or jsonc.loads(new, dialect) == {}:
         file.unlink()
         return f"Removed nodwyn's hooks: {file} held nothing else and is gone."
     mcp._replace(file, new)  # noqa: SLF001
     return f"Removed nodwyn's hooks from {file}; the rest is as it was."
+
+
+def _as_before(file: Path, new: str, dialect: str) -> str:
+    """The file as it was before nodwyn first wrote it, byte for byte, where it says exactly
+    what `new` says (the entries taken as text can leave a line break the person had not)."""
+    kept = file.with_name(file.name + ".before-nodwyn")
+    try:
+        before = kept.read_text(encoding="utf-8")
+        same = jsonc.loads(before, dialect) == jsonc.loads(new, dialect)
+    except (OSError, UnicodeDecodeError, jsonc.Damaged):
+        return new
+    return before if same else new
 
 
 def own_file(agent: str) -> str:

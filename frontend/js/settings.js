@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { clear, el } from "./dom.js";
 import { agentConnections } from "./connect.js";
+import { agentHooks } from "./hooks.js";
 import { embeddingsChoice } from "./embeddings.js";
 import { summariesChoice } from "./summarize.js";
 import { terminalChoice } from "./exporting.js";
@@ -119,6 +120,7 @@ export async function openSettings(dialog, onChange) {
   dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await agentConnections(),
     await earlierSwitches(current, said, onChange)), said.nextSibling);
   said.nextSibling?.after(terminalChoice(current, said, onChange));
+  said.nextSibling?.after(await agentHooks(current, said, onChange)); // Settings > Agents' live states
 }
 
 /**

@@ -56,3 +56,26 @@ def test_a_permission_asked_moves_the_row_into_needs_an_answer_and_the_answer_ou
         expect(asking).to_have_count(0, timeout=5000)
         assert time.monotonic() - began < 1.0
         expect(page.locator('[data-field="state"]')).to_have_text("running")
+
+
+def test_settings_installs_an_agent_s_hooks_and_removes_only_nodwyn_s(page, agents_home, served):
+    settings = agents_home / ".gemini" / "settings.json"  # the server was given this home
+    settings.parent.mkdir()
+    theirs = '{"AfterAgent": [{"hooks": [{"type": "command", "command": "say done"}]}]}'
+    mine = f'{{\n  // mine\n  "hooks": {theirs}\n}}\n'
+    settings.write_text(mine)
+    page.goto(served.url)
+    page.get_by_role("button", name="Settings").click()
+    row = page.locator('[data-agent-hooks="gemini"]')
+    expect(row).to_contain_text("Gemini CLI")
+    row.get_by_role("button", name="Install Gemini CLI's hooks").click()
+    expect(row.get_by_role("status")).to_contain_text("Added nodwyn's hooks")
+    text = settings.read_text()
+    assert "// mine" in text and "say done" in text and "nodwyn.live.hook" in text
+    row.get_by_role("button", name="Remove Gemini CLI's hooks").click()
+    expect(row.get_by_role("status")).to_contain_text("Removed nodwyn's hooks")
+    assert settings.read_text() == mine
+    notify = page.locator('[data-setting="notify_answers"]')
+    expect(notify).to_be_checked()
+    notify.uncheck()
+    expect(page.locator("[data-settings-said], [role=status]").first).to_be_attached()
