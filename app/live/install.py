@@ -177,13 +177,15 @@ def _remove_json(agent: str, file: Path) -> str:
     text, config = _read(file, dialect)
     new = text
     hooks = config.get("hooks")
+    had = _before(file, dialect).get("hooks")  # what the person had before nodwyn's first write
+    had = had if isinstance(had, dict) else {}
     if isinstance(hooks, dict):
         for event, entries in hooks.items():
             if isinstance(entries, list) and any(ours(entry) for entry in entries):
                 new = jsonedit.remove(new, ("hooks", event), ours, dialect)
-                if jsonedit.empty_at(new, ("hooks", event), dialect):  # the install made it
+                if jsonedit.empty_at(new, ("hooks", event), dialect) and event not in had:
                     new = jsonedit.remove(new, ("hooks",), lambda kv, e=event: kv[0] == e, dialect)
-        if new != text and jsonedit.empty_at(new, ("hooks",), dialect):
+        if new != text and jsonedit.empty_at(new, ("hooks",), dialect) and not had:
             new = jsonedit.remove(new, (), lambda kv: kv[0] == "hooks", dialect)
             if agent == "cursor" and set(jsonc.loads(new, dialect)) == {"version"}:
                 new = ""
@@ -197,16 +199,36 @@ def _remove_json(agent: str, file: Path) -> str:
     return f"Removed nodwyn's hooks from {file}; the rest is as it was."
 
 
+def _before(file: Path, dialect: str) -> dict:
+    """The file as nodwyn first found it (its `.before-nodwyn` copy), parsed; {} if none."""
+    try:
+        found = jsonc.loads(_backup(file).read_text(encoding="utf-8"), dialect)
+    except (OSError, UnicodeDecodeError, jsonc.Damaged):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _backup(file: Path) -> Path:
+    return file.with_name(file.name + ".before-nodwyn")
+
+
 def _as_before(file: Path, new: str, dialect: str) -> str:
     """The file as it was before nodwyn first wrote it, byte for byte, where it says exactly
     what `new` says (the entries taken as text can leave a line break the person had not)."""
-    kept = file.with_name(file.name + ".before-nodwyn")
     try:
-        before = kept.read_text(encoding="utf-8")
-        same = jsonc.loads(before, dialect) == jsonc.loads(new, dialect)
+        before = _backup(file).read_text(encoding="utf-8")
+        same = _bare(jsonc.loads(before, dialect)) == _bare(jsonc.loads(new, dialect))
     except (OSError, UnicodeDecodeError, jsonc.Damaged):
         return new
     return before if same else new
+
+
+def _bare(config):
+    """A settings document without a "hooks" that holds nothing (null, empty): the install
+    makes such a value an object, and remove takes that object out whole."""
+    if isinstance(config, dict) and config.get("hooks") in (None, [], "", {}):
+        return {key: value for key, value in config.items() if key != "hooks"}
+    return config
 
 
 def own_file(agent: str) -> str:
