@@ -18,11 +18,18 @@ from nodwyn import settings  # noqa: E402
 from nodwyn.desktop import answers  # noqa: E402
 from nodwyn.importers.sync import import_paths  # noqa: E402
 from nodwyn.live.events import Line  # noqa: E402
-from test_tray import app, click  # noqa: E402, F401 (the tray's own app fixture)
+from test_tray import app as tray_app  # noqa: E402, F401 (its app fixture)
+from test_tray import click  # noqa: E402
 
 TASK = "cc-" + SESSION
 ASKED = {"session_id": SESSION, "cwd": "/home/ana/pager", "hook_event_name": "PermissionRequest",
          "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}  # fmt: skip
+
+
+@pytest.fixture
+def desk(tray_app):  # noqa: F811 (the fixture imported above)
+    """The tray's own app (test_tray's fixture): a real server and worker, a stand-in window."""
+    return tray_app
 
 
 @pytest.fixture
@@ -45,34 +52,33 @@ def until(probe, timeout: float = 10.0):
     return probe()
 
 
-def hear(app, payload: dict) -> None:
-    app.server.app.board.note(Line(agent="claude", payload=payload, at=time.time()))
+def hear(desk, payload: dict) -> None:
+    desk.server.app.board.note(Line(agent="claude", payload=payload, at=time.time()))
 
 
-def test_a_session_asking_badges_the_icon_and_its_menu_line_opens_the_task(app, tmp_path,
-                                                                           notify_send):  # fmt: skip
-    import_paths(app.store, "claude", [write(tmp_path / "c" / "s.jsonl", session())])
-    plain = app.icon.icon.tobytes()
-    hear(app, ASKED)
-    assert app.icon.icon.tobytes() != plain  # the badge
-    assert "1 session needs your answer" in app.icon.title
+def test_a_session_asking_badges_the_icon_and_its_menu_line_opens_it(desk, tmp_path, notify_send):
+    import_paths(desk.store, "claude", [write(tmp_path / "c" / "s.jsonl", session())])
+    plain = desk.icon.icon.tobytes()
+    hear(desk, ASKED)
+    assert desk.icon.icon.tobytes() != plain  # the badge
+    assert "1 session needs your answer" in desk.icon.title
     words = "Needs your answer: Claude Code in pager: Bash: rm -rf build"
-    click(app, words)
-    assert until(lambda: any(json.dumps(TASK) in s for s in app.window.scripts))
+    click(desk, words)
+    assert until(lambda: any(json.dumps(TASK) in s for s in desk.window.scripts))
     notified = until(lambda: notify_send.exists() and notify_send.read_text())
     assert "Needs your answer Claude Code in pager: Bash: rm -rf build" in notified
-    last = app.store.get(TASK)  # the click on "Open" opens the task at its last event
-    assert until(lambda: sum(json.dumps(TASK) in s for s in app.window.scripts) == 2)
-    assert last is not None and "'seq'" in app.window.scripts[-1]
-    hear(app, ASKED | {"hook_event_name": "PostToolUse"})  # answered
-    assert app.icon.icon.tobytes() == plain
-    assert words not in [item.text for item in app.icon.menu.items]
+    last = desk.store.get(TASK)  # the click on "Open" opens the task at its last event
+    assert until(lambda: sum(json.dumps(TASK) in s for s in desk.window.scripts) == 2)
+    assert last is not None and "'seq'" in desk.window.scripts[-1]
+    hear(desk, ASKED | {"hook_event_name": "PostToolUse"})  # answered
+    assert desk.icon.icon.tobytes() == plain
+    assert words not in [item.text for item in desk.icon.menu.items]
 
 
-def test_no_notification_when_the_person_turned_them_off(app, notify_send):
-    settings.update(app.store.root, notify_answers=False)
-    hear(app, ASKED)
-    assert "1 session needs your answer" in app.icon.title
+def test_no_notification_when_the_person_turned_them_off(desk, notify_send):
+    settings.update(desk.store.root, notify_answers=False)
+    hear(desk, ASKED)
+    assert "1 session needs your answer" in desk.icon.title
     # a notification is started inside hear(), in a thread of its own: none was
     assert not any(t.name == "nodwyn-notify" for t in threading.enumerate())
     assert not notify_send.exists()
