@@ -33,8 +33,8 @@ TASK = "cc-" + SESSION
 def claude_session(folder: Path) -> Path:
     """A short Claude Code session file to import: the task the hooks speak of."""
     line = {"parentUuid": None, "isSidechain": False, "userType": "external",
-            "cwd": "/home/ana/pager", "sessionId": SESSION, "version": "2.1.9", "type": "user", "uuid": "u1",
-            "timestamp": "2026-05-01T10:00:01.000Z",
+            "cwd": "/home/ana/pager", "sessionId": SESSION, "version": "2.1.9", "type": "user",
+            "uuid": "u1", "timestamp": "2026-05-01T10:00:01.000Z",
             "message": {"role": "user", "content": "Clean the build"}}  # fmt: skip
     path = folder / f"{SESSION}.jsonl"
     path.write_text(json.dumps(line) + "\n")
