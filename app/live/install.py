@@ -75,7 +75,8 @@ def group(agent: str, event: str) -> dict:
     cmd = shell(command(agent))
     if agent == "cursor":
         return {"command": cmd}
-    hook = {"type": "command", "command": cmd, "timeout": 10}
+    # Gemini CLI counts a hook's timeout in milliseconds, Claude Code and Codex in seconds
+    hook = {"type": "command", "command": cmd, "timeout": 5000 if agent == "gemini" else 10}
     if agent == "claude":
         hook["async"] = True  # the agent never waits for it
     return {"hooks": [hook]}
