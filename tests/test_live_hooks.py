@@ -16,24 +16,18 @@ import pytest
 from nodwyn import api
 from nodwyn.live import install
 from nodwyn.tasks.store import Store
+from test_live_install import home as fresh_home  # noqa: F401 (its fixture: a fresh HOME)
 
 PAYLOADS = json.loads((Path(__file__).parent / "data" / "hook_payloads.json").read_text())
 NODE = shutil.which("node")
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
+def home(fresh_home) -> Path:  # noqa: F811 (the fixture imported above)
     """A fresh HOME holding every agent's user settings, nodwyn's hooks installed in it."""
-    home = tmp_path / "person"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for moved in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME"):
-        monkeypatch.delenv(moved, raising=False)
-    monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
-    monkeypatch.setenv("COPILOT_HOME", str(home / ".copilot"))
     for agent in install.AGENTS:
         install.write(agent)
-    return home
+    return fresh_home
 
 
 @pytest.fixture

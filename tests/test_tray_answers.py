@@ -18,6 +18,7 @@ from nodwyn import settings  # noqa: E402
 from nodwyn.desktop import answers  # noqa: E402
 from nodwyn.importers.sync import import_paths  # noqa: E402
 from nodwyn.live.events import Line  # noqa: E402
+from test_live_hooks import until  # noqa: E402
 from test_tray import app as tray_app  # noqa: E402, F401 (its app fixture)
 from test_tray import click  # noqa: E402
 
@@ -41,15 +42,6 @@ def notify_send(tmp_path, monkeypatch):
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setattr(answers, "NOTIFY_SEND", str(script))
     return said
-
-
-def until(probe, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := probe():
-            return value
-        time.sleep(0.02)
-    return probe()
 
 
 def hear(desk, payload: dict) -> None:

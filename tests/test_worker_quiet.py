@@ -24,6 +24,7 @@ from test_import_copilot import session as copilot_session
 from test_import_copilot import write as write_copilot
 from test_import_opencode import SESSION, write_db
 from test_import_opencode import conversation as opencode_chat
+from test_worker import eventually
 from test_worker_agents import gemini_file
 
 WINDOW = 6.0  # seconds a source stays live in these tests
@@ -66,15 +67,6 @@ def kinds(store: Store) -> dict[str, list[str]]:
         info.id: [r.kind_of(x) for _o, _e, x in logfile.read(store.log_path(info.id))]
         for info in store.list()
     }
-
-
-def eventually(probe, timeout: float):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := probe():
-            return value
-        time.sleep(0.05)
-    return probe()
 
 
 def test_a_session_that_goes_quiet_is_written_whole_without_changing(

@@ -70,8 +70,6 @@ def asked(tool: str, given) -> str:
 def _claude(event: str, p: dict):
     name = _text(p.get("hook_event_name")) or event
     session = _text(p.get("session_id"))
-    if name == "PermissionRequest":
-        return ASKS, session, asked(_text(p.get("tool_name")), p.get("tool_input"))
     if name == "Elicitation":
         return ASKS, session, _text(p.get("message")) or "a question from an MCP server"
     if name == "Notification":
@@ -79,7 +77,7 @@ def _claude(event: str, p: dict):
         if kind in ("permission_prompt", "elicitation_dialog"):
             return ASKS, session, _text(p.get("message"))
         return (TURN, session, "") if kind == "idle_prompt" else None
-    return _common(name, session)
+    return _codex(event, p)  # the rest Claude Code and Codex name alike
 
 
 def _common(name: str, session: str):
