@@ -98,3 +98,36 @@ def test_a_hook_s_state_wins_over_the_log_s(store, tmp_path):
     assert [(s.task, s.state, s.source) for s in logs.states(store, board)] == [
         (task, "your turn", "hook")
     ]
+
+
+def test_the_worker_tells_of_a_live_source_that_changed_while_its_log_did_not(
+    data_dir, tmp_path, monkeypatch
+):
+    """The question's reply is held back while Claude Code writes (the log stays as it was),
+    but the log-read state changed: the worker names the task, so pages read the list again."""
+    from nodwyn.background.feed import Status
+    from nodwyn.background.worker import Worker
+    from test_worker import eventually
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    source = tmp_path / "claude" / "projects" / "-home-ana-pager" / "s.jsonl"
+    write(source, [prompt("u1", None, 1, "Tidy the build")])
+    told: list[str] = []
+    worker = Worker(Store(data_dir), Status(), interval=0.2, told=told.extend)
+    worker.start()
+    try:
+        task = eventually(
+            lambda: next(iter(t.id for t in worker.store.list(archived=None)), None), 30
+        )
+        before = worker.store.log_path(task).read_bytes()
+        ask = use("c1", "AskUserQuestion", questions=[{"question": "Keep the old flag?"}])
+        passes = worker.passes
+        write(source, [prompt("u1", None, 1, "Tidy the build"), reply("u2", "u1", 2, "m1", [ask])])
+        worker.wake()
+        assert worker.wait_for_pass(passes, timeout=30)
+        assert eventually(lambda: task in told, 30)
+        assert worker.store.log_path(task).read_bytes() == before  # held back while live
+        assert state(worker.store, task) == ("needs an answer", "Keep the old flag?")
+    finally:
+        worker.stop(timeout=30)

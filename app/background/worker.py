@@ -72,6 +72,7 @@ class Worker:
         interval: float = 3.0,
         watch=True,
         noted: Callable[[], None] | None = None,
+        told: Callable[[list[str]], None] | None = None,
     ):
         self.store = store
         self.status = status
@@ -80,6 +81,9 @@ class Worker:
         self.rounds = 0  # times round the loop, a pass run or (paused) not: the same
         self.polled: list[Path] = []  # followed folders without notifications
         self.imported: Callable[[], None] | None = None  # told after a pass that imported
+        # told the tasks of a live source that changed while their log did not (what the
+        # source says without hooks may have: live/logs.py), so pages read the list again
+        self.told = told
         self._seen: dict[tuple[str, Path], dict[Path, tuple[int, int]]] = {}
         self._stirred: set[Path] = set()  # folders notified since the last pass
         # sources imported while live, by (tool, folder, file): when they go quiet (time.time())
@@ -221,9 +225,10 @@ class Worker:
             for file, signature in files:
                 self._check()
                 self._report("importing", done, total)
-                self._import(tool, file)
+                unchanged = self._import(tool, file)
                 self._seen[(tool, folder)][file] = signature
-                self._note_live(tool, folder, file)
+                if self._note_live(tool, folder, file) and unchanged and self.told is not None:
+                    self.told(unchanged)  # its log the same, what the source says moved on
                 done += 1
         if total or first:
             self._check()
@@ -272,17 +277,19 @@ class Worker:
             key=lambda item: item[1][1],  # oldest first: a session's parent before its child
         )
 
-    def _note_live(self, tool: str, folder: Path, file: Path) -> None:
+    def _note_live(self, tool: str, folder: Path, file: Path) -> bool:
         """Remember a source imported while live: its importer may have held its last reply
-        back, which only an import after the source went quiet writes (`_add_quiet`)."""
+        back, which only an import after the source went quiet writes (`_add_quiet`). True
+        if it is live."""
         key = (tool, folder, file)
         self._quieting.pop(key, None)
         try:
             quiet = sources.quiet_at(file)
         except OSError:  # gone since: nothing more to read from it
-            return
+            return False
         if quiet > time.time():
             self._quieting[key] = quiet
+        return key in self._quieting
 
     def _add_quiet(self, changed: dict[tuple[str, Path], list]) -> None:
         """Add to this pass the sources imported while live that went quiet since, unchanged:
@@ -321,20 +328,22 @@ class Worker:
         self._report("", 0, 0, "Following goes on: there is room on the disk again.")
         return True
 
-    def _import(self, tool: str, file: Path) -> None:
+    def _import(self, tool: str, file: Path) -> list[str]:
+        """Import one file; the tasks it left unchanged."""
         try:
             report = agents.import_file(self.store, tool, file)
         except NotWritten:
             raise  # the disk is full: the pass stops here, this file not taken as seen
         except NodwynError as exc:  # a bad file is reported and skipped, never fatal
             log.warning("could not import %s: %s", file, exc)
-            return
+            return []
         if report.stopped:
             raise NotWritten(report.stopped)
         for skipped in report.skipped:
             log.info("skipped %s: %s", skipped.path, skipped.reason)
         for problem in report.problems:
             log.warning("line skipped %s", problem.message())
+        return report.unchanged
 
     def _scrub(self) -> None:
         if not scrub.due(self.store.root):

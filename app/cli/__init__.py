@@ -3,7 +3,8 @@
 A thin edge: each command parses its arguments, calls one core function and prints. Expected
 errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
 defined in this package's modules by group: tasks.py, memory.py, logs.py, agents.py,
-reading.py, usage.py, quota.py, provenance.py, summaries.py; console.py holds what they share.
+reading.py, usage.py, quota.py, provenance.py, summaries.py, hooks.py; console.py holds what
+they share.
 
 May import: every package below it (floor 5 of docs/ARCHITECTURE.md), and desktop/ only to
 start the app (`nodwyn app`, agents.py).

@@ -328,7 +328,8 @@ def _follow(data, server):
     """The app's own worker, fed to the page's change feed, started (as the desktop app)."""
     from ..background.worker import Worker
 
-    worker = Worker(data, server.status, noted=server.app.feed.stir)
+    feed = server.app.feed
+    worker = Worker(data, server.status, noted=feed.stir, told=feed.tell)
     worker.start()
     if worker.watching_the_data:  # the journal's notes arrive as notifications
         server.app.feed.watched()

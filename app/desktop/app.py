@@ -206,7 +206,8 @@ def run(
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
     status = Status()
     server = Server(store, status=status).start()
-    app = App(store, server, Worker(store, status, noted=server.app.feed.stir))
+    feed = server.app.feed
+    app = App(store, server, Worker(store, status, noted=feed.stir, told=feed.tell))
     kept = msgspec.structs.asdict(load_geometry(store.root))
     app.window = Viewer(server.url, tray.TITLE, kept, app.closed)
     claim.serve(app.handle)
