@@ -28,7 +28,7 @@ AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "aider")
 EVENTS = {
     "claude": ("PermissionRequest", "Elicitation", "Notification", "UserPromptSubmit",
                "PostToolUse", "Stop", "StopFailure", "SessionEnd"),
-    "codex": ("PermissionRequest", "UserPromptSubmit", "PostToolUse", "Stop"),
+    "codex": ("PermissionRequest", "UserPromptSubmit", "PostToolUse", "Stop", "StopFailure"),
     "gemini": ("Notification", "BeforeAgent", "AfterAgent", "SessionEnd"),
     "copilot": ("notification", "userPromptSubmitted", "postToolUse", "agentStop", "sessionEnd"),
     "cursor": ("beforeSubmitPrompt", "stop"),
