@@ -82,7 +82,7 @@ def _claude(event: str, p: dict):
 
 def _common(name: str, session: str):
     """The events Claude Code, Codex and Gemini CLI name alike."""
-    if name in ("UserPromptSubmit", "PostToolUse", "ElicitationResult", "BeforeAgent"):
+    if name in ("UserPromptSubmit", "PostToolUse", "ElicitationResult", "BeforeAgent", "AfterTool"):
         return RUNNING, session, ""
     if name in ("Stop", "AfterAgent"):
         return TURN, session, ""

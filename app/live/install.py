@@ -29,7 +29,7 @@ EVENTS = {
     "claude": ("PermissionRequest", "Elicitation", "Notification", "UserPromptSubmit",
                "PostToolUse", "Stop", "StopFailure", "SessionEnd"),
     "codex": ("PermissionRequest", "UserPromptSubmit", "PostToolUse", "Stop", "StopFailure"),
-    "gemini": ("Notification", "BeforeAgent", "AfterAgent", "SessionEnd"),
+    "gemini": ("Notification", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"),
     "copilot": ("notification", "userPromptSubmitted", "postToolUse", "agentStop", "sessionEnd"),
     "cursor": ("beforeSubmitPrompt", "stop"),
 }  # fmt: skip
