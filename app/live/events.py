@@ -136,9 +136,10 @@ def _opencode(event: str, p: dict):
     props = p.get("properties") if isinstance(p.get("properties"), dict) else {}
     session = _text(props.get("sessionID"))
     if kind in ("permission.asked", "permission.updated"):
-        what = _text(props.get("title")) or _text(props.get("permission"))
-        what = what or _text(props.get("type"))
-        return ASKS, session, what
+        kind_of = _text(props.get("permission")) or _text(props.get("type"))
+        patterns = props.get("patterns") if isinstance(props.get("patterns"), list) else []
+        shown = " ".join(p for p in patterns if isinstance(p, str)) or _text(props.get("title"))
+        return ASKS, session, f"{kind_of}: {shown}" if kind_of and shown else kind_of or shown
     if kind == "question.asked":
         questions = props.get("questions") if isinstance(props.get("questions"), list) else []
         first = questions[0] if questions and isinstance(questions[0], dict) else {}
