@@ -107,28 +107,25 @@ def installed(agent: str) -> bool:
 
 def write(agent: str) -> str:
     """Install the agent's hooks; a sentence saying what was done."""
-    file = file_of(agent)
-    if agent not in DIALECT:
-        return _write_own(agent, file)
-    said = _write_json(agent, file)
-    if agent == "codex":
-        from . import codex_notify
-
-        said += " " + codex_notify.write()
-        said += " Codex asks you to approve new hooks once, in /hooks."
-    return said
+    return _change(agent, True)
 
 
 def remove(agent: str) -> str:
     """Take nodwyn's hooks out of the agent's settings; a sentence saying what was done."""
+    return _change(agent, False)
+
+
+def _change(agent: str, wanted: bool) -> str:
     file = file_of(agent)
     if agent not in DIALECT:
-        return _remove_own(agent, file)
-    said = _remove_json(agent, file)
+        return (_write_own if wanted else _remove_own)(agent, file)
+    said = (_write_json if wanted else _remove_json)(agent, file)
     if agent == "codex":
         from . import codex_notify
 
-        said += " " + codex_notify.remove()
+        said += " " + (codex_notify.write() if wanted else codex_notify.remove())
+        if wanted:
+            said += " Codex asks you to approve new hooks once, in /hooks."
     return said
 
 
