@@ -6,11 +6,15 @@ import json
 import subprocess
 import time
 
+import pytest
 from importing import SESSION, session, write
 from nodwyn.importers.sync import import_paths
 from nodwyn.live import install
 from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
+from test_live_hooks import PAYLOADS, played
+from test_live_hooks import home as home  # noqa: F401 (its fixture: every agent's hooks)
+from test_live_install import home as fresh_home  # noqa: F401 (the fixture that one asks for)
 
 from .conftest import serve
 
@@ -79,3 +83,64 @@ def test_settings_installs_an_agent_s_hooks_and_removes_only_nodwyn_s(page, agen
     expect(notify).to_be_checked()
     notify.uncheck()
     expect(page.locator("[data-settings-said], [role=status]").first).to_be_attached()
+
+
+def imported(agent: str, store: Store, tmp_path) -> str:
+    """A session of the agent's imported (its own format, written by the tests' writers);
+    its session id, which the agent's hooks name."""
+    if agent == "codex":
+        from test_live_logs import CODEX_ID, codex
+
+        codex(store, tmp_path, lambda rollout: None)
+        return CODEX_ID
+    if agent == "gemini":
+        from test_worker_agents import SESSION as GEMINI
+        from test_worker_agents import gemini_file
+
+        import_paths(store, "gemini", [gemini_file(tmp_path / "g", ["Fix the pager"])])
+        return GEMINI
+    if agent == "copilot":
+        from test_import_copilot import ID, event
+        from test_import_copilot import session as copilot_session
+        from test_import_copilot import write as copilot_write
+
+        lines = copilot_session(event("user.message", 1, content="Fix the pager"))
+        import_paths(store, "copilot", [copilot_write(tmp_path / "cp", lines)])
+        return ID
+    from test_import_opencode import SESSION as OPENCODE
+    from test_import_opencode import conversation, write_db
+
+    (tmp_path / "oc").mkdir()
+    import_paths(
+        store, "opencode", [write_db(tmp_path / "oc" / "opencode.db", {OPENCODE: conversation()})]
+    )
+    return OPENCODE
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini", "copilot", "opencode"])
+def test_each_agent_s_question_moves_its_row_and_its_answer_moves_it_out(
+    page, data_dir, tmp_path, agent, home
+):
+    session = imported(agent, Store(data_dir), tmp_path)
+    given = PAYLOADS[agent]
+    task, steps = given["task"], given["steps"]
+    asks = next(n for n, step in enumerate(steps) if step[2] == "needs an answer")
+    ours = task.replace(task[3:], session)
+
+    def play(step) -> None:
+        payload = json.loads(json.dumps(step[1]).replace(task[3:], session))
+        played(home, agent, step[0], payload, tmp_path)
+
+    with serve(root=data_dir, log=tmp_path / "serve.log") as served:
+        page.goto(served.url)
+        expect(page.locator(f'[data-task="{ours}"]')).to_be_visible()
+        asking = page.locator('[data-group-key=":asking"]')
+        began = time.monotonic()
+        play(steps[asks])
+        expect(asking.locator(f'[data-task="{ours}"]')).to_be_visible(timeout=5000)
+        assert time.monotonic() - began < 1.0
+        expect(asking.locator("[data-task-asks]")).to_have_text(steps[asks][3])
+        began = time.monotonic()
+        play(steps[asks + 1])
+        expect(asking).to_have_count(0, timeout=5000)
+        assert time.monotonic() - began < 1.0
