@@ -3,6 +3,7 @@ when the answer's event comes: the hook command nodwyn installs, run as Claude C
 into `nodwyn serve`, in Chromium."""
 
 import json
+import re
 import subprocess
 import time
 
@@ -129,7 +130,12 @@ def test_each_agent_s_question_moves_its_row_and_its_answer_moves_it_out(
 
     def play(step) -> None:
         payload = json.loads(json.dumps(step[1]).replace(task[3:], session))
-        played(home, agent, step[0], payload, tmp_path)
+        if agent == "opencode":  # the command the plugin spawns, OpenCode being up already
+            plugin = install.file_of("opencode").read_text()
+            command = json.loads(re.search(r"const COMMAND = (.*);", plugin).group(1))
+            subprocess.run(command, input=json.dumps(payload), text=True, timeout=30, check=True)
+        else:
+            played(home, agent, step[0], payload, tmp_path)
 
     with serve(root=data_dir, log=tmp_path / "serve.log") as served:
         page.goto(served.url)
