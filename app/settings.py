@@ -53,6 +53,8 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     # the terminal "Open in terminal" starts (a command line: "kitty", "alacritty"); "" means
     # $TERMINAL, else the desktop's own (reading/terminal.py)
     terminal: str = ""
+    # a desktop notification when a live session needs your answer (live/, the tray)
+    notify_answers: bool = True
 
 
 # one writer at a time in this process: the page's requests run on several threads, and a

@@ -8,7 +8,11 @@
    through the tray; the check wants exit status 0, no failed step and the demo tasks listed;
 4. starts the installed app's MCP server as Settings > Agents' memory writes it for an agent
    (the launcher with `--nodwyn-cli mcp`) and lists its tools over stdio;
-5. removes the package again with `dpkg -r`, so the machine stays as it was.
+5. installs every agent's hooks with the installed app into a fresh HOME (`--nodwyn-cli hooks
+   install AGENT --write`), plays a permission asked through the command Claude Code's
+   settings then hold (the launcher's `--nodwyn-cli hook`, no app running: spooled), and reads
+   it back from `sessions --live` of the installed app serving;
+6. removes the package again with `dpkg -r`, so the machine stays as it was.
 It prints the bundle's size and its time to first paint: from starting the process to the
 first frame of the screen that shows the page (its sidebar colour, --bg-side in
 frontend/style.css), read by polling the X screen every 50 ms from outside the app.
@@ -250,6 +254,45 @@ def mcp_tools(app: Path, work: Path) -> list[str]:
                  f"{done.stdout[-1000:]}{done.stderr[-2000:]}")  # fmt: skip
 
 
+HOOKED = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "aider")
+ASKED = {"session_id": "0c0c0c0c-0000-4000-8000-00000000c4ec", "cwd": "/tmp",
+         "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+         "tool_input": {"command": "rm -rf build"}}  # fmt: skip
+
+
+def hooks_played(app: Path, work: Path) -> str:
+    """The installed app's hooks in a fresh HOME, one event played through them and read back."""
+    home = work / "hooks-home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "NODWYN_DATA_DIR": str(work / "hooks-data")}
+    for moved in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME",
+                  "XDG_CONFIG_HOME"):  # fmt: skip
+        env.pop(moved, None)
+    cli = [str(app), "--nodwyn-cli"]
+    for agent in HOOKED:
+        subprocess.run([*cli, "hooks", "install", agent, "--write"], env=env, check=True,
+                       capture_output=True, timeout=120)  # fmt: skip
+    hooks = json.loads((home / ".claude" / "settings.json").read_text())["hooks"]
+    command = hooks["PermissionRequest"][-1]["hooks"][0]["command"]
+    if "--nodwyn-cli hook" not in command:
+        raise Failed(f"Claude Code's hook does not run the installed app: {command}")
+    subprocess.run(command, shell=True, input=json.dumps(ASKED), text=True, env=env, timeout=60,
+                   check=True)  # fmt: skip
+    serve = subprocess.Popen([*cli, "serve", "--port", "0"], env=env, stdout=subprocess.PIPE,
+                             text=True)  # fmt: skip
+    try:
+        serve.stdout.readline()  # the address line: the spool has been read
+        done = subprocess.run([*cli, "sessions", "--live", "--json"], env=env, text=True,
+                              capture_output=True, timeout=120)  # fmt: skip
+    finally:
+        serve.terminate()
+        serve.wait(timeout=60)
+    states = json.loads(done.stdout or "[]")
+    if not any(state["what"] == "Bash: rm -rf build" for state in states):
+        raise Failed(f"the played hook's event was not read back: {done.stdout}{done.stderr}")
+    return f"{len(HOOKED)} agents' hooks installed in a fresh HOME; Claude Code's read back"
+
+
 def install(deb: Path) -> None:
     subprocess.run(["dpkg", "-i", str(deb)], check=True, stdout=subprocess.DEVNULL)
     if not INSTALLED.exists() or not DESKTOP_FILE.exists():
@@ -296,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         judge(result)
         tools = mcp_tools(INSTALLED, ARTIFACTS)
         print(f"the installed app's MCP server lists {len(tools)} tools: {', '.join(tools)}")
+        print(hooks_played(INSTALLED, ARTIFACTS))
     except (Failed, subprocess.CalledProcessError) as failure:
         print(f"FAILED: {failure}", file=sys.stderr)
         return 1

@@ -140,6 +140,10 @@ BROKEN = {
     ("POST", "/api/machines/ssh/pull"): ("/api/machines/ssh/pull", b'{"id": "nowhere"}', 400),
     ("GET", "/api/summaries/progress"): ("/api/summaries/progress", None, 405),
     ("POST", "/api/summaries/cancel"): ("/api/summaries/cancel", None, 405),
+    ("GET", "/api/live"): ("/api/live", None, 405),
+    ("GET", "/api/hooks"): ("/api/hooks", None, 405),
+    ("POST", "/api/hooks/<agent>"): ("/api/hooks/notepad", b'{"install": true}', 400),
+    ("POST", "/api/live/events"): ("/api/live/events", b'{"payload": 3}', 400),
 }  # fmt: skip
 
 

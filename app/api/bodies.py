@@ -65,3 +65,15 @@ class SshPull(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Which SSH machine to pull now: its id, or "" for every one."""
 
     id: str = ""
+
+
+class LiveStates(msgspec.Struct, frozen=True):
+    """The tasks' live states (live/board.py), those that need an answer first."""
+
+    states: list
+
+
+class HooksChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Settings > Agents: put an agent's hooks in (true) or take them out (false)."""
+
+    install: bool

@@ -17,13 +17,15 @@ from .. import memory, paths, settings
 from ..background.feed import Feed
 from ..errors import BadInput, TaskNotFound
 from ..importers import agents
+from ..live import logs as live_logs
+from ..live.board import Board
 from ..machines import pulls, ssh
 from ..mcp import install as mcp_install
 from ..memory.readback import cut
 from ..reading import export as reading_export
 from ..reading import resume, shown, terminal
 from ..summarizing.runs import Runs
-from ..tasks import board, starred
+from ..tasks import board, listing, starred
 from ..tasks.listing import of_machine
 from ..tasks.store import Store
 from ..usage import figures as usage
@@ -33,7 +35,9 @@ from .bodies import (
     Archived,
     Cards,
     Done,
+    HooksChange,
     ImportFolder,
+    LiveStates,
     SshAdd,
     SshPull,
     Star,
@@ -60,8 +64,8 @@ class Handlers:
     """What each route does, for one data directory: decode the input, call one core function
     (store, memory, reading, agents), return a Struct."""
 
-    def __init__(self, store: Store, token: str, feed: Feed):
-        self.store, self.token, self.feed = store, token, feed
+    def __init__(self, store: Store, token: str, feed: Feed, live: Board):
+        self.store, self.token, self.feed, self.live = store, token, feed, live
         # Memory builds and saves its derived files (.mem, the word index) on first use; two
         # threads doing that at once saw a half-built index, so they take turns (with the
         # desktop worker too).
@@ -89,15 +93,26 @@ class Handlers:
         return result
 
     def tasks(self):
-        listed = self.store.list_json(archived=None).encode()
+        live = {s.task: msgspec.structs.asdict(s) for s in self.live.states()}
+        listed = listing.with_live(self.store.list_json(archived=None), live, self._from_log)
+        rows = listed.encode()
         machine = bottle.request.query.get("machine")
         if machine is not None:  # a machine's id ("" for this one's), as the list names it
-            listed = msgspec.json.encode(of_machine(msgspec.json.decode(listed), machine))
-        return TaskList(msgspec.Raw(listed))
+            rows = msgspec.json.encode(of_machine(msgspec.json.decode(rows), machine))
+        return TaskList(msgspec.Raw(rows))
 
     def machines_change(self, change, *args):
         """A change of Settings > Machines, heard by every open page."""
         return self.changed(change(self.store, *args))
+
+    def _from_log(self, task: str) -> dict | None:
+        said = live_logs.said(self.store, task)
+        return None if said is None else msgspec.structs.asdict(said)
+
+    def live_event(self):
+        """A hook's event (hook.py), as the agent's hook command sent it."""
+        self.live.take(bottle.request.body.read(), strict=True)
+        return Done()
 
     def rename(self, task):
         return self.changed(self.store.rename(task, _body(Title).title))
@@ -193,6 +208,15 @@ class Handlers:
     def connect(self, agent):
         return self.changed(mcp_install.connect(agent))
 
+    def hooks(self, agent):
+        """Settings > Agents: install (or with {"install": false} remove) an agent's hooks."""
+        from ..live import install as hooks
+
+        wanted = _body(HooksChange).install
+        hooks.file_of(agent)  # an agent nodwyn has no hooks for is BadInput, before anything
+        said = hooks.write(agent) if wanted else hooks.remove(agent)
+        return next(h for h in hooks.hook_list({agent: said}).agents if h.agent == agent)
+
     def blame(self):
         """Who wrote each line of a file on this machine (issue 25)."""
         from ..memory.provenance.blame import blame
@@ -250,9 +274,12 @@ class Handlers:
         return self.changed(settings_form.change(self.store.root, given))
 
 
-def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]]:
+def routes(
+    store: Store, token: str, feed: Feed, live: Board | None = None
+) -> list[tuple[str, str, object]]:
     """Every route: (method, path, handler). One table, so one test can walk it."""
-    do = Handlers(store, token, feed)
+    live = live or Board(store)
+    do = Handlers(store, token, feed, live)
     return [
         ("GET", "/", do.page),
         ("GET", "/static/<path:path>", do.asset),
@@ -275,6 +302,8 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/recall", do.recall),
         ("GET", "/api/status", feed.status.snapshot),
         ("GET", "/api/changes", do.changes),
+        ("GET", "/api/live", lambda: LiveStates(live_logs.states(store, live))),
+        ("POST", "/api/live/events", do.live_event),
         ("GET", "/api/places", lambda: agents.places(store.root)),
         ("GET", "/api/quota", lambda: quota.meter(store)),
         ("POST", "/api/import", do.import_folder),
@@ -302,6 +331,8 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/machines/ssh", do.ssh_add),
         ("POST", "/api/machines/ssh/pull", do.ssh_pull),
         ("GET", "/api/mcp", mcp_install.connections),
+        ("GET", "/api/hooks", _hook_list),
+        ("POST", "/api/hooks/<agent>", do.hooks),
         ("POST", "/api/mcp/<agent>", do.connect),
         ("GET", "/api/blame", do.blame),
         ("POST", "/api/who-wrote", do.who_wrote),
@@ -310,6 +341,12 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("GET", "/api/summaries/progress", do.summaries.progress),
         ("POST", "/api/summaries/cancel", do.summaries.cancel),
     ]
+
+
+def _hook_list():
+    from ..live import install as hooks
+
+    return hooks.hook_list()
 
 
 def _body(kind):

@@ -30,6 +30,7 @@ import msgspec
 from ..background import running
 from ..background.feed import Feed, Status
 from ..errors import BadInput, NodwynError
+from ..live.board import Board
 from ..memory.words import index as wordindex
 from ..tasks.store import Store
 from .routes import routes
@@ -119,12 +120,14 @@ def make_app(store: Store, token: str, status: Status | None = None) -> bottle.B
         raise BadInput("the API needs a token")
     status = status or Status()
     feed = Feed(store.sessions, status)
+    board = Board(store)
+    board.subscribe(lambda task, _live: feed.tell([task]))  # the page hears a state at once
     app = bottle.Bottle(catchall=True)
-    app.feed = feed
+    app.feed, app.board = feed, board
     app.add_hook("before_request", _guard(token))
     app.add_hook("after_request", lambda: bottle.response.headers.update(HEADERS))
     app.default_error_handler = _error
-    for method, path, handler in routes(store, token, feed):
+    for method, path, handler in routes(store, token, feed, board):
         app.route(path, method, _json(handler))
     return app
 
@@ -256,6 +259,7 @@ class Server:
             target=self._server.serve_forever, name="nodwyn-api", daemon=True
         )
         self._thread.start()
+        self.app.board.start()  # the spool of hooks heard while no app ran, read once
         if self.announce:
             running.announce(self.store.root, self.port, self.token)
         return self
@@ -264,6 +268,7 @@ class Server:
         if self.announce:
             running.withdraw(self.store.root, self.token)
         self.app.feed.close()
+        self.app.board.close()
         if self._thread is not None:  # shutdown() waits for a serve_forever that must run
             self._server.shutdown()
         self._server.server_close()

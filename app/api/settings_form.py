@@ -54,6 +54,8 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     follow: dict[str, bool] | None = None
     # issue 40: the terminal "Open in terminal" starts ("" for $TERMINAL or the desktop's own)
     terminal: str | None = None
+    # issue 44: a desktop notification when a live session needs your answer
+    notify_answers: bool | None = None
 
 
 def shown(root: Path) -> dict:

@@ -166,6 +166,15 @@ class Feed:
             self.version += 1
             self._cond.notify_all()
 
+    def tell(self, tasks: list[str]) -> None:
+        """Tasks changed in a way no log shows (a live state): number the change and wake the
+        waiting pages, without a look at the logs."""
+        with self._cond:
+            self.version += 1
+            for task in tasks:
+                self._changed_at[task] = self.version
+            self._cond.notify_all()
+
     def since(self, version: int) -> Changes:
         with self._cond:
             return self._answer(version)

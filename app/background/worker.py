@@ -11,7 +11,10 @@ turns at once. Progress goes to the shared Status, which the page polls.
 Passes are driven by filesystem notifications (watch.py): a change below a followed folder
 wakes the worker, which looks at that folder alone, at most once a GAP; folders without
 notifications (missing yet, network shares) are looked at every `interval`; every folder is
-looked at again every RESCAN whatever the notifications said. The first pass looks at every
+looked at again every RESCAN whatever the notifications said. A source imported while live
+(changed within the importers' LIVE_FOR) is imported once more when it goes quiet, the worker
+waking for that moment: its importer held its last reply back, and nothing else would make
+the file change again. The first pass looks at every
 folder and checks every log of the data directory (a change made while the app was closed).
 The same watch calls `noted()` (the app's change feed) whenever the data directory's change
 journal changes, by whichever process wrote it. The SSH machines are pulled every MACHINES
@@ -41,7 +44,7 @@ from typing import Protocol
 
 from .. import memory, settings
 from ..errors import NodwynError, NotWritten
-from ..importers import agents, registry
+from ..importers import agents, registry, sources
 from ..importers.agents import session_files
 from ..machines import pulls, ssh
 from ..tasks.store import Store
@@ -74,6 +77,7 @@ class Worker:
         interval: float = 3.0,
         watch=True,
         noted: Callable[[], None] | None = None,
+        told: Callable[[list[str]], None] | None = None,
     ):
         self.store = store
         self.status = status
@@ -82,8 +86,13 @@ class Worker:
         self.rounds = 0  # times round the loop, a pass run or (paused) not: the same
         self.polled: list[Path] = []  # followed folders without notifications
         self.imported: Callable[[], None] | None = None  # told after a pass that imported
+        # told the tasks of a live source that changed while their log did not (what the
+        # source says without hooks may have: live/logs.py), so pages read the list again
+        self.told = told
         self._seen: dict[tuple[str, Path], dict[Path, tuple[int, int]]] = {}
         self._stirred: set[Path] = set()  # folders notified since the last pass
+        # sources imported while live, by (tool, folder, file): when they go quiet (time.time())
+        self._quieting: dict[tuple[str, Path, Path], float] = {}
         self._all = True  # the next pass looks at every folder
         self._watch = None
         if watch:
@@ -199,11 +208,16 @@ class Worker:
                 self._stop.wait(max(0.0, began + GAP - time.monotonic()))
 
     def _timeout(self, rescan: float) -> float:
-        """How long to wait for a notification: until the polled folders' next look."""
+        """How long to wait for a notification: until the polled folders' next look, or until
+        a source imported while live goes quiet, whichever comes first."""
         until_rescan = max(0.0, rescan - time.monotonic())
         polling = self.polled or self._watch is None or self._full is not None
         until = min(until_rescan, max(0.0, self._machines - time.monotonic()))
-        return min(self.interval, until) if polling else until
+        timeout = min(self.interval, until) if polling else until
+        if self._quieting and self._full is None and not self._paused.is_set():
+            quiet = min(self._quieting.values()) - time.time() + 0.01  # just past the window
+            timeout = min(timeout, max(0.0, quiet))
+        return timeout
 
     def _pull_machines(self) -> None:
         """Every MACHINES seconds, start pulling the SSH machines in a thread of their own
@@ -227,14 +241,17 @@ class Worker:
             self._scrub()
         folders = self._looked_at()
         changed = {(tool, folder): self._changed(tool, folder) for tool, folder in folders}
+        self._add_quiet(changed)
         total = sum(len(files) for files in changed.values())
         done = 0
         for (tool, folder), files in changed.items():
             for file, signature in files:
                 self._check()
                 self._report("importing", done, total)
-                self._import(tool, file)
+                unchanged = self._import(tool, file)
                 self._seen[(tool, folder)][file] = signature
+                if self._note_live(tool, folder, file) and unchanged and self.told is not None:
+                    self.told(unchanged)  # its log the same, what the source says moved on
                 done += 1
         total += self._share(everything=first or bool(total))
         if total or first:
@@ -309,6 +326,35 @@ class Worker:
             len(o.created) + len(o.extended) + len(o.deleted) for o in report.machines.values()
         )
 
+    def _note_live(self, tool: str, folder: Path, file: Path) -> bool:
+        """Remember a source imported while live: its importer may have held its last reply
+        back, which only an import after the source went quiet writes (`_add_quiet`). True
+        if it is live."""
+        key = (tool, folder, file)
+        self._quieting.pop(key, None)
+        try:
+            quiet = sources.quiet_at(file)
+        except OSError:  # gone since: nothing more to read from it
+            return False
+        if quiet > time.time():
+            self._quieting[key] = quiet
+        return key in self._quieting
+
+    def _add_quiet(self, changed: dict[tuple[str, Path], list]) -> None:
+        """Add to this pass the sources imported while live that went quiet since, unchanged:
+        imported again once, their held-back part is written. One no longer followed or gone
+        is forgotten."""
+        now = time.time()
+        for key, quiet in list(self._quieting.items()):
+            tool, folder, file = key
+            seen = self._seen.get((tool, folder), {})
+            if file not in seen:
+                del self._quieting[key]
+            elif quiet <= now:
+                listed = changed.setdefault((tool, folder), [])
+                if all(file != other for other, _ in listed):
+                    listed.append((file, seen[file]))
+
     def _free(self) -> int:
         try:
             return shutil.disk_usage(self.store.root).free
@@ -331,20 +377,22 @@ class Worker:
         self._report("", 0, 0, "Following goes on: there is room on the disk again.")
         return True
 
-    def _import(self, tool: str, file: Path) -> None:
+    def _import(self, tool: str, file: Path) -> list[str]:
+        """Import one file; the tasks it left unchanged."""
         try:
             report = agents.import_file(self.store, tool, file)
         except NotWritten:
             raise  # the disk is full: the pass stops here, this file not taken as seen
         except NodwynError as exc:  # a bad file is reported and skipped, never fatal
             log.warning("could not import %s: %s", file, exc)
-            return
+            return []
         if report.stopped:
             raise NotWritten(report.stopped)
         for skipped in report.skipped:
             log.info("skipped %s: %s", skipped.path, skipped.reason)
         for problem in report.problems:
             log.warning("line skipped %s", problem.message())
+        return report.unchanged
 
     def _scrub(self) -> None:
         if not scrub.due(self.store.root):

@@ -3,8 +3,8 @@
 A thin edge: each command parses its arguments, calls one core function and prints. Expected
 errors (NodwynError) print one line on stderr and exit 1, never a traceback. The commands are
 defined in this package's modules by group: tasks.py, memory.py, logs.py, agents.py,
-reading.py, usage.py, quota.py, provenance.py, summaries.py, machines.py; console.py holds
-what they share.
+reading.py, usage.py, quota.py, provenance.py, summaries.py, machines.py, hooks.py; console.py
+holds what they share.
 
 May import: every package below it (floor 5 of docs/ARCHITECTURE.md), and desktop/ only to
 start the app (`nodwyn app`, agents.py).
@@ -37,6 +37,7 @@ GROUPS = {
     "quota": "quota",
     "summarize": "summaries",
     "machines": "machines",
+    **dict.fromkeys(("hooks", "hook"), "hooks"),
 }
 
 
@@ -102,7 +103,13 @@ def reader_left() -> int:
 
 
 def _run(argv: list[str]) -> int:
-    """The command: a listing from its quick path, else through argparse."""
+    """The command: a listing from its quick path, an agent's hook without argparse, else
+    through argparse."""
+    data_dir, rest = global_options(argv)
+    if rest[:1] == ["hook"]:  # an agent's hook: no argparse on its path, exit 0 whatever
+        from .hooks import hook_main
+
+        return hook_main(rest[1:], data_dir)
     if quick_listing(argv):
         return 0
     parser = build_parser(command_of(argv))
@@ -212,6 +219,8 @@ def _adder(group: str):
         from . import machines as module
     elif group in ("import", "scrub"):
         from . import logs as module
+    elif group == "hooks":
+        from . import hooks as module
     else:
         from . import memory as module
     return getattr(module, f"add_{group}")

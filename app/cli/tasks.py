@@ -1,6 +1,7 @@
 """`nodwyn sessions`, `rename`, `archive`, `unarchive`, `close`, `resume`, `delete` and `serve`
 (issues 2 and 5): what a person does to tasks, and the console in a browser."""
 
+import json
 import sys
 from datetime import UTC, datetime
 
@@ -14,6 +15,9 @@ def add_sessions(sub) -> None:
     cmd.add_argument("--json", action="store_true", help="print a JSON array")
     cmd.add_argument("--agent", metavar="NAME", help="only this agent's tasks (gemini, ...)")
     cmd.add_argument("--machine", metavar="NAME", help="only the tasks that ran on this machine")
+    cmd.add_argument(
+        "--live", action="store_true", help="what each live session does now (needs the app)"
+    )
     cmd.set_defaults(run=cmd_sessions)
 
 
@@ -61,6 +65,11 @@ def add_serve(sub) -> None:
     cmd.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     cmd.add_argument("--open", action="store_true", help="open the page in the default browser")
     cmd.add_argument("--demo", action="store_true", help="use a data directory of demo tasks")
+    cmd.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow the agents' folders as the app does (imports, live states), without a window",
+    )
     # what a search starts when no app runs (app/background/service.py): ends by itself
     cmd.add_argument("--service", action="store_true", help=argparse_suppress())
     cmd.set_defaults(run=cmd_serve)
@@ -75,7 +84,9 @@ def argparse_suppress() -> str:
     return argparse.SUPPRESS
 
 
-def cmd_sessions(args) -> None:
+def cmd_sessions(args) -> int | None:
+    if args.live:
+        return print_live(args)
     # main() tried quick_listing first: the catalogue must be folded
     found = store(args)
     listed = found.list_json(None if args.all else False).encode()
@@ -89,6 +100,37 @@ def cmd_sessions(args) -> None:
         sys.stdout.buffer.write(listed + b"\n")
     else:
         print_listing(listed, found.root)
+
+
+def print_live(args) -> int:
+    """The live states the running app holds (hooks and logs), needing an answer first."""
+    from .. import paths
+    from ..background import running
+
+    root = paths.data_root(args.data_dir)
+    try:
+        answer = running.ask(root, "live", {})
+    except running.Stale as exc:
+        answer, why = None, str(exc)
+    else:
+        why = "no app follows this data folder"
+    if answer is None:
+        print(f"nodwyn: {why}; live states come from `nodwyn app` or `nodwyn serve --follow`",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    states = json.loads(answer)["states"]
+    if args.json:
+        sys.stdout.write(_json(states) + "\n")
+    elif not states:
+        print("No live session: none needs an answer, runs or waits for its next prompt.")
+    for live in states if not args.json else ():
+        what = f"  {live['what']}" if live["what"] else ""
+        print(f"{live['state']:<16} {live['agent']:<9} {live['task']}  {live['folder']}{what}")
+    return 0
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 def print_listing(listed: bytes, root) -> None:
@@ -246,20 +288,33 @@ def cmd_serve(args) -> int:
         demo.make_demo(data.root)
     if args.service and service.live(data.root):
         return 0  # another serves this data directory already
+    follow = args.follow and not args.service  # the search service never follows
+    claim = _claim(data.root) if follow else None
+    if follow and claim is None:
+        return 1
     waits = _hold_signals(hangup=args.service)  # before the threads start: they inherit it
     server = api.Server(data, port=args.port).start()
-    encoding = service.Encoding(data, server.status, overview=not args.service).start()
+    follower = _follow(data, server) if follow else None  # its passes encode what it imports
+    if claim is not None:  # `nodwyn app` launched meanwhile opens this page instead
+        claim.serve(lambda _request: _open_page(server.url))
+    encoding = None if follow else service.Encoding(data, server.status, overview=not args.service)
+    if encoding is not None:
+        encoding.start()
     watch = service.Watch(server, encoding) if args.service else None
     if not args.service:
         print(f"nodwyn serves {data.root} at {server.url}", flush=True)
+        if follow:
+            print("and follows the agents' folders as the app does", flush=True)
     if args.open:
-        import webbrowser
-
-        webbrowser.open(server.url)
+        _open_page(server.url)
     try:
         got = _wait_for_an_end(waits, watch)
     finally:
+        if follower is not None:  # the file in hand is finished: no log left half-written
+            follower.stop(timeout=120)
         server.stop()  # the address file goes first (running.py): no client asks a dead port
+        if claim is not None:
+            claim.close()
     if got is None:
         return 0  # the service's own end (Watch.why)
     if got == signal.SIGINT:
@@ -268,6 +323,38 @@ def cmd_serve(args) -> int:
     signal.signal(got, signal.SIG_DFL)
     os.kill(os.getpid(), got)  # ended by the signal, as a service manager expects
     return 0
+
+
+def _claim(root):
+    """The data directory's one follower: this process, unless an app already follows it."""
+    from ..background import instance
+
+    root.mkdir(parents=True, exist_ok=True)
+    claim = instance.claim(root)
+    if claim is None:
+        print(
+            f"nodwyn: another nodwyn app already follows {root}; quit it or serve without --follow",
+            file=sys.stderr,
+        )
+    return claim
+
+
+def _open_page(url: str) -> None:
+    import webbrowser
+
+    webbrowser.open(url)
+
+
+def _follow(data, server):
+    """The app's own worker, fed to the page's change feed, started (as the desktop app)."""
+    from ..background.worker import Worker
+
+    feed = server.app.feed
+    worker = Worker(data, server.status, noted=feed.stir, told=feed.tell)
+    worker.start()
+    if worker.watching_the_data:  # the journal's notes arrive as notifications
+        server.app.feed.watched()
+    return worker
 
 
 def cmd_status(args) -> int:

@@ -18,6 +18,7 @@ Invariants:
   when they still fit on a screen.
 """
 
+import json
 import threading
 from pathlib import Path
 
@@ -34,6 +35,13 @@ from .viewer import Viewer
 
 # The console focuses its search box on Ctrl+K from anywhere (UI.md); the direct focus after
 # it covers a page that is still loading its scripts.
+# the page's own navigation: the address says which task and event, popstate makes it read it
+OPEN_TASK = (
+    "var u = new URL(location.href); u.searchParams.set('task', %s);"
+    "u.searchParams.delete('q'); u.searchParams.delete('view');"
+    "var s = %s; if (s) u.searchParams.set('seq', s); else u.searchParams.delete('seq');"
+    "history.pushState(null, '', u); window.dispatchEvent(new PopStateEvent('popstate'));"
+)
 FOCUS_SEARCH = (
     "document.dispatchEvent(new KeyboardEvent('keydown', "
     "{key: 'k', ctrlKey: true, bubbles: true, cancelable: true}));"
@@ -73,6 +81,7 @@ class App:
         self.icon = None  # the tray's pystray.Icon, once tray.make_icon made it
         self.tray_shown = False
         self.quota = None  # the tray's quota lines (tray.Quota), once tray.make_icon made them
+        self.answers = None  # the sessions asking (answers.Answers), once tray.make_icon made them
         self.quitting = False
         self.quit_done = threading.Event()
         self.requests: list[str] = []  # what later launches asked, oldest first
@@ -104,6 +113,21 @@ class App:
                 window.run_js(FOCUS_SEARCH)
 
         threading.Thread(target=when_loaded, name="nodwyn-search", daemon=True).start()
+
+    def open_task(self, task: str, seq: int | None = None) -> None:
+        """Show the window on a task, at its event `seq` (a notification's or the tray's
+        click), once its page has loaded."""
+        self.show()
+        window = self.window
+        if window is None:
+            return
+        script = OPEN_TASK % (json.dumps(task), json.dumps("" if seq is None else str(seq)))
+
+        def when_loaded() -> None:
+            if window.events.loaded.wait(30):
+                window.run_js(script)
+
+        threading.Thread(target=when_loaded, name="nodwyn-open-task", daemon=True).start()
 
     def toggle_following(self) -> None:
         """Pause following the agents' logs, or resume it."""
@@ -182,7 +206,8 @@ def run(
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
     status = Status()
     server = Server(store, status=status).start()
-    app = App(store, server, Worker(store, status, noted=server.app.feed.stir))
+    feed = server.app.feed
+    app = App(store, server, Worker(store, status, noted=feed.stir, told=feed.tell))
     kept = msgspec.structs.asdict(load_geometry(store.root))
     app.window = Viewer(server.url, tray.TITLE, kept, app.closed)
     claim.serve(app.handle)

@@ -107,10 +107,17 @@ def menu(app) -> pystray.Menu:
     def following(item) -> str:
         return "Resume following agent logs" if app.worker.paused else "Pause following agent logs"
 
+    def opener(task: str):
+        return lambda: app.open_task(task)
+
     def items() -> tuple:
         # shown, not clicked: the page's overview has the detail
         quota = [pystray.MenuItem(line, None, enabled=False) for line in app.quota.lines]
+        asking = [pystray.MenuItem(f"Needs your answer: {words}", opener(task))
+                  for task, words in app.answers.lines()]  # fmt: skip
         return (
+            *asking,
+            *([pystray.Menu.SEPARATOR] if asking else []),
             *quota,
             *([pystray.Menu.SEPARATOR] if quota else []),
             pystray.MenuItem("Open nodwyn", lambda: app.show(), default=True),
@@ -165,10 +172,14 @@ class Quota:
 
 
 def make_icon(app) -> pystray.Icon:
+    from .answers import Answers
+
     app.quota = Quota(app)
+    app.answers = Answers(app, icon_image, TITLE)
     app.icon = pystray.Icon("nodwyn", icon_image(), TITLE, menu=menu(app))
     app.quota.refresh()
     app.worker.imported = app.quota.refresh
+    app.server.app.board.subscribe(app.answers.heard)  # the badge, the menu, a notification
     return app.icon
 
 

@@ -32,7 +32,9 @@ import msgspec
 
 from ..log import records as r
 
-LIVE_FOR = 300  # seconds: a source changed this recently may still be mid-response
+LIVE_FOR = (
+    300.0  # seconds: a source changed this recently may still be mid-response (tests narrow it)
+)
 
 
 class Found(msgspec.Struct, frozen=True):

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from .. import paths
-from .agent import LIVE_FOR, Agent
+from . import agent as agent_module
+from .agent import Agent
 
 log = logging.getLogger("nodwyn.importers")
 
@@ -98,4 +99,11 @@ def files(agent: Agent, folders: list[Path]) -> dict[Path, Signature]:
 
 def is_live(path: Path) -> bool:
     """Whether the agent changed the source in the last minutes (it may still be writing)."""
-    return path.stat().st_mtime > time.time() - LIVE_FOR
+    return quiet_at(path) > time.time()
+
+
+def quiet_at(path: Path) -> float:
+    """When the source stops being live if nothing writes to it again (a time.time() clock):
+    what an importer held back then is final. The window is read at each call, so a test
+    may narrow `agent.LIVE_FOR`."""
+    return path.stat().st_mtime + agent_module.LIVE_FOR

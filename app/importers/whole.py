@@ -30,11 +30,12 @@ def import_source(
     """Each session of the source: created, extended, unchanged, or skipped with the reason (a
     task made here names `machine` in its start, as sync.import_source says)."""
     try:
-        stamp = _stamp(agent, path)
+        live = sources.is_live(path)
+        stamp = _stamp(agent, path, live)
         known = agent.peek(path)
         if known and all(_unchanged(store, found.task, path, stamp) for found in known):
             return [("unchanged", found.task) for found in known]
-        sessions = agent.read(path, sources.is_live(path))
+        sessions = agent.read(path, live)
     except OSError as exc:
         return [("skipped", f"cannot read it: {exc.strerror or exc}")]
     if isinstance(sessions, str):
@@ -54,13 +55,17 @@ def _unchanged(store: Store, task: str, path: Path, stamp: str) -> bool:
     return state is not None and state.whole == stamp and state.source == str(path)
 
 
-def _stamp(agent: Agent, path: Path) -> str:
-    """A hash of the source's bytes and its companions' signatures: what "unchanged" means."""
+def _stamp(agent: Agent, path: Path, live: bool) -> str:
+    """A hash of the source's bytes and its companions' signatures: what "unchanged" means.
+    A source read while live is stamped apart, so the same bytes read once it went quiet are
+    read again and what the agent's `read` held back is written."""
     digest = hashlib.blake2b(digest_size=12)
     with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     digest.update(repr(sources.signature(agent, path)).encode())
+    if live:
+        digest.update(b"live")
     return digest.hexdigest()
 
 

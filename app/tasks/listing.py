@@ -177,6 +177,25 @@ def running_since() -> str:
     )
 
 
+def with_live(rows: str, live: dict[str, dict], guess=None) -> str:
+    """A listing (a JSON array of rows) with each live task's state as its agent last said it
+    ("needs an answer", "running", "your turn") and what it asks under `live`; `guess(task)`
+    gives a running row's state from its log where no hook said one. Where the task list
+    groups its rows by state, this is the one place a row's state is chosen."""
+    if not live and (guess is None or '"state":"running"' not in rows):
+        return rows
+    import json
+
+    listed = json.loads(rows)
+    for row in listed:
+        said = live.get(row.get("id"))
+        if said is None and guess is not None and row.get("state") == "running":
+            said = guess(row.get("id"))
+        if said is not None and not row.get("archived"):
+            row["state"], row["live"] = said["state"], said
+    return _dumps(listed)
+
+
 def parse_time(at: str):
     """A log's time as an aware datetime (an unreadable one: the earliest there is)."""
     from datetime import UTC, datetime

@@ -133,6 +133,9 @@ export const api = {
   forgetMachine: (id) => call("POST", `/api/machines/${encodeURIComponent(id)}/forget`),
   /** @param {string} agent */
   connect: (agent) => call("POST", `/api/mcp/${encodeURIComponent(agent)}`),
+  hooks: () => call("GET", "/api/hooks"),
+  /** @param {string} agent @param {boolean} install */
+  setHooks: (agent, install) => call("POST", `/api/hooks/${encodeURIComponent(agent)}`, {}, { install }),
   /** @param {string} file */
   blame: (file) => call("GET", "/api/blame", { file }),
   /** @param {{code?: string, file?: string, line?: number}} asked */

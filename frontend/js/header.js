@@ -141,7 +141,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       el("button", { type: "button", "data-summarize-button": "", onclick: summarize, title: "Have the model chosen in Settings summarize this task's turns (an estimate first)" }, "Summarize…"),
     );
     // as the store: only a task nodwyn runs and has not closed refuses archive and delete
-    if (task.state === "open" || task.state === "needs an answer") return;
+    if ((task.state === "open" || task.state === "needs an answer") && !task.live) return;
     actions.append(
       el("button", { type: "button", "data-archive": "", onclick: () => setArchived(!task.archived) }, task.archived ? "Unarchive" : "Archive"),
       el("button", { type: "button", class: "danger", "data-delete": "", onclick: askDelete }, "Delete…"),
@@ -167,7 +167,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
       el("span", { "data-field": "agent" }, agent),
       machineLabel(task.ran_on) ? el("span", { "data-field": "machine", title: "the machine it ran on" }, `on ${machineLabel(task.ran_on)}`) : null,
       costEl(task),
-      task.state !== "closed" ? el("span", { class: `state state-${task.state.replace(/ /g, "-")}` }, task.state) : null,
+      task.state !== "closed" ? el("span", { class: `state state-${task.state.replace(/ /g, "-")}`, "data-field": "state" }, task.live?.what ? `${task.state}: ${task.live.what}` : task.state) : null,
       task.archived ? el("span", { class: "state" }, "archived") : null,
       // the task's digest (ADR 0033): its start on the line, the whole of it on hover
       task.digest ? el("span", { class: "digest", "data-field": "digest", title: `digest by ${task.digest_by}, ${task.digest_at}\n${task.digest}` }, `digest: ${task.digest}`) : null,

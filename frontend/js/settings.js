@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { clear, el } from "./dom.js";
 import { agentConnections } from "./connect.js";
+import { agentHooks } from "./hooks.js";
 import { embeddingsChoice } from "./embeddings.js";
 import { summariesChoice } from "./summarize.js";
 import { terminalChoice } from "./exporting.js";
@@ -123,6 +124,7 @@ export async function openSettings(dialog, onChange) {
   said.nextSibling?.after(terminalChoice(current, said, onChange));
   dialog.querySelector(".dialog-buttons")?.before(await machinesSection(onChange));
   dialog.lastElementChild?.before(await sshMachines());
+  said.nextSibling?.after(await agentHooks(current, said, onChange)); // Settings > Agents' live states
 }
 
 /**

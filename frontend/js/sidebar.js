@@ -13,7 +13,7 @@ const FOLDS_KEY = "nodwyn.folds";
 
 /** @typedef {{id: string, title: string, project: string, archived: boolean, state: string,
  *   last_activity: string, machine: boolean, origin: string, turns: number, ran_on?: string,
- *   cost_usd: number|null}} Task */
+ *   cost_usd: number|null, live?: {state: string, what: string}}} Task */
 
 /** @returns {Record<string, boolean>} */
 function loadFolds() {
@@ -73,6 +73,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
       },
       marks ? el("span", { class: "dot", title: marks, "aria-label": marks }) : null,
       el("span", { class: "task-title", title: task.title }, task.title), // cut short: whole on hover
+      liveLine(task), // what the agent asks, or that it waits for your next prompt (ADR 0046)
       el("span", { class: "task-facts", "data-task-facts": "" },
         folder ? el("span", { class: "task-folder", title: task.project, "data-folder": task.project }, folder) : null,
         agent ? el("span", { class: "agent-label", "data-agent": task.origin }, agent) : null,
@@ -80,6 +81,12 @@ export function createSidebar({ list, filter, href, onOpen }) {
         facts.map((fact) => el("span", {}, fact)),
         timeEl(task.last_activity)),
     );
+  }
+
+  /** @param {Task} task */
+  function liveLine(task) {
+    const said = task.live?.what || (task.live?.state === "your turn" ? "your turn" : "");
+    return said ? el("span", { class: "task-asks", "data-task-asks": "", "data-live": task.live?.state }, said) : null;
   }
 
   /** A folder of one task: no heading of its own, its name leads the row's grey line.

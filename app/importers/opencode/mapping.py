@@ -22,8 +22,8 @@ Every record's `src.id` is the message or part id, so a re-read adds only what i
 import json
 
 from ...log import records as r
+from .. import agent as core
 from .. import prices
-from ..agent import LIVE_FOR
 from ..times import at_ms, one_line
 from .stores import Conv
 
@@ -54,7 +54,7 @@ def _session(conv: Conv, source: str, now_ms: int, children, by_id) -> tuple[str
     sid = str(info.get("id") or "")
     time = info.get("time") if isinstance(info.get("time"), dict) else {}
     updated = max([time.get("updated") or 0, *(_touched(m) for m, _ in conv.messages)])
-    live = bool(now_ms) and updated > now_ms - LIVE_FOR * 1000
+    live = bool(now_ms) and updated > now_ms - core.LIVE_FOR * 1000
     at = at_ms(time.get("created"), "")
     model = info.get("model") if isinstance(info.get("model"), dict) else {}
     start = r.SessionStart(
