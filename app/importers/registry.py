@@ -13,6 +13,7 @@ from .agent import Agent
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
     from . import aider, antigravity, claude, codex, copilot, cursor, gemini, opencode
+    from . import pi
 
     chosen = [
         claude.AGENT,
@@ -23,6 +24,7 @@ def _agents() -> dict[str, Agent]:
         aider.AGENT,
         antigravity.AGENT,
         cursor.AGENT,
+        pi.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 
