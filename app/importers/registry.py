@@ -13,7 +13,7 @@ from .agent import Agent
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
     from . import aider, antigravity, claude, codex, copilot, cursor, gemini, opencode
-    from . import pi
+    from . import pi, qwen
 
     chosen = [
         claude.AGENT,
@@ -25,6 +25,7 @@ def _agents() -> dict[str, Agent]:
         antigravity.AGENT,
         cursor.AGENT,
         pi.AGENT,
+        qwen.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 
