@@ -13,7 +13,7 @@ from .agent import Agent
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
     from . import aider, antigravity, claude, codex, copilot, cursor, gemini, opencode
-    from . import pi, qwen
+    from . import crush, pi, qwen
 
     chosen = [
         claude.AGENT,
@@ -26,6 +26,7 @@ def _agents() -> dict[str, Agent]:
         cursor.AGENT,
         pi.AGENT,
         qwen.AGENT,
+        crush.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 
