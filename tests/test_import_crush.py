@@ -184,4 +184,4 @@ def test_the_projects_crush_lists_are_followed(tmp_path, monkeypatch):
                            {"path": "/srv/app"}]}  # fmt: skip
     (tmp_path / "global" / "projects.json").write_text(json.dumps(listed))
     roots = registry.get("crush").roots()
-    assert roots == [Path("/home/ana/pager/.crush"), Path("/srv/app/.crush")]
+    assert roots == [tmp_path / "global", Path("/home/ana/pager/.crush"), Path("/srv/app/.crush")]

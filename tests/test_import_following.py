@@ -49,7 +49,7 @@ def test_each_agent_s_default_folders_are_where_this_os_keeps_them(homes):
     assert registry.get("qwen").roots() == [homes / ".qwen" / "projects"]
     (share / "crush").mkdir()
     (share / "crush" / "projects.json").write_text('{"projects": [{"path": "/srv/pager"}]}')
-    assert registry.get("crush").roots() == [Path("/srv/pager/.crush")]
+    assert registry.get("crush").roots() == [share / "crush", Path("/srv/pager/.crush")]
     assert registry.get("aider").roots() == [homes / "src" / "pager" / ".aider.chat.history.md"]
     user = homes / ".config" / "Cursor" / "User"
     assert registry.get("cursor").roots() == [user / "globalStorage", user / "workspaceStorage"]

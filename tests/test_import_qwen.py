@@ -65,6 +65,8 @@ def test_slash_commands_read_as_typed_with_their_prompt_kept(corpus, tmp_path, s
     calls = [c for e in events if isinstance(e, r.Reply) for c in e.calls]
     assert len(calls) == len([e for e in events if isinstance(e, r.Result)]) == 115
     assert store.get(task).branch == "master"
+    plans = [e for e in events if isinstance(e, r.Plan)]
+    assert plans and plans[0].items[0].text.startswith("Check if constitution template exists")
     assert finds(store, task, "Docusaurus constitution")
     assert {"message", "reply", "result"} <= {e["kind"] for e in shown(store, task)}
     assert resume.command(store, task).run == "qwen --resume c85afb93-5dc4-4bb5-be6e-0f2771b8e976"

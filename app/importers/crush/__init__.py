@@ -35,9 +35,13 @@ class Crush(Agent):
     whole = True
 
     def roots(self) -> list[Path]:
-        return [Path(p) for p in _projects(global_data() / "projects.json")]
+        """Crush's global data folder (its list of projects: Crush is here when it exists), and
+        the data folder of each project it lists."""
+        return [global_data(), *(Path(p) for p in _projects(global_data() / "projects.json"))]
 
     def sources(self, folder: Path):
+        if folder == global_data():
+            return iter(())  # its settings and list of projects; no database
         found = sorted(folder.glob("crush.db")) or sorted(folder.glob(".crush/crush.db"))
         return iter(found or sorted(folder.rglob("crush.db")))
 

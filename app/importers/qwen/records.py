@@ -172,6 +172,9 @@ class Parser:
                 usage=usage, cost_usd=cost,
             )
         )  # fmt: skip
+        for call in calls:
+            if call.tool == "todo_write" and isinstance(call.input, dict):
+                out.append(_plan(call, at, src))
 
     def _cost(self, model: str, usage: r.Usage | None, at: str) -> float | None:
         if usage is None:
@@ -248,6 +251,14 @@ class Parser:
         title = one_line(_text(payload.get("customTitle")))
         if title:
             out.append(r.SessionTitle(at=at, src=src, title=title, actor="agent"))
+
+
+def _plan(call: r.Call, at: str, src: r.Src) -> r.Plan:
+    """`todo_write`'s list as the task's plan (Qwen Code's todos: content and status)."""
+    todos = [t for t in call.input.get("todos") or () if isinstance(t, dict)]
+    items = [r.PlanItem(text=str(t.get("content", "")), status=str(t.get("status", "pending")))
+             for t in todos]  # fmt: skip
+    return r.Plan(at=at, src=r.Src(line=src.line, id=f"{src.id}/plan/{call.id}"), items=items)
 
 
 def _usage(event: dict) -> r.Usage | None:
