@@ -11,7 +11,8 @@ importers. Each count is {turns, title, folder, input, output, cache_read, cache
   `qwen-code.api_response` telemetry event's (`input_token_count` holds the cached tokens,
   thoughts are output); no cost in the log.
 - Crush: per session row, a turn is each `user` message; the title the session's `title`; the
-  tokens and cost the session row's `prompt_tokens`, `completion_tokens` and `cost`.
+  cost the row's `cost` (Crush adds each request's to it); no tokens: its `prompt_tokens` and
+  `completion_tokens` are overwritten by each request (the last one's), so they are not a sum.
 """
 
 import json
@@ -77,9 +78,7 @@ def crush(db: Path) -> dict[str, dict]:
                 shutil.copyfile(f"{db}{suffix}", Path(folder) / f"crush.db{suffix}")
         connection = sqlite3.connect(Path(folder) / "crush.db")
         try:
-            rows = connection.execute(
-                "select id, title, prompt_tokens, completion_tokens, cost from sessions"
-            ).fetchall()
+            rows = connection.execute("select id, title, cost from sessions").fetchall()
             turns = dict(
                 connection.execute(
                     "select session_id, count(*) from messages where role='user' group by 1"
@@ -88,10 +87,8 @@ def crush(db: Path) -> dict[str, dict]:
         finally:
             connection.close()
     found = {}
-    for sid, title, prompt, completion, cost in rows:
-        count = _count(title=title, turns=turns.get(sid, 0))
-        count.update(input=prompt or 0, output=completion or 0, cost=cost or 0.0)
-        found[sid] = count
+    for sid, title, cost in rows:
+        found[sid] = _count(title=title, turns=turns.get(sid, 0)) | {"cost": cost or 0.0}
     return found
 
 

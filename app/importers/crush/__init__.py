@@ -6,8 +6,8 @@ are listed in `projects.json` beside its global data (`$CRUSH_GLOBAL_DATA`, else
 `$XDG_DATA_HOME/crush`, else `~/.local/share/crush`, `%LOCALAPPDATA%\\crush` on Windows), and
 those data folders are followed. The database is opened read-only (`readonly`): neither it
 nor its WAL is written. Each top-level session row is a task: its title Crush's own, its
-folder the project holding `.crush`; sub-agents' sessions are read with their parent
-(docs/decisions/0053-qwen-crush-pi.md).
+folder the project holding `.crush`; sub-agents' sessions are read with their parent (Crush
+adds their cost to the parent's), their own cost left out (docs/decisions/0053-qwen-crush-pi.md).
 """
 
 import json
@@ -133,7 +133,7 @@ def _records(path: Path, session: dict, children, by_session, live: bool) -> lis
     last_at = at_ms(updated, "") or next((x.at for x in reversed(main.out)), "")
     if not written:
         main.end_turn()
-        main.usage(session, last_at)
+        main.cost(session, last_at)
     start = mapping.r.SessionStart(
         at=at_ms(mapping.ms(session.get("created_at")), ""),
         src=mapping.r.Src(id="session"), project=_folder(path) or mapping.folder_of(calls),

@@ -3,9 +3,10 @@
 A message (`messages`: role `user`, `assistant` or `tool`, `parts` a JSON list of
 `{type, data}`, `model`, `provider`, times in seconds or milliseconds) holds `text`,
 `reasoning` (thinking), `tool_call` (`input` a JSON string), `tool_result` and `finish`
-(`reason`: end_turn, tool_use, canceled, error, permission_denied, ...). Crush keeps tokens and
-cost only per session (`prompt_tokens`, `completion_tokens`, `cost`): they become one reply
-of their own once the session is no longer written (docs/decisions/0053-qwen-crush-pi.md).
+(`reason`: end_turn, tool_use, canceled, error, permission_denied, ...). Crush keeps a cost only
+per session (`cost`, the sum of its requests'; its token columns hold the last request's): it
+becomes one reply of its own once the session is no longer written, and no token is counted
+(docs/decisions/0053-qwen-crush-pi.md).
 """
 
 import json
@@ -119,19 +120,21 @@ class Mapper:
                 )
             )  # fmt: skip
 
-    def usage(self, session: dict, at: str) -> None:
-        """The session's tokens and cost, on a reply of their own (Crush counts no message's)."""
-        usage = r.Usage(input=session["prompt_tokens"] or 0,
-                        output=session["completion_tokens"] or 0)  # fmt: skip
-        if usage == r.Usage():
+    def cost(self, session: dict, at: str) -> None:
+        """The session's cost, on a reply of its own: Crush adds each request's cost to the
+        session's `cost`, but its `prompt_tokens` and `completion_tokens` are the last
+        request's alone (how full the context is), so no token is counted from them. A cost of
+        0 is a cost only for a model offered free; else it is unknown (Crush knew no price)."""
+        given = session.get("cost")
+        if isinstance(given, int | float) and given > 0:
+            cost = float(given)
+        elif prices.free(self.model):
+            cost = 0.0
+        else:
             return
-        given = session["cost"]
-        cost = given if isinstance(given, int | float) and given > 0 else None
-        if cost is None:
-            cost = prices.cost(self.model, usage, at)
         self.out.append(
-            r.Reply(at=at, src=r.Src(id=f"usage/{session['id']}"), agent=self.agent,
-                    model=self.model, usage=usage, cost_usd=cost)
+            r.Reply(at=at, src=r.Src(id=f"cost/{session['id']}"), agent=self.agent,
+                    model=self.model, cost_usd=round(cost, 8))
         )  # fmt: skip
 
     def end_turn(self) -> None:
