@@ -161,6 +161,15 @@ def test_a_chat_s_thinking_edit_compression_title_and_lone_response(tmp_path, st
     assert [e.note for e in events if isinstance(e, r.ContextCompact)] == ["<state_snapshot>x"]
 
 
+def test_a_notice_qwen_code_gave_the_model_is_not_a_person_s_turn(tmp_path, store):
+    notice = record("user", 1, provenance="system", subtype="notification",
+                    **parts({"text": "Background task finished"}))  # fmt: skip
+    lines = [record("user", 0, provenance="real_user", **parts({"text": "Fix the pager"})), notice]
+    task = one(store, "qwen", write(tmp_path, lines))
+    assert store.get(task).turns == 1
+    assert [e.text for e in log_of(store, task) if isinstance(e, r.Message)] == ["Fix the pager"]
+
+
 def test_a_failed_tool_and_a_live_chat(tmp_path, store):
     answer = {"id": "c1", "name": "run_shell_command", "response": {"error": "denied"}}
     lines = [

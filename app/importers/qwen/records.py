@@ -25,6 +25,7 @@ from ..times import at_of, ms_between, one_line
 
 TOOL = "qwen-code"
 RESPONSE, ERROR = "qwen-code.api_response", "qwen-code.api_error"
+NOT_A_PERSON = ("notification", "cron", "background_task_completed", "agent_launch_prompt")
 
 
 class _Line(Struct):
@@ -40,6 +41,7 @@ class _Line(Struct):
     message: Any = None
     systemPayload: Any = None  # noqa: N815
     toolCallResult: Any = None  # noqa: N815
+    provenance: Any = None  # newer versions: "real_user" for a person's words
 
 
 _decode = msgspec.json.Decoder(_Line).decode
@@ -125,6 +127,8 @@ class Parser:
         )  # fmt: skip
 
     def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
+        if line.provenance not in (None, "real_user") or line.subtype in NOT_A_PERSON:
+            return  # a notice Qwen Code put in the model's input, no prompt of a person's
         c = self.carry
         text = "\n".join(_text(p.get("text")) for p in _parts(line) if not p.get("thought"))
         if not text.strip():
