@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import plain_count_more as plain
@@ -107,14 +108,14 @@ def part(kind: str, **data) -> dict:
     return {"type": kind, "data": data}
 
 
-def database(folder: Path, messages: list[tuple], cost=0.25) -> Path:
+def database(folder: Path, messages: list[tuple], cost=0.25, updated=1754104900) -> Path:
     path = folder / "pager" / ".crush" / "crush.db"
     path.parent.mkdir(parents=True)
     db = sqlite3.connect(path)
     db.executescript(SCHEMA)
-    db.execute("insert into sessions values ('s1', null, 'Pager fix', 0, 1000, 50, ?, 1754104900,"
-               " 1754104800)", (cost,))  # fmt: skip
-    db.execute("insert into sessions values ('s1$$c9', 's1', 'Explore', 0, 0, 0, 0, 1, 1)")
+    db.execute("insert into sessions values ('s1', null, 'Pager fix', 0, 1000, 50, ?, ?,"
+               " 1754104800)", (cost, updated))  # fmt: skip
+    db.execute("insert into sessions values ('m1$$c1', 's1', 'Explore', 0, 0, 0, 0, 1, 1)")
     for n, (sid, role, parts) in enumerate(messages):
         db.execute("insert into messages values (?, ?, ?, ?, 'gpt-5', ?, ?, null, 'openai')",
                    (f"m{n}", sid, role, json.dumps(parts), 1754104800 + n, 1754104800))  # fmt: skip
@@ -135,7 +136,7 @@ def test_a_session_with_an_edit_a_sub_agent_its_cost_and_a_failed_call(tmp_path,
                              part("tool_call", id="c1", name="edit", input=json.dumps(EDIT)),
                              part("finish", reason="tool_use", time=1754104801)]),
         ("s1", "tool", [part("tool_result", tool_call_id="c1", content="done", is_error=False)]),
-        ("s1$$c9", "assistant", [part("text", text="It sorts by id.")]),
+        ("m1$$c1", "assistant", [part("text", text="It sorts by id.")]),
         ("s1", "assistant", [part("finish", reason="error", message="Rate limited")]),
     ])  # fmt: skip
     task = one(store, "crush", path)
@@ -154,6 +155,22 @@ def test_a_session_with_an_edit_a_sub_agent_its_cost_and_a_failed_call(tmp_path,
     assert info.cost_usd == 0.25
     assert not any(e.usage for e in events if isinstance(e, r.Reply))
     assert not path.with_name("crush.db-wal").exists()  # nothing made beside it
+
+
+def test_an_answer_crush_still_streams_waits_and_then_comes_in_whole(tmp_path, store):
+    now = int(time.time())
+    rows = [("s1", "user", [part("text", text="hi")]),
+            ("s1", "assistant", [part("text", text="Hel")])]  # fmt: skip
+    path = database(tmp_path, rows, updated=now)
+    task = one(store, "crush", path)
+    assert not any(isinstance(e, r.Reply) for e in log_of(store, task))
+    db = sqlite3.connect(path)
+    whole = [part("text", text="Hello."), part("finish", reason="end_turn", time=now)]
+    db.execute("update messages set parts = ? where id = 'm1'", (json.dumps(whole),))
+    db.commit()
+    db.close()
+    assert import_paths(store, "crush", [path]).extended == [task]
+    assert [e.text for e in log_of(store, task) if isinstance(e, r.Reply)] == ["Hello."]
 
 
 def test_a_cost_of_0_for_a_model_not_offered_free_is_not_known(tmp_path, store):

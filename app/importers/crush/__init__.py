@@ -119,17 +119,15 @@ def _verdict(tables: dict[str, set[str]]) -> str:
 
 
 def _records(path: Path, session: dict, children, by_session, live: bool) -> list:
+    updated = mapping.ms(session.get("updated_at"))
+    written = live or time.time() * 1000 - updated < LIVE_FOR * 1000
     main = mapping.Mapper()
-    for row in by_session.get(session["id"], []):
-        main.message(row)
+    _fold(main, by_session.get(session["id"], []), written)
     calls = [c for x in main.out if isinstance(x, mapping.r.Reply) for c in x.calls]
     for child in children:
         nested = mapping.Mapper(agent=one_line(child.get("title") or "sub-agent", 60))
-        for row in by_session.get(child["id"], []):
-            nested.message(row)
-        main.out.extend(nested.out)
-    updated = mapping.ms(session.get("updated_at"))
-    written = live or time.time() * 1000 - updated < LIVE_FOR * 1000
+        _fold(nested, by_session.get(child["id"], []), written)
+        _place(main.out, nested.out, str(child["id"]).rsplit("$$", 1)[-1])
     last_at = at_ms(updated, "") or next((x.at for x in reversed(main.out)), "")
     if not written:
         main.end_turn()
@@ -144,6 +142,24 @@ def _records(path: Path, session: dict, children, by_session, live: bool) -> lis
     named = [mapping.r.SessionTitle(at=start.at, src=mapping.r.Src(id="title"), title=title,
                                     actor="agent")] if title else []  # fmt: skip
     return [start, *named, *main.out]
+
+
+def _fold(mapper: mapping.Mapper, rows: list[dict], written: bool) -> None:
+    """The session's messages in order; while it is written, an answer without its `finish`
+    part is still streaming (Crush rewrites it in place) and waits, with all after it."""
+    for row in rows:
+        if written and row["role"] == "assistant" and not mapping.finished(row):
+            return
+        mapper.message(row)
+
+
+def _place(out: list, nested: list, call: str) -> None:
+    """A sub-agent's records after the result of the call that started it (else its call)."""
+    spots = [i for i, x in enumerate(out) if isinstance(x, mapping.r.Result) and x.call == call]
+    spots = spots or [i for i, x in enumerate(out) if isinstance(x, mapping.r.Reply)
+                      and any(c.id == call for c in x.calls)]  # fmt: skip
+    at = spots[0] + 1 if spots else len(out)
+    out[at:at] = nested
 
 
 def _folder(path: Path) -> str:

@@ -37,6 +37,10 @@ def parts_of(raw: Any) -> list[dict]:
     return [p for p in parts if isinstance(p, dict) and isinstance(p.get("data"), dict)]
 
 
+def finished(row: dict) -> bool:
+    return any(p["type"] == "finish" for p in parts_of(row["parts"]))
+
+
 class Mapper:
     """One session's records, in order; `agent` names a sub-agent's session."""
 
