@@ -12,8 +12,19 @@ from .agent import Agent
 
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
-    from . import aider, antigravity, claude, codex, copilot, cursor, gemini, opencode
-    from . import crush, pi, qwen
+    from . import (
+        aider,
+        antigravity,
+        claude,
+        codex,
+        copilot,
+        crush,
+        cursor,
+        gemini,
+        opencode,
+        pi,
+        qwen,
+    )
 
     chosen = [
         claude.AGENT,

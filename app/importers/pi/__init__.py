@@ -11,11 +11,8 @@ from pathlib import Path
 
 import msgspec
 
-from ..agent import Agent, Found, carry_of, home_of
+from ..agent import Agent, Found, carry_of, first_line, home_of
 from . import entries
-
-PROBE = 64 * 1024
-_any = msgspec.json.Decoder().decode
 
 
 class Pi(Agent):
@@ -33,16 +30,9 @@ class Pi(Agent):
         return folder.rglob("*.jsonl")
 
     def recognise(self, path: Path) -> Found | str:
-        with open(path, "rb") as handle:
-            head = handle.readline(PROBE)
-        if not head.strip():
-            return "empty file"
-        if b"\0" in head:
-            return "not a text file (binary content)"
-        try:
-            header = _any(head)
-        except msgspec.DecodeError:
-            return "not a Pi session (its first line is not JSON)"
+        header = first_line(path, self.label)
+        if isinstance(header, str):
+            return header
         if not isinstance(header, dict) or header.get("type") != "session":
             return "not a Pi session (no session header on its first line)"
         session, cwd = header.get("id"), header.get("cwd")

@@ -18,7 +18,8 @@ from msgspec import Struct
 
 from ...log import records as r
 from .. import prices
-from ..times import at_ms, at_of, ms_between, one_line
+from ..times import at_ms, at_of, one_line
+from ..turns import Turn
 
 TOOL = "pi"
 WRITES = {"edit": "path", "write": "path"}
@@ -51,11 +52,7 @@ class Carry(Struct, kw_only=True):
     model: str = ""
     calls: dict[str, str] = {}  # call id -> tool
     files: dict[str, list[str]] = {}
-    turn_open: bool = False
-    turn_at: str = ""
-    turn_id: str = ""
-    turn_cost: float = 0.0
-    turn_unpriced: bool = False
+    turn: Turn = msgspec.field(default_factory=Turn)
 
 
 def _text(value: Any) -> str:
@@ -105,7 +102,7 @@ class Parser:
 
     def finish(self, live: bool, out: list) -> None:
         if not live:
-            self._end_turn(self.carry.last_at, "completed", out)
+            self.carry.turn.end(self.carry.last_at, "completed", out)
 
     def _start(self, out: list) -> None:
         c = self.carry
@@ -115,19 +112,6 @@ class Parser:
             r.SessionStart(
                 at=first, src=r.Src(line=1, id="session"), project=c.cwd,
                 origin=r.Origin(tool=TOOL, path=self.source, id=c.session), model=c.model,
-            )
-        )  # fmt: skip
-
-    def _end_turn(self, at: str, status: str, out: list) -> None:
-        c = self.carry
-        if not c.turn_open:
-            return
-        c.turn_open = False
-        cost = None if c.turn_unpriced else round(c.turn_cost, 8)
-        out.append(
-            r.TurnEnd(
-                at=at, src=r.Src(id=f"end/{c.turn_id}"), status=status,
-                duration_ms=ms_between(c.turn_at, at), cost_usd=cost,
             )
         )  # fmt: skip
 
@@ -142,9 +126,8 @@ class Parser:
         c = self.carry
         text = _joined(m.get("content"))
         images = [b for b in _blocks(m.get("content")) if b.get("type") == "image"]
-        self._end_turn(at, "completed", out)
-        c.turn_open, c.turn_at, c.turn_id = True, at, src.id or str(src.line)
-        c.turn_cost, c.turn_unpriced = 0.0, False
+        c.turn.end(at, "completed", out)
+        c.turn.start(at, src.id or str(src.line))
         command = text.split()[0] if text.startswith("/") and text.split() else ""
         names = [r.Attachment(name=_text(b.get("mimeType")) or "image") for b in images]
         out.append(r.Message(at=at, src=src, text=text, attachments=names, command=command))
@@ -177,7 +160,7 @@ class Parser:
             eid = f"{src.id or src.line}/error"
             out.append(r.Error(at=at, src=r.Src(line=src.line, id=eid), text=error or "error"))
         elif stop == "aborted":
-            self._end_turn(at, "cancelled", out)
+            c.turn.end(at, "cancelled", out)
 
     def _usage(self, m: dict, model: str, at: str) -> tuple[r.Usage | None, float | None]:
         """The reply's tokens (Pi's `input` leaves out the cache's) and cost: the log's own
@@ -193,9 +176,7 @@ class Parser:
         cost = total if isinstance(total, int | float) and total > 0 else None
         if cost is None:
             cost = prices.cost(model, usage, at)
-        c = self.carry
-        c.turn_cost += cost or 0.0
-        c.turn_unpriced = c.turn_unpriced or cost is None
+        self.carry.turn.spend(cost)
         return usage, None if cost is None else round(float(cost), 8)
 
     def _result(self, m: dict, at: str, src: r.Src, out: list) -> None:

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import msgspec
 
-from ..agent import Agent, Found, carry_of, home_of
+from ..agent import Agent, Found, carry_of, first_line, home_of
 from . import records
 
-PROBE = 64 * 1024
 _any = msgspec.json.Decoder().decode
 KINDS = ("user", "assistant", "tool_result", "system")
 
@@ -38,16 +37,9 @@ class Qwen(Agent):
     def recognise(self, path: Path) -> Found | str:
         if path.suffix == ".json":
             return _json_verdict(path)
-        with open(path, "rb") as handle:
-            head = handle.readline(PROBE)
-        if not head.strip():
-            return "empty file"
-        if b"\0" in head:
-            return "not a text file (binary content)"
-        try:
-            first = _any(head)
-        except msgspec.DecodeError:
-            return "not a Qwen Code session (its first line is not JSON)"
+        first = first_line(path, self.label)
+        if isinstance(first, str):
+            return first
         if not _is_record(first):
             return "not a Qwen Code session (no chat record with a sessionId and Gemini parts)"
         return Found(self.task_id(first["sessionId"]), first["sessionId"])

@@ -21,7 +21,8 @@ from msgspec import Struct
 from ...log import records as r
 from .. import prices
 from ..gemini.mapping import WRITES, exit_of, output_of, parts_of
-from ..times import at_of, ms_between, one_line
+from ..times import at_of, one_line
+from ..turns import Turn
 
 TOOL = "qwen-code"
 RESPONSE, ERROR = "qwen-code.api_response", "qwen-code.api_error"
@@ -59,11 +60,7 @@ class Carry(Struct, kw_only=True):
     pending_model: str = ""
     calls: dict[str, str] = {}
     files: dict[str, list[str]] = {}
-    turn_open: bool = False
-    turn_at: str = ""
-    turn_id: str = ""
-    turn_cost: float = 0.0
-    turn_unpriced: bool = False
+    turn: Turn = msgspec.field(default_factory=Turn)
 
 
 def _text(value: Any) -> str:
@@ -100,7 +97,7 @@ class Parser:
     def finish(self, live: bool, out: list) -> None:
         if not live:
             self._unspent(out)
-            self._end_turn(self.carry.last_at, "completed", out)
+            self.carry.turn.end(self.carry.last_at, "completed", out)
 
     def _start(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         c = self.carry
@@ -113,19 +110,6 @@ class Parser:
             )
         )  # fmt: skip
 
-    def _end_turn(self, at: str, status: str, out: list) -> None:
-        c = self.carry
-        if not c.turn_open:
-            return
-        c.turn_open = False
-        cost = None if c.turn_unpriced or not c.turn_cost else round(c.turn_cost, 8)
-        out.append(
-            r.TurnEnd(
-                at=at, src=r.Src(id=f"end/{c.turn_id}"), status=status,
-                duration_ms=ms_between(c.turn_at, at), cost_usd=cost,
-            )
-        )  # fmt: skip
-
     def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         if line.provenance not in (None, "real_user") or line.subtype in NOT_A_PERSON:
             return  # a notice Qwen Code put in the model's input, no prompt of a person's
@@ -134,9 +118,8 @@ class Parser:
         if not text.strip():
             return
         self._unspent(out)
-        self._end_turn(at, "completed", out)
-        c.turn_open, c.turn_at, c.turn_id = True, at, src.id or str(src.line)
-        c.turn_cost, c.turn_unpriced = 0.0, False
+        c.turn.end(at, "completed", out)
+        c.turn.start(at, src.id or str(src.line))
         expanded: list[r.Attachment] = []
         if c.command:  # the person typed the command; the model read the prompt it expands to
             expanded = [r.Attachment(name="prompt of " + c.command.split()[0], text=text)]
@@ -184,8 +167,7 @@ class Parser:
         if usage is None:
             return None
         cost = prices.cost(model, usage, at)
-        self.carry.turn_cost += cost or 0.0
-        self.carry.turn_unpriced = self.carry.turn_unpriced or cost is None
+        self.carry.turn.spend(cost)
         return cost
 
     def _result(self, line: _Line, at: str, src: r.Src, out: list) -> None:
