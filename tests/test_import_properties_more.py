@@ -4,16 +4,14 @@ lists, searches and opens every task through the API. No traceback, no file skip
 "unexpected" reason, every answer 200; a person's prompt on a line left whole is in the log."""
 
 import json
-import tempfile
-from pathlib import Path
 
 import pytest
 import test_import_pi as pi
 import test_import_qwen as qwen
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nodwyn.log.redact import redact
-from test_import_properties import MUTATION, PROFILE, imported_through_the_cli, log_text, mutated
+from test_import_properties import MUTATION, PROFILE
+from test_import_properties_agents import check
 
 WHERE = {
     "pi": ".pi/agent/sessions/--home-ana-pager--/2026_pi-s-1.jsonl",
@@ -54,33 +52,15 @@ def prompt_of(agent: str, line: bytes) -> str:
     return ""  # Qwen Code's prompt may read as the slash command typed before it
 
 
-def check(agent: str, lines: list[bytes], plan: list) -> None:
-    lines, whole = mutated(lines, plan)
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
-        source = root / "agent" / WHERE[agent]
-        source.parent.mkdir(parents=True)
-        source.write_bytes(b"\n".join(lines) + b"\n")
-        store, client, tasks = imported_through_the_cli(agent, source, root / "data")
-        for task in tasks:
-            text = log_text(store, task)
-            for line in whole:
-                words = prompt_of(agent, line)
-                if words.strip() and redact(words) == words:
-                    assert json.dumps(words)[1:-1] in text, (task, words[:80])
-            assert client.get(f"/api/tasks/{task}/context").status == 200
-            assert client.get(f"/api/search?q=the&mode=words&task={task}").status == 200
-
-
 @pytest.mark.parametrize("agent", sorted(WHERE))
 @settings(settings.get_profile(PROFILE))
 @given(plan=st.lists(st.tuples(st.integers(0, 10**6), MUTATION), min_size=1, max_size=4))
 def test_mutated_copies_of_our_own_sessions_import_and_open_without_a_traceback(agent, plan):
-    check(agent, own(agent), plan)
+    check(agent, own(agent), plan, WHERE, prompt_of)
 
 
 @pytest.mark.parametrize("agent", sorted(REAL))
 @settings(settings.get_profile(PROFILE))
 @given(plan=st.lists(st.tuples(st.integers(0, 10**6), MUTATION), min_size=1, max_size=3))
 def test_mutated_copies_of_real_sessions_import_and_open_without_a_traceback(corpus, agent, plan):
-    check(agent, (corpus / "more" / REAL[agent]).read_bytes().splitlines(), plan)
+    check(agent, (corpus / "more" / REAL[agent]).read_bytes().splitlines(), plan, WHERE, prompt_of)
