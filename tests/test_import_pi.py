@@ -14,6 +14,7 @@ from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
 from nodwyn.reading import edits, resume
 from nodwyn.tasks.store import Store
+from nodwyn.usage import limits
 
 REAL = "marcpadz__dexter-v3__pi-session.jsonl"
 SESSION = "019ea92d-1182-7fe2-a214-9fc88c28832f"
@@ -82,6 +83,17 @@ def test_the_real_session_s_compactions_models_errors_and_start(corpus, tmp_path
     start = events[0]
     assert start.at == "2026-06-08T21:39:24.417Z"  # the first entry, not the re-headed header
     assert [e.status for e in events if isinstance(e, r.TurnEnd)].count("cancelled") == 2
+
+
+@pytest.mark.corpus
+def test_the_providers_usage_limit_errors_read_as_a_five_hour_window_used_up(
+    corpus, tmp_path, store
+):
+    events = log_of(store, one(store, "pi", laid_out(corpus, tmp_path)))
+    found = [limits.of_record("pi", e) for e in events if isinstance(e, r.Error)]
+    hit = [x for x in found if x is not None]
+    assert len(hit) == 8 and all((x.window, x.reached, x.resets) == (300, True, "") for x in hit)
+    assert hit[0].at == "2026-06-09T22:57:10.853Z"
 
 
 @pytest.mark.corpus
