@@ -30,6 +30,18 @@ def test_every_file_of_the_agents_folder_is_a_task_or_refused_with_why(corpus, a
 
 
 @pytest.mark.corpus
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "copilot", "opencode", "cursor"])
+def test_the_first_agents_importers_take_none_of_these_files(corpus, agent):
+    for folder in ("pi", "qwen-code", "crush"):
+        report = import_paths(Store(), agent, [corpus / "more" / folder])
+        assert not (report.created or report.extended), (agent, folder, report.created)
+    if agent == "claude":  # Qwen Code's records look like Claude Code's: told apart, said so
+        (said,) = {s.reason for s in import_paths(Store(), agent, [corpus / "more" / "qwen-code"])
+                   .skipped if s.path.endswith(".jsonl")}  # fmt: skip
+        assert said.startswith("a Qwen Code chat") and "nodwyn import qwen" in said
+
+
+@pytest.mark.corpus
 @pytest.mark.parametrize("agent", FOLDERS)
 def test_the_other_agents_files_are_refused_by_each_of_the_three(corpus, agent):
     mine = FOLDERS[agent][0]
