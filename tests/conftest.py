@@ -66,6 +66,9 @@ def agents_home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # OpenCode's
     monkeypatch.setenv("CURSOR_USER_DIR", str(home / "Cursor" / "User"))
     monkeypatch.setenv("AIDER_CHAT_HISTORY_FILE", str(home / ".aider.chat.history.md"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / ".pi" / "agent"))
+    monkeypatch.setenv("QWEN_HOME", str(home / ".qwen"))
+    monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(home / ".local" / "share" / "crush"))
     return home
 
 

@@ -85,7 +85,7 @@ def test_import_without_arguments_says_only_the_agent_is_required():
     assert done.returncode == 2
     usage = " ".join(done.stderr.split())  # argparse wraps the agents' names
     assert "usage: nodwyn import [-h] [--json] {claude,codex,gemini," in usage
-    assert ",cursor} [PATH ...]" in usage
+    assert ",cursor," in usage and "} [PATH ...]" in usage
     assert done.stderr.rstrip().endswith("the following arguments are required: tool")
 
 

@@ -41,7 +41,15 @@ def homes(agents_home, tmp_path, monkeypatch) -> Path:
 
 
 def test_each_agent_s_default_folders_are_where_this_os_keeps_them(homes):
-    assert registry.get("opencode").roots() == [homes / ".local" / "share" / "opencode"]
+    share = homes / ".local" / "share"
+    assert registry.get("opencode").roots() == [share / "opencode", share / "kilo"]
+    for moved in ("PI_CODING_AGENT_DIR", "QWEN_HOME", "CRUSH_GLOBAL_DATA"):
+        os.environ.pop(moved)  # the agents_home fixture puts them back after
+    assert registry.get("pi").roots() == [homes / ".pi" / "agent" / "sessions"]
+    assert registry.get("qwen").roots() == [homes / ".qwen" / "projects"]
+    (share / "crush").mkdir()
+    (share / "crush" / "projects.json").write_text('{"projects": [{"path": "/srv/pager"}]}')
+    assert registry.get("crush").roots() == [share / "crush", Path("/srv/pager/.crush")]
     assert registry.get("aider").roots() == [homes / "src" / "pager" / ".aider.chat.history.md"]
     user = homes / ".config" / "Cursor" / "User"
     assert registry.get("cursor").roots() == [user / "globalStorage", user / "workspaceStorage"]

@@ -133,6 +133,16 @@ def test_a_database_session_becomes_a_task_with_its_prompt_calls_result_and_cost
     assert fold_log(store.log_path(task)).turns == 1
 
 
+def test_kilo_code_s_database_is_found_where_it_keeps_it_and_read_as_opencode_s(store, agents_home):
+    kilo = agents_home / ".local" / "share" / "kilo"
+    kilo.mkdir(parents=True)
+    write_db(kilo / "kilo.db", {SESSION: conversation()}, title="Kilo pager fix")
+    assert kilo in registry.get("opencode").roots()
+    report = import_paths(store, "opencode")
+    assert report.created == ["oc-" + SESSION] and not report.skipped
+    assert store.get("oc-" + SESSION).title == "Kilo pager fix"
+
+
 def test_importing_again_adds_nothing_and_a_new_message_adds_only_itself(store, tmp_path):
     db = write_db(tmp_path / "opencode.db", {SESSION: conversation()})
     task = only_task(store, db)

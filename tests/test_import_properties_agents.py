@@ -43,18 +43,20 @@ def prompt_of(agent: str, line: bytes) -> str:
     return ""  # Gemini folds ids (a mutated copy may replace a whole one); Antigravity wraps
 
 
-def check(agent: str, lines: list[bytes], plan: list) -> None:
+def check(agent: str, lines: list[bytes], plan: list, where=WHERE, prompt=prompt_of) -> None:
+    """Import the mutated copy at `where[agent]`; the words `prompt` finds on the lines left
+    whole must be in the log, and every task lists, searches and opens."""
     lines, whole = mutated(lines, plan)
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        source = root / "agent" / WHERE[agent]
+        source = root / "agent" / where[agent]
         source.parent.mkdir(parents=True)
         source.write_bytes(b"\n".join(lines) + b"\n")
         store, client, tasks = imported_through_the_cli(agent, source, root / "data")
         for task in tasks:
             text = log_text(store, task)
             for line in whole:
-                words = prompt_of(agent, line)
+                words = prompt(agent, line)
                 if words.strip() and redact(words) == words:
                     assert json.dumps(words)[1:-1] in text, (task, words[:80])
             assert client.get(f"/api/tasks/{task}/context").status == 200

@@ -120,6 +120,20 @@ def home_of(variable: str, *default: str) -> Path:
     return Path(value) if value else Path.home().joinpath(*default)
 
 
+def first_line(path: Path, label: str, probe: int = 64 * 1024):
+    """A JSON-lines file's first line decoded, or why it is no session of `label`'s."""
+    with open(path, "rb") as handle:
+        head = handle.readline(probe)
+    if not head.strip():
+        return "empty file"
+    if b"\0" in head:
+        return "not a text file (binary content)"
+    try:
+        return msgspec.json.decode(head)
+    except msgspec.DecodeError:
+        return f"not a {label} session (its first line is not JSON)"
+
+
 def carry_of(raw: msgspec.Raw | None, kind: type):
     """A parser's saved memory, or None to start from the top."""
     return None if raw is None else msgspec.json.decode(raw, type=kind)

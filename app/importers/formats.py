@@ -2,9 +2,11 @@
 
 A file is a Claude Code transcript when its lines are Claude records (`type` user, assistant,
 summary, ...) and one carries a `sessionId`; a Codex rollout when it has a `session_meta`
-line. Anything else (hook logs, hand-made summaries, Markdown, binary junk, an empty file)
-gets a one-line reason and never becomes a task. Names do not matter, except that Claude's
-`agent-*.jsonl` files belong to their session and are read with it.
+line; Qwen Code's chats, whose records look like Claude's but hold Gemini `parts`, are told
+apart and sent to their own importer. Anything else (hook logs, hand-made summaries,
+Markdown, binary junk, an empty file) gets a one-line reason and never becomes a task. Names
+do not matter, except that Claude's `agent-*.jsonl` files belong to their session and are
+read with it.
 """
 
 import re
@@ -37,6 +39,8 @@ class _Probe(msgspec.Struct):
     type: Any = None
     sessionId: Any = None  # noqa: N815
     payload: msgspec.Raw = msgspec.Raw(b"null")
+    message: msgspec.Raw = msgspec.Raw(b"null")
+    systemPayload: msgspec.Raw = msgspec.Raw(b"null")  # noqa: N815
 
 
 _probe = msgspec.json.Decoder(_Probe).decode
@@ -96,6 +100,8 @@ def _scan(lines: list[bytes], seen: str = "") -> tuple[str, str]:
         kind = probe.type
         if not isinstance(kind, str):
             continue  # `type` as an object or a list: no record of either agent
+        if _is_qwen(probe):
+            return "qwen", ""
         if kind == "session_meta" and bytes(probe.payload) != b"null":
             try:
                 found = _meta(probe.payload).id
@@ -111,7 +117,17 @@ def _scan(lines: list[bytes], seen: str = "") -> tuple[str, str]:
     return seen, ""
 
 
+def _is_qwen(probe: _Probe) -> bool:
+    """Qwen Code's chat records share Claude Code's ids, but hold the Gemini API's `parts`
+    (and `tool_result` and `systemPayload` records, which Claude has none of)."""
+    if probe.type == "tool_result" or bytes(probe.systemPayload) != b"null":
+        return True
+    return b'"parts"' in bytes(probe.message)[:48]
+
+
 def _verdict(path: Path, tool: str, seen: str, session: str) -> "Found | str":
+    if seen == "qwen":
+        return "a Qwen Code chat, not Claude Code's or Codex's (import it with: nodwyn import qwen)"
     if seen == "codex" and tool == "claude":
         return "a Codex session, not Claude Code's (import it with: nodwyn import codex)"
     if seen == "claude" and tool == "codex" and session:

@@ -12,7 +12,19 @@ from .agent import Agent
 
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
-    from . import aider, antigravity, claude, codex, copilot, cursor, gemini, opencode
+    from . import (
+        aider,
+        antigravity,
+        claude,
+        codex,
+        copilot,
+        crush,
+        cursor,
+        gemini,
+        opencode,
+        pi,
+        qwen,
+    )
 
     chosen = [
         claude.AGENT,
@@ -23,6 +35,9 @@ def _agents() -> dict[str, Agent]:
         aider.AGENT,
         antigravity.AGENT,
         cursor.AGENT,
+        pi.AGENT,
+        qwen.AGENT,
+        crush.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 

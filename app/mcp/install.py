@@ -109,6 +109,23 @@ def cursor_file() -> Path:
     return Path.home() / ".cursor" / "mcp.json"
 
 
+def qwen_file() -> Path:
+    """Qwen Code's user settings, Gemini CLI's `settings.json` under `QWEN_HOME` (~/.qwen)."""
+    from ..importers.agent import home_of
+
+    return home_of("QWEN_HOME", ".qwen") / "settings.json"
+
+
+def crush_file() -> Path:
+    """Crush's global config: `crush.json` in `$CRUSH_GLOBAL_CONFIG`, else in `crush` below
+    `$XDG_CONFIG_HOME` or `~/.config` (on Windows too)."""
+    from ..importers.agent import home_of
+
+    if os.environ.get("CRUSH_GLOBAL_CONFIG"):
+        return Path(os.environ["CRUSH_GLOBAL_CONFIG"]) / "crush.json"
+    return home_of("XDG_CONFIG_HOME", ".config") / "crush" / "crush.json"
+
+
 def _env(key: str = "env") -> dict:
     env = environment()
     return {key: env} if env else {}
@@ -120,8 +137,9 @@ def json_target(agent: str) -> tuple[Path, tuple[str, ...], dict]:
     cmd = command(agent)
     if agent == "claude":
         return claude_file(), ("mcpServers",), claude_entry(cmd)
-    if agent == "gemini":
-        return gemini_file(), ("mcpServers",), {"command": cmd[0], "args": cmd[1:], **_env()}
+    if agent in ("gemini", "qwen"):
+        file = gemini_file() if agent == "gemini" else qwen_file()
+        return file, ("mcpServers",), {"command": cmd[0], "args": cmd[1:], **_env()}
     if agent == "copilot":
         entry = {"type": "local", "command": cmd[0], "args": cmd[1:], **_env(), "tools": ["*"]}
         return copilot_file(), ("mcpServers",), entry
@@ -133,13 +151,16 @@ def json_target(agent: str) -> tuple[Path, tuple[str, ...], dict]:
         # ${workspaceFolder} in args with the folder open in the window
         args = [*cmd[1:], "--folder", "${workspaceFolder}"]
         return cursor_file(), ("mcpServers",), {"command": cmd[0], "args": args, **_env()}
+    if agent == "crush":
+        entry = {"type": "stdio", "command": cmd[0], "args": cmd[1:], **_env()}
+        return crush_file(), ("mcp",), entry
     raise BadInput(f"unknown agent {agent!r}: {', '.join(AGENTS)}")
 
 
-AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor")
-# How each agent parses its JSON file (jsonc.DIALECTS; the sources are in ADR 0043)
+AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush")
+# How each agent parses its JSON file (jsonc.DIALECTS; the sources are in ADR 0043, 0053)
 DIALECTS = {"claude": "json", "copilot": "json", "gemini": "comments", "opencode": "jsonc",
-            "cursor": "jsonc"}  # fmt: skip
+            "cursor": "jsonc", "qwen": "comments", "crush": "json"}  # fmt: skip
 DIALECT_WORDS = {"json": "", "comments": " (comments allowed, no trailing comma)",
                  "jsonc": " even with its comments and trailing commas"}  # fmt: skip
 

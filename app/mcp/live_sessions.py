@@ -19,6 +19,9 @@ file is an earlier task, not this conversation (docs/decisions/0035-mcp-for-ever
   session id with every call (`_meta.sessionID`).
 - Cursor: the global `state.vscdb`, whose composers are placed in their folder by the
   workspace databases beside it.
+- Qwen Code: `~/.qwen/projects/<the folder, each character not a letter or digit as ->/chats/
+  <id>.jsonl`.
+- Crush: the folder's own `.crush/crush.db` (every session of the project is in it).
 
 Nothing here writes; files are only listed and their first bytes read.
 """
@@ -56,6 +59,12 @@ def copilot_root() -> Path:
 
 def opencode_root() -> Path:
     return home_of("XDG_DATA_HOME", ".local", "share") / "opencode"
+
+
+def qwen_root() -> Path:
+    """The folder holding Qwen Code's `projects` (`QWEN_RUNTIME_DIR`, else `QWEN_HOME`)."""
+    runtime = os.environ.get("QWEN_RUNTIME_DIR")
+    return Path(runtime) if runtime else home_of("QWEN_HOME", ".qwen")
 
 
 def claude_slug(folder: Path) -> str:
@@ -191,6 +200,18 @@ def cursor(cwd: Path, session: str | None) -> Path | None:
     return database if database.is_file() else None
 
 
+def qwen(cwd: Path, session: str | None) -> Path | None:
+    projects = qwen_root() / "projects"
+    if session:
+        return _newest(projects.glob(f"*/chats/{session}.jsonl"))
+    return _live((projects / re.sub(r"[^A-Za-z0-9]", "-", str(cwd)) / "chats").glob("*.jsonl"))
+
+
+def crush(cwd: Path, session: str | None) -> Path | None:
+    database = cwd / ".crush" / "crush.db"
+    return database if database.is_file() else None
+
+
 FINDERS: dict[str, Callable[[Path, str | None], Path | None]] = {
     "claude": claude,
     "codex": codex,
@@ -198,10 +219,12 @@ FINDERS: dict[str, Callable[[Path, str | None], Path | None]] = {
     "copilot": copilot,
     "opencode": opencode,
     "cursor": cursor,
+    "qwen": qwen,
+    "crush": crush,
 }
 
 # Sources holding many sessions: the caller's is chosen among their tasks after the import.
-SHARED = {"opencode": (".db",), "cursor": (".vscdb",)}
+SHARED = {"opencode": (".db",), "cursor": (".vscdb",), "crush": (".db",)}
 
 
 def is_shared(agent: str, source: Path) -> bool:

@@ -10,6 +10,8 @@ not say it (Claude's Edit gives the old and new text, not where they stand in th
 import difflib
 from collections.abc import Callable
 
+OLD = ("old_string", "oldString", "old_str", "search", "oldText")  # the agents' spellings
+NEW = ("new_string", "newString", "new_str", "replace", "newText")
 CONTEXT = 3  # unchanged lines kept around a change, as `diff -u` keeps them
 MAX_LINES = 5_000  # lines of one diff; past that the rest is left out, and said
 
@@ -29,8 +31,12 @@ def diff_of(tool: str, data) -> dict | None:
 def _edit(data: dict) -> list[dict]:
     if "content" in data and "search" not in data:
         return _write(data)  # Aider's whole file (its `edit` with no SEARCH part)
-    old = data.get("old_string", data.get("oldString", data.get("old_str", data.get("search", ""))))
-    new = _field(data, "new_string", "newString", "new_str", "replace")
+    if isinstance(data.get("edits"), list):  # Pi: path, edits [{oldText, newText}]
+        path = _field(data, "path", "file_path", "filePath")
+        steps = [_replace(path, _field(e, *OLD), _field(e, *NEW)) for e in data["edits"]]
+        return [_merged(path, "update", [hunk for step in steps for hunk in step["hunks"]])]
+    old = next((data[k] for k in OLD if k in data), "")
+    new = _field(data, *NEW)
     return [_replace(_field(data, "file_path", "filePath", "path", "target_file"), old, new)]
 
 
@@ -180,8 +186,8 @@ READERS: dict[str, Callable] = {
     "apply_patch": _apply_patch,  # Codex
     "replace": _edit,  # Gemini CLI: file_path, old_string, new_string
     "write_file": _write,  # Gemini CLI: file_path, content
-    "edit": _edit,  # OpenCode: filePath, oldString, newString
-    "write": _write,  # OpenCode: filePath, content
+    "edit": _edit,  # OpenCode: filePath, oldString, newString; Pi: path, edits or oldText, newText
+    "write": _write,  # OpenCode: filePath, content; Pi: path, content
     "str_replace_editor": _text_editor,  # Copilot CLI: command, path, old_str, new_str
     "create": _write,  # Copilot CLI: path, file_text
     # Aider's `edit` (its importer's: path, search, replace; or path, content) is `edit` above

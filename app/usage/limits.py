@@ -4,9 +4,10 @@ A reading is made from a `limit` record (Codex writes its figures; importers/cod
 or from an `error` record whose text is an agent's own "limit reached" message (Claude Code's
 "Claude AI usage limit reached|<unix time>", "5-hour limit reached · resets 3pm (Europe/London)";
 Gemini CLI's "Your quota will reset after 2h1m13s", "Quota exceeded for quota metric ... per
-day"). Those messages were already kept as error records, so logs imported before this module
-existed give their readings too (docs/decisions/0037-quota-meter.md). A message gives no share:
-its reading says so (`share` False), and the meter shows it as a line, not a bar (ADR 0039).
+day"; a provider's "Usage limit reached for 5 hour" Pi keeps). Those messages were already
+kept as error records, so logs imported before this module existed give their readings too
+(docs/decisions/0037-quota-meter.md). A message gives no share: its reading says so (`share`
+False), and the meter shows it as a line, not a bar (ADR 0039).
 
 Invariants: a reading is as of its record's `at`, and its reset time is worked out from that
 moment only (the first such wall time after it), never from the time it is read. A message
@@ -123,7 +124,23 @@ def gemini_message(tool: str, text: str, at: str) -> Reading | None:
     )  # fmt: skip
 
 
-_TEXT_RULES = {"claude-code": claude_message, "gemini-cli": gemini_message}
+_PROVIDER = re.compile(r"usage limit reached for (\d+) hours?", re.I)
+
+
+def provider_message(tool: str, text: str, at: str) -> Reading | None:
+    """A provider's usage-limit error as Pi keeps it ("429 Usage limit reached for 5 hour. Your
+    limit will reset at 2026-06-10 09:05:49", Z.ai's): used up for the window it names. Its
+    reset time names no zone, so none is guessed."""
+    found = _PROVIDER.search(text)
+    if found is None:
+        return None
+    return Reading(
+        tool=tool, name=tool, window=int(found.group(1)) * 60, used=100.0, at=at, first=at,
+        reached=True, share=False,
+    )  # fmt: skip
+
+
+_TEXT_RULES = {"claude-code": claude_message, "gemini-cli": gemini_message, "pi": provider_message}
 
 
 def _wall_time(text: str, at: str) -> str:

@@ -192,9 +192,9 @@ class Mapper:
             return
         self.given.add(call)
         response = answer.get("response")
-        output, failed = _output(response)
+        output, failed = output_of(response)
         status = (record or {}).get("status")
-        code = _exit(output)
+        code = exit_of(output)
         error = failed or status in ("error", "cancelled") or code not in (None, 0)
         files = self.files.pop(call, [])
         tool = self.tools.pop(call, "") or str(answer.get("name") or "")
@@ -249,7 +249,7 @@ def _usage(tokens: Any) -> r.Usage | None:
     )
 
 
-def _output(response: Any) -> tuple[str, bool]:
+def output_of(response: Any) -> tuple[str, bool]:
     if isinstance(response, dict):
         if isinstance(response.get("error"), str):
             return response["error"], True
@@ -259,6 +259,6 @@ def _output(response: Any) -> tuple[str, bool]:
     return (response if isinstance(response, str) else json.dumps(response)), False
 
 
-def _exit(output: str) -> int | None:
+def exit_of(output: str) -> int | None:
     found = _EXIT.search(output[-400:]) if output else None
     return int(found.group(1)) if found else None

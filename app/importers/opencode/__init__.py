@@ -2,10 +2,13 @@
 
 Where it keeps them: `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode` on Linux, macOS and
 Windows alike, as the `xdg-basedir` package places it): `opencode.db` (and
-`opencode-<channel>.db`) from v1.2, the `storage/` tree before it. `opencode export` writes a
-session as one JSON document, which is read too. Each source is re-read whole (the agent
-rewrites it); records carry the agent's message and part ids, so a re-import adds only what
-is new. A database is only ever opened read-only and never copied (`stores`).
+`opencode-<channel>.db`) from v1.2, the `storage/` tree before it. Kilo Code's newer releases
+(its CLI and the extension built on it, a fork of OpenCode) keep the same tables in
+`$XDG_DATA_HOME/kilo/kilo.db`, read here too (docs/decisions/0053-qwen-crush-pi.md).
+`opencode export` writes a session as one JSON document, which is read too. Each source is
+re-read whole (the agent rewrites it); records carry the agent's message and part ids, so a
+re-import adds only what is new. A database is only ever opened read-only and never copied
+(`stores`).
 """
 
 import json
@@ -28,13 +31,15 @@ class OpenCode(Agent):
     whole = True
 
     def roots(self) -> list[Path]:
-        return [home_of("XDG_DATA_HOME", ".local", "share") / "opencode"]
+        data = home_of("XDG_DATA_HOME", ".local", "share")
+        return [data / "opencode", data / "kilo"]
 
     def sources(self, folder: Path):
-        found = sorted(folder.glob("opencode*.db"))
+        found = sorted(folder.glob("opencode*.db")) + sorted(folder.glob("kilo*.db"))
         found += sorted(folder.glob("storage/session/*/ses_*.json"))
         if not found:  # a folder named by a person: its databases and exports anywhere below
-            found = sorted(folder.rglob("opencode*.db")) + sorted(folder.rglob("*.json"))
+            found = sorted(folder.rglob("opencode*.db")) + sorted(folder.rglob("kilo*.db"))
+            found += sorted(folder.rglob("*.json"))
         return iter(found)
 
     def companions(self, path: Path) -> list[Path]:

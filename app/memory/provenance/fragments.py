@@ -10,13 +10,12 @@ edit without replace_all changed one place: it names a line only when one line a
 """
 
 from ...log import logfile, records
+from ...reading.edits import NEW, OLD
 from ..cards.fold import call_input
 from .checking import SLACK, epoch
 from .ledger import Edit
 
 LEAST = 4  # characters of new text under which a part of a line names nothing
-OLD = ("old_string", "oldString", "old_str", "search")
-NEW = ("new_string", "newString", "new_str", "replace")
 
 
 def changed(store, found: list[tuple[str, Edit]], lines: list[str], keys: list[int],
