@@ -65,6 +65,9 @@ def agents_home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # OpenCode's
     monkeypatch.setenv("CURSOR_USER_DIR", str(home / "Cursor" / "User"))
     monkeypatch.setenv("AIDER_CHAT_HISTORY_FILE", str(home / ".aider.chat.history.md"))
+    monkeypatch.setenv("VSCODE_APPDATA", str(home / "Code"))  # Cline's, Roo Code's, Kilo Code's
+    monkeypatch.setenv("CLINE_DIR", str(home / ".cline"))
+    monkeypatch.setenv("CONTINUE_GLOBAL_DIR", str(home / ".continue"))
     return home
 
 

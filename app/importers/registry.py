@@ -12,7 +12,7 @@ from .agent import Agent
 
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
-    from . import aider, antigravity, claude, codex, copilot, cursor, gemini, opencode
+    from . import aider, antigravity, claude, cline, codex, copilot, cursor, gemini, opencode
 
     chosen = [
         claude.AGENT,
@@ -23,6 +23,9 @@ def _agents() -> dict[str, Agent]:
         aider.AGENT,
         antigravity.AGENT,
         cursor.AGENT,
+        cline.AGENT,
+        cline.ROO,
+        cline.KILO,
     ]
     return {agent.name: agent for agent in chosen}
 

@@ -8,6 +8,7 @@ not say it (Claude's Edit gives the old and new text, not where they stand in th
 """
 
 import difflib
+import re
 from collections.abc import Callable
 
 CONTEXT = 3  # unchanged lines kept around a change, as `diff -u` keeps them
@@ -31,7 +32,7 @@ def _edit(data: dict) -> list[dict]:
         return _write(data)  # Aider's whole file (its `edit` with no SEARCH part)
     old = data.get("old_string", data.get("oldString", data.get("old_str", data.get("search", ""))))
     new = _field(data, "new_string", "newString", "new_str", "replace")
-    return [_replace(_field(data, "file_path", "filePath", "path", "target_file"), old, new)]
+    return [_replace(_field(data, *_PATHS), old, new)]
 
 
 def _sketch(data: dict) -> list[dict]:
@@ -57,8 +58,24 @@ def _multi_edit(data: dict) -> list[dict]:
 def _write(data: dict) -> list[dict]:
     text = _field(data, "content", "contents", "file_text")
     lines = [["+", line, None, n] for n, line in enumerate(_lines(text), 1)]
-    path = _field(data, "file_path", "filePath", "path", "target_file")
+    path = _field(data, *_PATHS)
     return [_merged(path, "write", [_hunk(lines)])]
+
+
+_PATHS = ("file_path", "filePath", "path", "target_file", "absolutePath", "filepath")
+_BLOCK = re.compile(
+    r"^(?:-{3,}|<{3,}) SEARCH\n(?::start_line:\s*\d+\n-{3,}\n)?(.*?)^={3,}\n(.*?)"
+    r"^(?:\+{3,}|>{3,}) REPLACE",
+    re.S | re.M,
+)
+
+
+def _search_blocks(data: dict) -> list[dict]:
+    """Cline's replace_in_file and Roo Code's apply_diff: `diff` holds SEARCH/REPLACE blocks
+    (`------- SEARCH` … `=======` … `+++++++ REPLACE`, or with `<<<<<<<`/`>>>>>>>`)."""
+    path, text = _field(data, *_PATHS), _field(data, "diff")
+    edits = [_replace(path, m.group(1), m.group(2)) for m in _BLOCK.finditer(text)]
+    return [_merged(path, "update", [h for e in edits for h in e["hunks"]])] if edits else []
 
 
 def _replace(path: str, old: str, new: str) -> dict:
@@ -187,4 +204,9 @@ READERS: dict[str, Callable] = {
     # Aider's `edit` (its importer's: path, search, replace; or path, content) is `edit` above
     "edit_file": _sketch,  # Cursor: target_file, instructions, code_edit
     "search_replace": _edit,  # Cursor: file_path, old_string, new_string
+    "write_to_file": _write,  # Cline, Roo Code: path (absolutePath), content
+    "replace_in_file": _search_blocks,  # Cline: path (absolutePath), diff
+    "apply_diff": _search_blocks,  # Roo Code: path, diff
+    "create_new_file": _write,  # Continue: filepath, contents
+    "single_find_and_replace": _edit,  # Continue: filepath, old_string, new_string
 }

@@ -1,0 +1,167 @@
+"""Cline's ui_messages.json (what its panel shows) as nodwyn records.
+
+Each message is `{ts, type: say|ask, say|ask: kind, text, ...}`, `ts` in epoch milliseconds.
+The first `text` before any request is the task a person wrote; `user_feedback` is a person's
+later words (an answer, feedback on a result, a resumed task's new instructions). Each
+`api_req_started` opens one request's reply: its `text` is JSON with `tokensIn`, `tokensOut`,
+`cacheReads`, `cacheWrites` and `cost` (Cline's own), and the request it sent, whose
+environment details name the working folder. `reasoning` and `text` fill the reply; `tool`
+(JSON: `{tool: readFile|newFileCreated|editedExistingFile|...}`), `command`, `use_mcp_server`,
+`followup` are its calls under the model's own tool names; `command_output`,
+`mcp_server_response` their results; `task_progress` the plan; `error`, `api_req_failed`,
+`mistake_limit_reached` errors. Checkpoints, hooks and approvals' prompts add nothing.
+"""
+
+import json
+import re
+
+from ...log import records as r
+from ..times import at_ms
+from .turns import Turns, folder_in
+
+# ui_messages' tool kinds -> the tool the model called (Cline's and Roo Code's names)
+_TOOLS = {
+    "newFileCreated": "write_to_file",
+    "editedExistingFile": "replace_in_file",
+    "appliedDiff": "apply_diff",  # Roo Code
+    "fileDeleted": "delete_file",
+    "readFile": "read_file",
+    "listFilesTopLevel": "list_files",
+    "listFilesRecursive": "list_files",
+    "listCodeDefinitionNames": "list_code_definition_names",
+    "searchFiles": "search_files",
+    "codebaseSearch": "codebase_search",  # Roo Code
+    "webFetch": "web_fetch",
+    "webSearch": "web_search",
+    "summarizeTask": "summarize_task",
+    "useSkill": "use_skill",
+    "newTask": "new_task",  # Roo Code: a sub-task, its own task folder
+    "switchMode": "switch_mode",
+}
+_BLOCK = re.compile(r"^(?:-{3,} SEARCH|<{3,} SEARCH)", re.M)
+_EDITS = {"write_to_file", "replace_in_file", "apply_diff"}
+_ERRORS = {"error", "diff_error", "clineignore_error", "api_req_failed", "mistake_limit_reached",
+           "command_permission_denied"}  # fmt: skip
+_ANSWERS = {"plan_mode_respond", "act_mode_respond", "completion_result"}
+
+
+def _json(text) -> dict:
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class Mapper:
+    """Folds ui messages into `Turns`; `folder` is the first working folder a request names."""
+
+    def __init__(self, turns: Turns):
+        self.turns = turns
+        self.folder = ""
+        self.asked = False  # a request was made: later `text` is the model's
+        self.last_call = ""  # the call a command's output or an MCP response belongs to
+        self.last_at = ""
+
+    def messages(self, messages: list) -> None:
+        for n, m in enumerate(messages):
+            if isinstance(m, dict):
+                self.message(n, m)
+
+    def message(self, n: int, m: dict) -> None:
+        kind = m.get("say") if m.get("type") == "say" else m.get("ask")
+        at = self.last_at = at_ms(m.get("ts"), self.last_at)
+        key = f"ui/{m.get('ts', n)}"
+        text = m.get("text") if isinstance(m.get("text"), str) else ""
+        if kind in ("task", "user_feedback", "user_feedback_diff") or (
+            kind == "text" and not self.asked
+        ):
+            self.turns.prompt(key, at, text, _attachments(m))
+        elif kind == "api_req_started":
+            self._request(key, at, _json(text))
+        elif kind == "reasoning":
+            self.turns.thinking(at, text)
+        elif kind == "text" or (kind in _ANSWERS and m.get("type") == "say"):
+            self.turns.text(at, text)
+        elif kind in ("plan_mode_respond", "act_mode_respond"):
+            self.turns.text(at, str(_json(text).get("response") or ""))
+        elif kind in _ERRORS:
+            self.turns.error(at, key, text or kind.replace("_", " "))
+        elif kind == "task_progress":
+            self.turns.progress(at, key, text)
+        else:
+            self._tool(kind, key, at, text, m)
+
+    def _request(self, key: str, at: str, info: dict) -> None:
+        self.asked = True
+        self.folder = self.folder or folder_in(str(info.get("request") or ""))
+        numbers = {k: v if isinstance(v, int) else 0 for k, v in info.items()}
+        counted = any(k in info for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites"))
+        usage = r.Usage(
+            input=numbers.get("tokensIn", 0), output=numbers.get("tokensOut", 0),
+            cache_read=numbers.get("cacheReads", 0), cache_write=numbers.get("cacheWrites", 0),
+        ) if counted else None  # fmt: skip
+        cost = info.get("cost") if isinstance(info.get("cost"), int | float) else None
+        self.turns.reply(key, at, usage, cost)
+        if info.get("cancelReason"):
+            self.turns.cancelled()
+
+    def _tool(self, kind, key: str, at: str, text: str, m: dict) -> None:
+        if kind == "tool":
+            self._file_tool(key, at, _json(text))
+        elif kind == "command":
+            self.turns.call(at, key, "execute_command", {"command": text})
+            self.last_call = key
+        elif kind == "command_output" and self.last_call:
+            self.turns.result(at, self.last_call, text)
+            self.last_call = ""
+        elif kind in ("use_mcp_server", "use_subagents", "followup", "new_task"):
+            self._other_call(kind, key, at, text)
+        elif kind == "mcp_server_response" and self.last_call:
+            self.turns.result(at, self.last_call, text, error=text.startswith("Error"))
+            self.last_call = ""
+        elif kind in ("condense", "compaction", "summarize_task") and text.strip():
+            self.turns.flush()
+            self.turns.out.append(r.ContextCompact(at=at, src=r.Src(id=key), note=text))
+
+    def _file_tool(self, key: str, at: str, data: dict) -> None:
+        kind = str(data.get("tool") or "")
+        tool = _TOOLS.get(kind, kind or "tool")
+        path = str(data.get("path") or "")
+        body = data.get("content") if isinstance(data.get("content"), str) else ""
+        if tool == "replace_in_file" and not data.get("diff") and not _BLOCK.search(body):
+            tool = "write_to_file"  # a whole file written over one that was there
+        args: dict = {"path": path} if path else {}
+        if tool == "write_to_file":
+            args["content"] = body
+        elif tool in ("replace_in_file", "apply_diff"):
+            args["diff"] = data.get("diff") if isinstance(data.get("diff"), str) else body
+        elif tool == "search_files":
+            args.update({k: data[k] for k in ("regex", "filePattern") if data.get(k)})
+        elif kind == "listFilesRecursive":
+            args["recursive"] = True
+        self.turns.call(at, key, tool, args)
+        shown = "" if tool in _EDITS or tool == "read_file" else body
+        self.turns.result(at, key, shown, files=[path] if tool in _EDITS and path else [])
+
+    def _other_call(self, kind: str, key: str, at: str, text: str) -> None:
+        data = _json(text)
+        if kind == "use_mcp_server":
+            tool = str(data.get("type") or "use_mcp_tool")
+            args = {"server_name": data.get("serverName"), "tool_name": data.get("toolName"),
+                    "arguments": data.get("arguments"), "uri": data.get("uri")}  # fmt: skip
+            data = {k: v for k, v in args.items() if v}
+        else:
+            tool = {"followup": "ask_followup_question"}.get(kind, kind)
+            data = data or {"text": text}
+        self.turns.call(at, key, tool, data)
+        self.last_call = key if kind == "use_mcp_server" else ""
+        if kind != "use_mcp_server":
+            self.turns.calls.pop(key, None)  # answered by a person's next words, not a result
+
+
+def _attachments(m: dict) -> list[r.Attachment]:
+    """The files and images a person added to a message, by name."""
+    files = [f for f in m.get("files") or () if isinstance(f, str)]
+    images = [f"image {n + 1}" for n in range(len(m.get("images") or ()))]
+    return [r.Attachment(name=name) for name in files + images]

@@ -1,0 +1,277 @@
+"""Cline (and Roo Code, Kilo Code) task folders imported as tasks: the real ones of
+../shared/corpus/more/cline, laid out as the extension keeps them, and small ones written here
+(docs/decisions/0052-cline-and-continue.md)."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import plain_count_cline_continue as plain
+import pytest
+from agents_corpus import again_changes_nothing, finds, one, refused, shown, store_in
+from importing import OLD, log_of
+from importing import plain as plain_log
+from nodwyn.importers import registry
+from nodwyn.importers.sync import import_paths
+from nodwyn.log import records as r
+from nodwyn.reading import resume
+from nodwyn.reading.edits import diff_of
+from nodwyn.tasks.store import Store
+from nodwyn.usage import figures
+
+GMFSTU = "gmfstu__Online-Card-Architecture__1769053680585__"
+REAL = {  # task id -> the corpus files of its folder, by the name the extension gives them
+    "1769053680585": {name: GMFSTU + name for name in
+                      ("ui_messages.json", "api_conversation_history.json", "task_metadata.json",
+                       "focus_chain_taskid_1769053680585.md")},
+    "1760534080239": {"ui_messages.json": "Jeehunter__mcp-vscode-server__ui_messages.json"},
+    "1777073265986": {"api_conversation_history.json":
+                      "mike4567__MRA04242026__api_conversation_history.json"},
+}  # fmt: skip
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store()
+
+
+def laid_out(corpus: Path, home: Path, task: str) -> Path:
+    """A real task folder where Cline keeps it in VS Code's globalStorage."""
+    folder = home / "Code" / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev"
+    folder = folder / "tasks" / task
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, source in REAL[task].items():
+        shutil.copyfile(corpus / "more" / "cline" / source, folder / name)
+        os.utime(folder / name, (OLD, OLD))
+    return folder
+
+
+def source_of(folder: Path) -> Path:
+    ui = folder / "ui_messages.json"
+    return ui if ui.exists() else folder / "api_conversation_history.json"
+
+
+def totals(store: Store) -> dict:
+    total = figures.report(store, by="project").total
+    return {f: getattr(total, f) for f in ("input", "output", "cache_read", "cache_write")}
+
+
+@pytest.mark.parametrize("task", REAL)
+def test_a_real_task_has_the_plain_counts_turns_folder_and_tokens(corpus, agents_home, store, task):
+    folder = laid_out(corpus, agents_home, task)
+    counted = plain.cline(folder)
+    made = one(store, "cline", source_of(folder))
+    info = store.get(made)
+    assert made == "cl-" + task and info.origin == "cline"
+    assert info.turns == counted["turns"] and info.project == counted["folder"]
+    assert totals(store) == {
+        f: counted[f] for f in ("input", "output", "cache_read", "cache_write")
+    }
+    if counted["cost"] is not None:  # Cline's own cost of each request
+        assert info.cost_usd == pytest.approx(counted["cost"], abs=1e-6)
+    else:  # Cline's api file gives tokens only, and this model has no price
+        assert info.cost_usd is None
+
+
+def test_the_followed_folders_find_each_real_task_once(corpus, agents_home, store):
+    for task in REAL:
+        laid_out(corpus, agents_home, task)
+    report = import_paths(store, "cline", [p for p in registry.get("cline").roots() if p.exists()])
+    assert sorted(report.created) == sorted("cl-" + t for t in REAL) and not report.skipped
+
+
+@pytest.mark.parametrize("task", REAL)
+def test_a_real_task_imported_again_adds_nothing(corpus, agents_home, store, task):
+    path = source_of(laid_out(corpus, agents_home, task))
+    again_changes_nothing(store, "cline", path, one(store, "cline", path))
+
+
+@pytest.mark.parametrize("task", ["1760534080239", "1777073265986"])
+def test_a_real_task_read_half_written_then_whole_gives_the_log_of_one_import(
+    corpus, agents_home, tmp_path, task
+):
+    path = source_of(laid_out(corpus, agents_home, task))
+    whole = path.read_bytes()
+    messages = json.loads(whole)
+    made = one(store_in(tmp_path / "once"), "cline", path)
+    halves = store_in(tmp_path / "halves")
+    path.write_text(json.dumps(messages[: len(messages) // 2]))  # fresh: Cline still writing
+    import_paths(halves, "cline", [path])
+    path.write_bytes(whole)
+    os.utime(path, (OLD, OLD))
+    import_paths(halves, "cline", [path])
+    assert plain_log(halves, made) == plain_log(store_in(tmp_path / "once"), made)
+
+
+def test_the_edits_of_a_real_task_are_diffs_and_its_files_written(corpus, agents_home, store):
+    events = log_of(
+        store, one(store, "cline", source_of(laid_out(corpus, agents_home, "1777073265986")))
+    )  # noqa: E501
+    calls = [c for e in events if isinstance(e, r.Reply) for c in e.calls]
+    edits = [c for c in calls if c.tool in ("write_to_file", "replace_in_file")]
+    assert len(edits) == 34 and all(diff_of(c.tool, c.input) for c in edits)
+    written = [e for e in events if isinstance(e, r.Result) and e.files]
+    assert written and all(e.tool in ("write_to_file", "replace_in_file") for e in written)
+    (subagents,) = [c for c in calls if c.tool == "use_subagents"]
+    (answer,) = [e for e in events if isinstance(e, r.Result) and e.call == subagents.id]
+    assert answer.output.startswith("Subagent results:")
+    failed = [e for e in events if isinstance(e, r.Result) and e.exit]
+    assert failed and all(e.error for e in failed)
+
+
+def test_a_real_chinese_task_with_mcp_calls_is_found_and_shown(corpus, agents_home, store):
+    task = one(store, "cline", source_of(laid_out(corpus, agents_home, "1760534080239")))
+    events = log_of(store, task)
+    mcp = [c for e in events if isinstance(e, r.Reply) for c in e.calls if c.tool == "use_mcp_tool"]
+    assert [c.input["tool_name"] for c in mcp][:1] == ["open_explorer"]
+    assert [e.status for e in events if isinstance(e, r.TurnEnd)][-1] == "cancelled"
+    assert finds(store, task, "vscode-commands") and any(
+        e["kind"] == "plan" for e in shown(store, task)
+    )
+
+
+def test_a_task_s_other_files_are_accounted_for_one_line_each(corpus, agents_home, store):
+    folder = laid_out(corpus, agents_home, "1769053680585")
+    assert "read instead" in refused(store, "cline", folder / "api_conversation_history.json")
+    assert "metadata" in refused(store, "cline", folder / "task_metadata.json")
+    report = import_paths(store, "cline", [folder])
+    assert report.created == ["cl-1769053680585"] and not report.skipped
+
+
+def test_cline_has_no_resume_command_and_says_so(corpus, agents_home, store):
+    task = one(store, "cline", source_of(laid_out(corpus, agents_home, "1769053680585")))
+    said = resume.command(store, task)
+    assert not said.command and "no command that resumes" in said.reason
+
+
+# -- tasks written here ------------------------------------------------------------------
+def say(ts: int, kind: str, text: str = "", ask: bool = False, **more) -> dict:
+    return {"ts": ts, "type": "ask" if ask else "say", ("ask" if ask else "say"): kind,
+            "text": text, **more}  # fmt: skip
+
+
+def request(ts: int, cost: float = 0.01, **more) -> dict:
+    info = {"request": "<task>x</task>\n# Current Working Directory (/home/ana/pager) Files\n",
+            "tokensIn": 10, "tokensOut": 20, "cacheReads": 30, "cacheWrites": 40, "cost": cost,
+            **more}  # fmt: skip
+    return say(ts, "api_req_started", json.dumps(info))
+
+
+def tool(ts: int, **data) -> dict:
+    return say(ts, "tool", json.dumps(data))
+
+
+def task_folder(home: Path, messages: list, extension="saoudrizwan.claude-dev", live=False,
+                task="1700000000000", **beside) -> Path:  # fmt: skip
+    folder = home / "Code" / "Code" / "User" / "globalStorage" / extension / "tasks" / task
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ui_messages.json").write_text(json.dumps(messages))
+    for name, value in beside.items():
+        (folder / name).write_text(json.dumps(value))
+    if not live:
+        for file in folder.iterdir():
+            os.utime(file, (OLD, OLD))
+    return folder / "ui_messages.json"
+
+
+PAGER = [
+    say(1700000000000, "text", "Fix the pager order"),
+    request(1700000001000),
+    say(1700000002000, "reasoning", "The pager sorts by id."),
+    tool(1700000003000, tool="editedExistingFile", path="pager.go",
+         content="------- SEARCH\nsort.By(id)\n=======\nsort.By(time)\n+++++++ REPLACE\n"),
+    request(1700000004000),
+    say(1700000005000, "command", "go test ./..."),
+    say(1700000006000, "command_output", "FAIL pager", ask=True),
+    say(1700000007000, "error", "Cline tried to use write_to_file without value for path"),
+    request(1700000008000, cost=0.5),
+    say(1700000009000, "completion_result", "The pager sorts by time now."),
+    say(1700000010000, "completion_result", ask=True),
+]  # fmt: skip
+
+
+def test_a_written_task_reads_as_turns_calls_results_and_its_own_cost(agents_home, store):
+    task = one(store, "cline", task_folder(agents_home, PAGER))
+    events = log_of(store, task)
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == ["SessionStart", "Message", "Reply", "Result", "Reply", "Result", "Error",
+                     "Reply", "TurnEnd"]  # fmt: skip
+    edit = events[2].calls[0]
+    assert (
+        edit.tool == "replace_in_file" and diff_of(edit.tool, edit.input)["files"][0]["added"] == 1
+    )
+    assert events[3].files == ["pager.go"] and events[5].output == "FAIL pager"
+    assert events[2].usage == r.Usage(input=10, output=20, cache_read=30, cache_write=40)
+    assert events[-1].cost_usd == pytest.approx(0.52) and events[0].project == "/home/ana/pager"
+    assert events[-2].text == "The pager sorts by time now."
+
+
+def test_while_cline_writes_the_last_reply_waits_and_is_written_when_quiet(agents_home, store):
+    path = task_folder(agents_home, PAGER, live=True)
+    task = one(store, "cline", path)
+    assert not any(isinstance(e, r.TurnEnd) for e in log_of(store, task))
+    os.utime(path, (OLD, OLD))
+    assert import_paths(store, "cline", [path]).extended == [task]
+    assert isinstance(log_of(store, task)[-1], r.TurnEnd)
+
+
+def test_roo_code_s_task_takes_its_folder_from_its_history_item(agents_home, store):
+    item = {"id": "1700000000000", "ts": 1, "task": "Fix", "workspace": "/home/ana/roo"}
+    path = task_folder(agents_home, PAGER, extension="rooveterinaryinc.roo-cline",
+                       **{"history_item.json": item})  # fmt: skip
+    report = import_paths(store, "roo", [p for p in registry.get("roo").roots() if p.exists()])
+    assert report.created == ["roo-1700000000000"]
+    assert store.get("roo-1700000000000").project == "/home/ana/roo"
+    assert store.get("roo-1700000000000").origin == "roo-code" and path.exists()
+
+
+def test_cline_s_task_history_gives_the_folder_it_began_in(agents_home, store):
+    path = task_folder(agents_home, PAGER)
+    state = path.parents[2] / "state" / "taskHistory.json"
+    state.parent.mkdir()
+    state.write_text(json.dumps([{"id": "1700000000000", "ts": 1, "task": "Fix",
+                                  "cwdOnTaskInitialization": "/home/ana/began"}]))  # fmt: skip
+    assert store.get(one(store, "cline", path)).project == "/home/ana/began"
+    assert "task history" in refused(store, "cline", state)
+
+
+def test_a_torn_file_is_refused_in_one_line_and_the_task_kept(agents_home, store):
+    path = task_folder(agents_home, PAGER)
+    task = one(store, "cline", path)
+    before = store.log_path(task).read_bytes()
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    os.utime(path, (OLD, OLD))
+    reason = refused(store, "cline", path)
+    assert reason.startswith("not valid JSON") and "\n" not in reason
+    assert store.log_path(task).read_bytes() == before
+
+
+def test_another_task_written_over_the_file_is_refused_and_the_log_kept(agents_home, store):
+    path = task_folder(agents_home, PAGER)
+    task = one(store, "cline", path)
+    before = store.log_path(task).read_bytes()
+    other = [say(1700000000000, "text", "Something else"), request(1700000001500),
+             say(1700000002500, "text", "Done.")]  # fmt: skip
+    task_folder(agents_home, other)
+    report = import_paths(store, "cline", [path])
+    assert "no longer holds" in report.skipped[0].reason
+    assert store.log_path(task).read_bytes() == before
+
+
+def test_a_huge_file_is_refused_without_being_read(agents_home, store):
+    path = task_folder(agents_home, PAGER)
+    with open(path, "r+b") as handle:
+        handle.truncate(600 * 1024 * 1024)  # sparse: no disk used
+    os.utime(path, (OLD, OLD))
+    assert "too big to read whole" in refused(store, "cline", path)
+
+
+def test_other_json_of_the_extension_is_refused_with_what_it_is(tmp_path, store):
+    settings = tmp_path / "cline_mcp_settings.json"
+    settings.write_text(json.dumps({"mcpServers": {}}))
+    assert "MCP settings" in refused(store, "cline", settings)
+    other = tmp_path / "package.json"
+    other.write_text(json.dumps({"name": "x"}))
+    assert "not a Cline task" in refused(store, "cline", other)
