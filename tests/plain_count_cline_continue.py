@@ -67,11 +67,11 @@ def _cline_api(messages: list) -> dict:
 
 
 def folder_of_uri(uri: str) -> str:
-    """`file:///c%3A/x` -> `c:/x`; `file:///home/x` -> `/home/x`; a plain path as it is."""
+    """`file:///c%3A/x` -> `c:\\x`; `file:///home/x` -> `/home/x`; a plain path as it is."""
     if not uri.startswith("file://"):
         return uri
     path = unquote(uri[len("file://") :])
-    return path[1:] if re.match(r"/[A-Za-z]:", path) else path
+    return path[1:].replace("/", "\\") if re.match(r"/[A-Za-z]:", path) else path
 
 
 def continue_session(path: Path, index: list | None = None) -> dict:

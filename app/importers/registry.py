@@ -12,7 +12,18 @@ from .agent import Agent
 
 def _agents() -> dict[str, Agent]:
     # One line per agent, in the order people see them (imports written out for packagers).
-    from . import aider, antigravity, claude, cline, codex, copilot, cursor, gemini, opencode
+    from . import (
+        aider,
+        antigravity,
+        claude,
+        cline,
+        codex,
+        continuedev,
+        copilot,
+        cursor,
+        gemini,
+        opencode,
+    )
 
     chosen = [
         claude.AGENT,
@@ -26,6 +37,7 @@ def _agents() -> dict[str, Agent]:
         cline.AGENT,
         cline.ROO,
         cline.KILO,
+        continuedev.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 
