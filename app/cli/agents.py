@@ -9,7 +9,7 @@ from .console import print_json, store
 
 # The agents that speak MCP (conversation.AGENTS, written out: the parser is built without
 # importing the store; a test checks the two agree).
-MCP_AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor")
+MCP_AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "cline", "continue")
 
 
 def add_agents(sub) -> None:

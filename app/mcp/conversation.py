@@ -31,7 +31,8 @@ from .live_sessions import claude_root, claude_slug, codex_root  # noqa: F401 (t
 AGENTS = tuple(live_sessions.FINDERS)  # the agents that speak MCP, in the registry's order
 _META_KEYS = ("sessionId", "session_id", "sessionID", "threadId", "thread_id")
 _LABELS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI",
-           "copilot": "Copilot CLI", "opencode": "OpenCode", "cursor": "Cursor"}  # fmt: skip
+           "copilot": "Copilot CLI", "opencode": "OpenCode", "cursor": "Cursor", "cline": "Cline",
+           "continue": "Continue"}  # fmt: skip
 
 
 class NoConversation(NodwynError):
