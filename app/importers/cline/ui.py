@@ -118,7 +118,9 @@ class Mapper:
         elif kind in ("use_mcp_server", "use_subagents", "followup", "new_task"):
             self._other_call(kind, key, at, text)
         elif kind == "mcp_server_response" and self.last_call:
-            self.turns.result(at, self.last_call, text, error=text.startswith("Error"))
+            failed = text.startswith("Error:")
+            said = text.removeprefix("Error:").lstrip() if failed else text  # "Error:\nError: …"
+            self.turns.result(at, self.last_call, said, error=failed)
             self.last_call = ""
         elif kind in ("condense", "compaction", "summarize_task") and text.strip():
             self.turns.flush()
@@ -148,8 +150,12 @@ class Mapper:
         data = _json(text)
         if kind == "use_mcp_server":
             tool = str(data.get("type") or "use_mcp_tool")
-            args = {"server_name": data.get("serverName"), "tool_name": data.get("toolName"),
-                    "arguments": data.get("arguments"), "uri": data.get("uri")}  # fmt: skip
+            args = {
+                "server_name": data.get("serverName"),
+                "tool_name": data.get("toolName"),
+                "arguments": _arguments(data.get("arguments")),
+                "uri": data.get("uri"),
+            }
             data = {k: v for k, v in args.items() if v}
         else:
             tool = {"followup": "ask_followup_question"}.get(kind, kind)
@@ -158,6 +164,16 @@ class Mapper:
         self.last_call = key if kind == "use_mcp_server" else ""
         if kind != "use_mcp_server":
             self.turns.calls.pop(key, None)  # answered by a person's next words, not a result
+
+
+def _arguments(value):
+    """An MCP call's arguments, which Cline keeps as JSON text, as the object they are."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _attachments(m: dict) -> list[r.Attachment]:
