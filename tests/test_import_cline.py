@@ -275,3 +275,79 @@ def test_other_json_of_the_extension_is_refused_with_what_it_is(tmp_path, store)
     other = tmp_path / "package.json"
     other.write_text(json.dumps({"name": "x"}))
     assert "not a Cline task" in refused(store, "cline", other)
+
+
+def test_sub_agents_a_command_s_streamed_output_and_a_compaction_are_read(agents_home, store):
+    status = {
+        "status": "completed",
+        "total": 2,
+        "items": [
+            {
+                "index": 1,
+                "prompt": "Read the pager",
+                "status": "completed",
+                "result": "It sorts by id.",
+            },
+            {"index": 2, "prompt": "Read the tests", "status": "failed", "error": "timed out"},
+        ],
+    }
+    usage = {
+        "source": "subagents",
+        "tokensIn": 5,
+        "tokensOut": 6,
+        "cacheReads": 0,
+        "cacheWrites": 0,
+        "cost": 0.25,
+    }
+    compaction = {"status": "completed", "mode": "auto", "tokensBefore": 9000, "tokensAfter": 900}
+    messages = [
+        say(1700000000000, "text", "Look at the pager"),
+        request(1700000001000),
+        say(1700000002000, "use_subagents", json.dumps({"prompts": ["Read the pager", "Read it"]})),
+        say(1700000003000, "subagent", json.dumps(status)),
+        say(1700000003500, "subagent_usage", json.dumps(usage)),
+        request(1700000004000),
+        say(1700000005000, "command", "go test"),
+        say(1700000006000, "command_output", "ok pager", ask=True),
+        say(1700000006500, "command_output", "FAIL tests", ask=True),
+        say(1700000007000, "compaction", json.dumps(compaction)),
+    ]  # fmt: skip
+    events = log_of(store, one(store, "cline", task_folder(agents_home, messages)))
+    results = {e.tool: e for e in events if isinstance(e, r.Result)}
+    assert results["use_subagents"].output.startswith("[1] COMPLETED - Read the pager")
+    assert results["execute_command"].output == "ok pager\nFAIL tests"
+    agents = [(e.agent, e.text) for e in events if isinstance(e, r.Reply) and e.agent]
+    assert agents[:2] == [("sub-agent 1", "It sorts by id."), ("sub-agent 2", "timed out")]
+    assert [e.cost_usd for e in events if isinstance(e, r.Reply) and e.agent == "sub-agents"] == [
+        0.25
+    ]
+    assert [e.note for e in events if isinstance(e, r.ContextCompact)] == [
+        "Context compacted (auto): 9,000 tokens to 900"
+    ]
+
+
+def test_an_api_history_with_tool_result_blocks_pairs_them_by_id(agents_home, store):
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nFix it\n</task>"}],
+         "ts": 1700000000000},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "write_to_file",
+             "input": {"path": "a.go", "content": "package a\n"}}], "ts": 1700000001000,
+         "metrics": {"tokens": {"prompt": 3, "completion": 4, "cached": 5}},
+         "modelInfo": {"modelId": "claude-sonnet-4-5-20250929"}},
+        {"role": "user", "ts": 1700000002000, "content": [
+            {"type": "tool_result", "tool_use_id": "t1",
+             "content": [{"type": "text", "text": "written"}]}]},
+    ]  # fmt: skip
+    folder = agents_home / "Code" / "Code" / "User" / "globalStorage" / "rooveterinaryinc.roo-cline"
+    path = (
+        folder / "tasks" / "0a0a0a0a-0000-4000-8000-00000000000a" / "api_conversation_history.json"
+    )
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(history))
+    os.utime(path, (OLD, OLD))
+    events = log_of(store, one(store, "roo", path))
+    (result,) = [e for e in events if isinstance(e, r.Result)]
+    assert (result.output, result.files) == ("written", ["a.go"])
+    reply = next(e for e in events if isinstance(e, r.Reply))
+    assert reply.usage == r.Usage(input=3, output=4, cache_read=5) and reply.cost_usd

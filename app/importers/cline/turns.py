@@ -128,7 +128,8 @@ class Turns:
         if reply["text"] or reply["thinking"] or reply["calls"] or usage is not None:
             self.out.append(
                 r.Reply(
-                    at=reply["at"], src=r.Src(id=reply["key"]), text="\n\n".join(reply["text"]),
+                    at=reply["at"], src=r.Src(id=reply["key"]), agent=reply.get("agent"),
+                    text="\n\n".join(reply["text"]),
                     thinking="\n\n".join(reply["thinking"]), calls=reply["calls"],
                     model=self.model, usage=usage, cost_usd=cost,
                 )

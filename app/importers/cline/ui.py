@@ -38,6 +38,7 @@ _TOOLS = {
     "newTask": "new_task",  # Roo Code: a sub-task, its own task folder
     "switchMode": "switch_mode",
 }
+CHANGES = "HAS_CHANGES"  # Cline's mark on a result after which files changed (its button)
 _BLOCK = re.compile(r"^(?:-{3,} SEARCH|<{3,} SEARCH)", re.M)
 _EDITS = {"write_to_file", "replace_in_file", "apply_diff"}
 _ERRORS = {"error", "diff_error", "clineignore_error", "api_req_failed", "mistake_limit_reached",
@@ -62,14 +63,25 @@ class Mapper:
         self.asked = False  # a request was made: later `text` is the model's
         self.last_call = ""  # the call a command's output or an MCP response belongs to
         self.last_at = ""
+        self.output: list[str] = []  # a command's output so far
 
     def messages(self, messages: list) -> None:
         for n, m in enumerate(messages):
             if isinstance(m, dict):
                 self.message(n, m)
+        if self.output:
+            self.ran()
+
+    def ran(self) -> None:
+        """The command's output, whole, as its result."""
+        output, self.output = "\n".join(self.output), []
+        self.turns.result(self.last_at, self.last_call, output)
+        self.last_call = ""
 
     def message(self, n: int, m: dict) -> None:
         kind = m.get("say") if m.get("type") == "say" else m.get("ask")
+        if self.output and kind != "command_output":
+            self.ran()
         at = self.last_at = at_ms(m.get("ts"), self.last_at)
         key = f"ui/{m.get('ts', n)}"
         text = m.get("text") if isinstance(m.get("text"), str) else ""
@@ -82,7 +94,7 @@ class Mapper:
         elif kind == "reasoning":
             self.turns.thinking(at, text)
         elif kind == "text" or (kind in _ANSWERS and m.get("type") == "say"):
-            self.turns.text(at, text)
+            self.turns.text(at, text.removesuffix(CHANGES))
         elif kind in ("plan_mode_respond", "act_mode_respond"):
             self.turns.text(at, str(_json(text).get("response") or ""))
         elif kind in _ERRORS:
@@ -113,18 +125,51 @@ class Mapper:
             self.turns.call(at, key, "execute_command", {"command": text})
             self.last_call = key
         elif kind == "command_output" and self.last_call:
-            self.turns.result(at, self.last_call, text)
-            self.last_call = ""
+            self.output.append(text)  # Cline streams a command's output in several messages
         elif kind in ("use_mcp_server", "use_subagents", "followup", "new_task"):
             self._other_call(kind, key, at, text)
+        elif kind in ("subagent", "subagent_usage"):
+            self._subagents(kind, key, at, _json(text))
         elif kind == "mcp_server_response" and self.last_call:
             failed = text.startswith("Error:")
             said = text.removeprefix("Error:").lstrip() if failed else text  # "Error:\nError: …"
             self.turns.result(at, self.last_call, said, error=failed)
             self.last_call = ""
         elif kind in ("condense", "compaction", "summarize_task") and text.strip():
+            note = _compaction(text) if kind == "compaction" else text
+            if note:
+                self.turns.flush()
+                self.turns.out.append(r.ContextCompact(at=at, src=r.Src(id=key), note=note))
+
+    def _subagents(self, kind: str, key: str, at: str, data: dict) -> None:
+        """Cline's sub-agents: their status (kept in place until they end) is the result of the
+        use_subagents call, each one's answer a reply of its own under the turn; their usage,
+        summed by Cline, a reply of the sub-agents'."""
+        if kind == "subagent_usage":
+            usage = r.Usage(
+                input=_int(data, "tokensIn"),
+                output=_int(data, "tokensOut"),
+                cache_read=_int(data, "cacheReads"),
+                cache_write=_int(data, "cacheWrites"),
+            )
+            cost = data.get("cost") if isinstance(data.get("cost"), int | float) else None
             self.turns.flush()
-            self.turns.out.append(r.ContextCompact(at=at, src=r.Src(id=key), note=text))
+            self.turns.reply(key, at, usage, cost)
+            self.turns.open["agent"] = "sub-agents"  # type: ignore[index]
+            return
+        if data.get("status") not in ("completed", "failed") or not self.last_call:
+            return
+        items = [i for i in data.get("items") or () if isinstance(i, dict)]
+        lines = [_said(n, item) for n, item in enumerate(items)]
+        self.turns.result(at, self.last_call, "\n\n".join(lines), error=data["status"] == "failed")
+        self.last_call = ""
+        for n, item in enumerate(items):
+            said = str(item.get("result") or item.get("error") or "")
+            if said:
+                agent = f"sub-agent {item.get('index', n + 1)}"
+                self.turns.out.append(
+                    r.Reply(at=at, src=r.Src(id=f"{key}/{n}"), agent=agent, text=said)
+                )
 
     def _file_tool(self, key: str, at: str, data: dict) -> None:
         kind = str(data.get("tool") or "")
@@ -161,9 +206,36 @@ class Mapper:
             tool = {"followup": "ask_followup_question"}.get(kind, kind)
             data = data or {"text": text}
         self.turns.call(at, key, tool, data)
-        self.last_call = key if kind == "use_mcp_server" else ""
-        if kind != "use_mcp_server":
+        self.last_call = key if kind in ("use_mcp_server", "use_subagents") else ""
+        if not self.last_call:
             self.turns.calls.pop(key, None)  # answered by a person's next words, not a result
+
+
+def _said(n: int, item: dict) -> str:
+    """One sub-agent's end as Cline words it: `[1] COMPLETED - prompt` and its answer."""
+    head = f"[{item.get('index', n + 1)}] {str(item.get('status', '')).upper()}"
+    return f"{head} - {item.get('prompt', '')}\n{item.get('result') or item.get('error') or ''}"
+
+
+def _int(data: dict, name: str) -> int:
+    value = data.get(name)
+    return value if isinstance(value, int) else 0
+
+
+def _compaction(text: str) -> str:
+    """Cline's compaction divider (JSON, rewritten in place until it ends) in words, once done."""
+    info = _json(text)
+    if not info:
+        return text
+    if info.get("status") != "completed":
+        return ""
+    before, after = info.get("tokensBefore"), info.get("tokensAfter")
+    sizes = (
+        f": {before:,} tokens to {after:,}"
+        if isinstance(before, int) and isinstance(after, int)
+        else ""
+    )  # noqa: E501
+    return f"Context compacted ({info.get('mode', 'auto')}){sizes}"
 
 
 def _arguments(value):
