@@ -20,8 +20,12 @@ from .conftest import ARTIFACTS, serve
 SIZES = {"desktop": (1400, 900), "phone": (390, 844)}
 RAW = ('{"tool":', "<environment_details>", "api_req_started", '"toolCallId"', "[object Object]",
        "tool_use", "record of kind")  # fmt: skip
-TASKS = {"cline": "cl-1760534080239", "cline-api": "cl-1777073265986", "cline-edits": "cl-1769053680585",
-         "continue": "cn-02044b99-f94b-4df0-a981-3b26d054b6b0"}  # fmt: skip
+TASKS = {
+    "cline": "cl-1760534080239",
+    "cline-api": "cl-1777073265986",
+    "cline-edits": "cl-1769053680585",
+    "continue": "cn-02044b99-f94b-4df0-a981-3b26d054b6b0",
+}
 
 
 @pytest.fixture(scope="module")
