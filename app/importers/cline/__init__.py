@@ -29,6 +29,7 @@ from .turns import Turns
 
 UI, API, META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
 ITEM = "history_item.json"  # Roo Code's per-task history entry
+KEPT = ("context_history.json", "settings.json")  # the extension's own, nothing to read
 BIGGEST = 512 * 1024 * 1024  # a task file past this is refused, not read into memory
 _ID = re.compile(r"\d{10,16}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _MODEL = re.compile(rb'"modelId":\s*"([^"\\]+)"')
@@ -53,9 +54,21 @@ class Tasks(Agent):
                 yield path
 
     def companions(self, path: Path) -> list[Path]:
+        """The task folder's other files: read with it (its metadata, Roo Code's history
+        entry, the model's side) or kept by the extension for itself (its context record,
+        its settings, its focus chain's todo list)."""
         if path.name not in (UI, API):
             return []
-        return [path.parent / name for name in (API, META, ITEM) if name != path.name]
+        others = [path.parent / name for name in (API, META, ITEM, *KEPT) if name != path.name]
+        return others + [path.parent / f"focus_chain_taskid_{path.parent.name}.md"]
+
+    def peek(self, path: Path) -> list[Found] | None:
+        """The task id from the folder's name (or the file's first bytes, for a copy), so an
+        unchanged task is passed over unread."""
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+        session = task_of(path, head)
+        return [Found(self.task_id(session), session)]
 
     def read(self, path: Path, live: bool) -> list[Session] | str:
         if path.name == API and (path.parent / UI).is_file():
