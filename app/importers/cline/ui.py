@@ -64,6 +64,7 @@ class Mapper:
         self.last_call = ""  # the call a command's output or an MCP response belongs to
         self.last_at = ""
         self.output: list[str] = []  # a command's output so far
+        self.keys: set[str] = set()
 
     def messages(self, messages: list) -> None:
         for n, m in enumerate(messages):
@@ -80,10 +81,13 @@ class Mapper:
 
     def message(self, n: int, m: dict) -> None:
         kind = m.get("say") if m.get("type") == "say" else m.get("ask")
+        kind = kind if isinstance(kind, str) else ""
         if self.output and kind != "command_output":
             self.ran()
         at = self.last_at = at_ms(m.get("ts"), self.last_at)
         key = f"ui/{m.get('ts', n)}"
+        key = f"{key}/{n}" if key in self.keys else key  # two messages of one millisecond
+        self.keys.add(key)
         text = m.get("text") if isinstance(m.get("text"), str) else ""
         if kind in ("task", "user_feedback", "user_feedback_diff") or (
             kind == "text" and not self.asked
@@ -159,7 +163,7 @@ class Mapper:
             return
         if data.get("status") not in ("completed", "failed") or not self.last_call:
             return
-        items = [i for i in data.get("items") or () if isinstance(i, dict)]
+        items = [i for i in _list(data.get("items")) if isinstance(i, dict)]
         lines = [_said(n, item) for n, item in enumerate(items)]
         self.turns.result(at, self.last_call, "\n\n".join(lines), error=data["status"] == "failed")
         self.last_call = ""
@@ -217,6 +221,10 @@ def _said(n: int, item: dict) -> str:
     return f"{head} - {item.get('prompt', '')}\n{item.get('result') or item.get('error') or ''}"
 
 
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _int(data: dict, name: str) -> int:
     value = data.get(name)
     return value if isinstance(value, int) else 0
@@ -250,6 +258,6 @@ def _arguments(value):
 
 def _attachments(m: dict) -> list[r.Attachment]:
     """The files and images a person added to a message, by name."""
-    files = [f for f in m.get("files") or () if isinstance(f, str)]
-    images = [f"image {n + 1}" for n in range(len(m.get("images") or ()))]
+    files = [f for f in _list(m.get("files")) if isinstance(f, str)]
+    images = [f"image {n + 1}" for n in range(len(_list(m.get("images"))))]
     return [r.Attachment(name=name) for name in files + images]

@@ -75,7 +75,7 @@ class Mapper:
         text = text_of(message.get("content"))
         names = [
             str(c.get("description") or c.get("name") or "")
-            for c in item.get("contextItems") or ()
+            for c in _list(item.get("contextItems"))
             if isinstance(c, dict)
         ]  # noqa: E501
         command = text.split()[0] if text.startswith("/") else ""
@@ -93,11 +93,11 @@ class Mapper:
             self.turn["cost"] += cost or 0.0
         states = {
             str(s.get("toolCallId")): s
-            for s in item.get("toolCallStates") or ()
+            for s in _list(item.get("toolCallStates"))
             if isinstance(s, dict)
         }  # noqa: E501
         calls = []
-        for n, call in enumerate(message.get("toolCalls") or ()):
+        for n, call in enumerate(_list(message.get("toolCalls"))):
             function = call.get("function") if isinstance(call, dict) else None
             if not isinstance(function, dict) or not function.get("name"):
                 continue
@@ -159,6 +159,10 @@ class Mapper:
                                   status=turn["status"], cost_usd=cost))  # fmt: skip
 
 
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _arguments(function: dict):
     raw = function.get("arguments")
     if not isinstance(raw, str):
@@ -170,7 +174,7 @@ def _arguments(function: dict):
 
 
 def _model(item: dict) -> str:
-    for log in item.get("promptLogs") or ():
+    for log in _list(item.get("promptLogs")):
         if isinstance(log, dict):
             options = (
                 log.get("completionOptions")
