@@ -24,6 +24,7 @@ nothing imports in a circle (docs/decisions/0036-importer-types.md).
 """
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -116,6 +117,16 @@ def home_of(variable: str, *default: str) -> Path:
     """A root an environment variable may move, else `~/<default...>`."""
     value = os.environ.get(variable)
     return Path(value) if value else Path.home().joinpath(*default)
+
+
+def torn(error: Exception, live: bool) -> str:
+    """Why a JSON document rewritten whole was not read, in one line: cut short while its agent
+    may still be writing it, or not JSON, and where it breaks."""
+    found = re.search(r"\(byte (\d+)\)", str(error))
+    where = f" at byte {found.group(1)}" if found else ""
+    if live:
+        return f"cut short{where} (its agent may be writing it): read again when whole"
+    return f"not valid JSON: it breaks{where}"
 
 
 def carry_of(raw: msgspec.Raw | None, kind: type):

@@ -22,7 +22,7 @@ from pathlib import Path
 import msgspec
 
 from ...log import records as r
-from ..agent import Agent, Found, Session, home_of
+from ..agent import Agent, Found, Session, home_of, torn
 from . import api, ui
 from .folders import user_dirs
 from .turns import Turns
@@ -80,8 +80,7 @@ class Tasks(Agent):
         try:
             messages = _any(data)
         except msgspec.DecodeError as exc:
-            cut = "cut short (the extension may be writing it)" if live else "not valid JSON"
-            return f"{cut}: {exc}"
+            return torn(exc, live)
         kind = kind_of(messages)
         if kind not in ("ui", "api"):
             return kind

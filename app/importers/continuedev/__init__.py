@@ -18,7 +18,7 @@ from urllib.parse import unquote
 import msgspec
 
 from ...log import records as r
-from ..agent import Agent, Found, Session, home_of
+from ..agent import Agent, Found, Session, home_of, torn
 from ..times import at_ms, one_line
 from .mapping import Mapper, is_prompt
 
@@ -60,9 +60,7 @@ class Continue(Agent):
         try:
             data = _any(path.read_bytes())
         except msgspec.DecodeError as exc:
-            return (
-                f"{'cut short (Continue may be writing it)' if live else 'not valid JSON'}: {exc}"
-            )
+            return torn(exc, live)
         why = refusal(path, data)
         if why:
             return why
