@@ -351,3 +351,27 @@ def test_an_api_history_with_tool_result_blocks_pairs_them_by_id(agents_home, st
     assert (result.output, result.files) == ("written", ["a.go"])
     reply = next(e for e in events if isinstance(e, r.Reply))
     assert reply.usage == r.Usage(input=3, output=4, cache_read=5) and reply.cost_usd
+
+
+def test_roo_code_s_whole_file_edit_condensing_and_sub_task_result_are_read(agents_home, store):
+    unified = "@@ -1 +1 @@\n-package a\n+package b\n"
+    condense = {"cost": 0.01, "prevContextTokens": 9000, "newContextTokens": 900,
+                "summary": "The pager sorts by time."}  # fmt: skip
+    messages = [
+        say(1700000000000, "text", "Rename the package"),
+        request(1700000001000),
+        tool(1700000002000, tool="editedExistingFile", path="a.go", diff=unified,
+             content="package b\n"),
+        {**say(1700000003000, "condense_context"), "contextCondense": condense},
+        say(1700000004000, "subtask_result", "The tests pass."),
+    ]  # fmt: skip
+    path = task_folder(agents_home, messages, extension="rooveterinaryinc.roo-cline")
+    events = log_of(store, one(store, "roo", path))
+    (edit,) = [c for e in events if isinstance(e, r.Reply) for c in e.calls]
+    assert (edit.tool, edit.input) == ("write_to_file", {"path": "a.go", "content": "package b\n"})
+    assert [e.note for e in events if isinstance(e, r.ContextCompact)] == [
+        "The pager sorts by time."
+    ]
+    assert [(e.agent, e.text) for e in events if isinstance(e, r.Reply) and e.agent] == [
+        ("sub-task", "The tests pass.")
+    ]

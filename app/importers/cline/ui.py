@@ -37,12 +37,17 @@ _TOOLS = {
     "useSkill": "use_skill",
     "newTask": "new_task",  # Roo Code: a sub-task, its own task folder
     "switchMode": "switch_mode",
+    "finishTask": "attempt_completion",  # Roo Code: a sub-task handing back
+    "readCommandOutput": "read_command_output",
+    "updateTodoList": "update_todo_list",
+    "runSlashCommand": "run_slash_command",
+    "generateImage": "generate_image",
 }
 CHANGES = "HAS_CHANGES"  # Cline's mark on a result after which files changed (its button)
 _BLOCK = re.compile(r"^(?:-{3,} SEARCH|<{3,} SEARCH)", re.M)
 _EDITS = {"write_to_file", "replace_in_file", "apply_diff"}
 _ERRORS = {"error", "diff_error", "clineignore_error", "api_req_failed", "mistake_limit_reached",
-           "command_permission_denied"}  # fmt: skip
+           "command_permission_denied", "rooignore_error", "condense_context_error"}  # fmt: skip
 _ANSWERS = {"plan_mode_respond", "act_mode_respond", "completion_result"}
 
 
@@ -105,6 +110,13 @@ class Mapper:
             self.turns.error(at, key, text or kind.replace("_", " "))
         elif kind == "task_progress":
             self.turns.progress(at, key, text)
+        elif kind == "condense_context" and isinstance(m.get("contextCondense"), dict):
+            note = str(m["contextCondense"].get("summary") or "Context condensed")
+            self.turns.flush()
+            self.turns.out.append(r.ContextCompact(at=at, src=r.Src(id=key), note=note))
+        elif kind == "subtask_result" and text.strip():  # Roo Code: a sub-task's answer
+            self.turns.flush()
+            self.turns.out.append(r.Reply(at=at, src=r.Src(id=key), agent="sub-task", text=text))
         else:
             self._tool(kind, key, at, text, m)
 
@@ -180,13 +192,16 @@ class Mapper:
         tool = _TOOLS.get(kind, kind or "tool")
         path = str(data.get("path") or "")
         body = data.get("content") if isinstance(data.get("content"), str) else ""
-        if tool == "replace_in_file" and not data.get("diff") and not _BLOCK.search(body):
-            tool = "write_to_file"  # a whole file written over one that was there
+        diff = data.get("diff") if isinstance(data.get("diff"), str) else ""
         args: dict = {"path": path} if path else {}
+        if tool in ("replace_in_file", "apply_diff"):
+            blocks = next((t for t in (diff, body) if _BLOCK.search(t)), "")
+            if not blocks and body:
+                tool = "write_to_file"  # a whole file written (Roo Code adds its unified diff)
+            args["diff"] = blocks or diff
         if tool == "write_to_file":
-            args["content"] = body
-        elif tool in ("replace_in_file", "apply_diff"):
-            args["diff"] = data.get("diff") if isinstance(data.get("diff"), str) else body
+            args = {**args, "content": body}
+            args.pop("diff", None)
         elif tool == "search_files":
             args.update({k: data[k] for k in ("regex", "filePattern") if data.get(k)})
         elif kind == "listFilesRecursive":
