@@ -15,7 +15,7 @@ from importing import plain as plain_log
 from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import records as r
-from nodwyn.reading import resume
+from nodwyn.reading import export, resume
 from nodwyn.reading.edits import diff_of
 from nodwyn.tasks.store import Store
 from nodwyn.usage import figures
@@ -137,6 +137,13 @@ def test_a_task_s_other_files_are_accounted_for_one_line_each(corpus, agents_hom
     assert "metadata" in refused(store, "cline", folder / "task_metadata.json")
     report = import_paths(store, "cline", [folder])
     assert report.created == ["cl-1769053680585"] and not report.skipped
+
+
+def test_a_real_task_exports_its_turns_and_its_edits_as_diffs(corpus, agents_home, store):
+    task = one(store, "cline", source_of(laid_out(corpus, agents_home, "1769053680585")))
+    text = export.export(store, task, "md")
+    assert "## Turn 1 of 1" in text and "**write_to_file**" in text and "```diff" in text
+    assert "<environment_details>" not in text and "HAS_CHANGES" not in text
 
 
 def test_cline_has_no_resume_command_and_says_so(corpus, agents_home, store):
