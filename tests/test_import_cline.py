@@ -9,7 +9,15 @@ from pathlib import Path
 
 import plain_count_cline_continue as plain
 import pytest
-from agents_corpus import again_changes_nothing, finds, one, refused, shown, store_in
+from agents_corpus import (
+    again_changes_nothing,
+    finds,
+    one,
+    refused,
+    shown,
+    store_in,
+    torn_refused_and_kept,
+)
 from importing import OLD, log_of
 from importing import plain as plain_log
 from nodwyn.importers import registry
@@ -244,15 +252,8 @@ def test_cline_s_task_history_gives_the_folder_it_began_in(agents_home, store):
 
 
 def test_a_torn_file_is_refused_in_one_line_and_the_task_kept(agents_home, store):
-    path = task_folder(agents_home, PAGER)
-    task = one(store, "cline", path)
-    before = store.log_path(task).read_bytes()
-    text = path.read_text()
-    path.write_text(text[: len(text) // 2])
-    os.utime(path, (OLD, OLD))
-    reason = refused(store, "cline", path)
-    assert reason.startswith("not valid JSON") and "\n" not in reason
-    assert store.log_path(task).read_bytes() == before
+    reason = torn_refused_and_kept(store, "cline", task_folder(agents_home, PAGER))
+    assert reason == "not valid JSON: it breaks off before its end"
 
 
 def test_another_task_written_over_the_file_is_refused_and_the_log_kept(agents_home, store):
@@ -382,3 +383,13 @@ def test_roo_code_s_whole_file_edit_condensing_and_sub_task_result_are_read(agen
     assert [(e.agent, e.text) for e in events if isinstance(e, r.Reply) and e.agent] == [
         ("sub-task", "The tests pass.")
     ]
+
+
+def test_the_folders_followed_are_those_of_the_editors_on_this_computer(agents_home):
+    cline = registry.get("cline")
+    vscode = agents_home / "Code" / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev"
+    assert cline.roots()[0] == vscode / "tasks"  # none there: where VS Code would keep them
+    (agents_home / "Code" / "Cursor" / "User").mkdir(parents=True)
+    (agents_home / "Code" / "Windsurf" / "User").mkdir(parents=True)
+    assert [p.parts[-5] for p in registry.get("roo").roots()] == ["Cursor", "Windsurf"]
+    assert cline.roots()[-1] == agents_home / ".cline" / "data" / "tasks"

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import plain_count_cline_continue as plain
 import pytest
-from agents_corpus import again_changes_nothing, finds, one, refused, shown, store_in
+from agents_corpus import (
+    again_changes_nothing,
+    finds,
+    one,
+    refused,
+    shown,
+    store_in,
+    torn_refused_and_kept,
+)
 from importing import OLD, log_of
 from importing import plain as plain_log
 from nodwyn.importers import registry
@@ -178,14 +186,7 @@ def test_a_session_with_no_words_of_a_person_is_refused(agents_home, store):
 
 def test_a_torn_session_is_refused_in_one_line_and_the_task_kept(agents_home, store):
     path = session_file(agents_home, [item("user", "Fix it"), item("assistant", "Done.")])
-    task = one(store, "continue", path)
-    before = store.log_path(task).read_bytes()
-    text = path.read_text()
-    path.write_text(text[: len(text) // 2])
-    os.utime(path, (OLD, OLD))
-    reason = refused(store, "continue", path)
-    assert reason.startswith("not valid JSON") and "\n" not in reason
-    assert store.log_path(task).read_bytes() == before
+    assert torn_refused_and_kept(store, "continue", path).startswith("not valid JSON")
 
 
 def test_continue_s_config_is_refused_as_what_it_is(tmp_path, store):

@@ -4,7 +4,6 @@ wider than the window, each call said in words; search finds them and History sh
 cards. Screenshots go to test-artifacts/ for a person to look at."""
 
 import json
-import os
 
 import pytest
 from corpora import REAL
@@ -31,21 +30,13 @@ TASKS = {
 @pytest.fixture(scope="module")
 def served_more(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
-    root = home / "data"
-    before = os.environ.get("NODWYN_DATA_DIR")
-    os.environ["NODWYN_DATA_DIR"] = str(root)
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("NODWYN_DATA_DIR", str(home / "data"))
         store = Store()
-        folders = [cline_laid_out(REAL, home, task) for task in CLINE_TASKS]
-        import_paths(store, "cline", folders)
+        import_paths(store, "cline", [cline_laid_out(REAL, home, task) for task in CLINE_TASKS])
         import_paths(store, "continue", [continue_laid_out(REAL, home)])
-        with serve(root=root, log=home / "serve.log") as server:
+        with serve(root=home / "data", log=home / "serve.log") as server:
             yield server
-    finally:
-        if before is None:
-            os.environ.pop("NODWYN_DATA_DIR", None)
-        else:
-            os.environ["NODWYN_DATA_DIR"] = before
 
 
 @pytest.mark.corpus

@@ -44,7 +44,11 @@ class Tasks(Agent):
     content = (".json",)
 
     def roots(self) -> list[Path]:
-        return [user / "globalStorage" / self.extension / "tasks" for user in user_dirs()]
+        """The tasks folder in each editor on this computer (its User folder is there), or
+        VS Code's when there is none, so the page can say where nodwyn looked."""
+        users = user_dirs()
+        there = [user for user in users if user.is_dir()] or users[:1]
+        return [user / "globalStorage" / self.extension / "tasks" for user in there]
 
     def sources(self, folder: Path):
         for path in sorted(folder.rglob(UI)):

@@ -16,6 +16,7 @@ import json
 import re
 
 from ...log import records as r
+from ..agent import decoded
 from ..times import at_ms
 from .turns import Turns, folder_in
 
@@ -217,7 +218,7 @@ class Mapper:
             args = {
                 "server_name": data.get("serverName"),
                 "tool_name": data.get("toolName"),
-                "arguments": _arguments(data.get("arguments")),
+                "arguments": decoded(data.get("arguments")),  # JSON text in Cline's file
                 "uri": data.get("uri"),
             }
             data = {k: v for k, v in args.items() if v}
@@ -259,16 +260,6 @@ def _compaction(text: str) -> str:
         else ""
     )  # noqa: E501
     return f"Context compacted ({info.get('mode', 'auto')}){sizes}"
-
-
-def _arguments(value):
-    """An MCP call's arguments, which Cline keeps as JSON text, as the object they are."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _attachments(m: dict) -> list[r.Attachment]:

@@ -18,14 +18,13 @@ from urllib.parse import unquote
 import msgspec
 
 from ...log import records as r
-from ..agent import Agent, Found, Session, home_of, torn
+from ..agent import Agent, Found, Session, home_of, session_near_top, torn
 from ..times import at_ms, one_line
 from .mapping import Mapper, is_prompt
 
 INDEX = "sessions.json"
 BIGGEST = 512 * 1024 * 1024
 DEFAULT_TITLE = "New Session"
-_SESSION = re.compile(rb'"sessionId":\s*"([^"\\]+)"')
 _any = msgspec.json.Decoder().decode
 
 
@@ -46,12 +45,7 @@ class Continue(Agent):
         return (p for p in sorted(folder.rglob("*.json")) if p.name != INDEX)
 
     def peek(self, path: Path) -> list[Found] | None:
-        with open(path, "rb") as handle:
-            found = _SESSION.search(handle.read(4096))
-        if not found:
-            return None
-        session = found.group(1).decode(errors="replace")
-        return [Found(self.task_id(session), session)]
+        return session_near_top(self, path)
 
     def read(self, path: Path, live: bool) -> list[Session] | str:
         size = path.stat().st_size

@@ -9,10 +9,9 @@ canceled) says whether it failed. Continue writes no time on a message: every re
 by the session's creation (its index entry's `dateCreated`), and a turn's length is not known.
 """
 
-import json
-
 from ...log import records as r
 from .. import prices
+from ..agent import decoded
 
 FAILED = ("errored", "canceled", "cancelled")
 WRITES = ("create_new_file", "edit_existing_file", "single_find_and_replace", "multi_edit")
@@ -102,7 +101,7 @@ class Mapper:
             if not isinstance(function, dict) or not function.get("name"):
                 continue
             cid = str(call.get("id") or f"{key}/{n}")
-            data = _arguments(function)
+            data = decoded(function.get("arguments"))
             calls.append(r.Call(id=cid, tool=str(function["name"]), input=data))
             state = states.get(cid) or {}
             file = data.get("filepath") if isinstance(data, dict) else None
@@ -161,16 +160,6 @@ class Mapper:
 
 def _list(value) -> list:
     return value if isinstance(value, list) else []
-
-
-def _arguments(function: dict):
-    raw = function.get("arguments")
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
 
 
 def _model(item: dict) -> str:
