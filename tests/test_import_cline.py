@@ -393,3 +393,13 @@ def test_the_folders_followed_are_those_of_the_editors_on_this_computer(agents_h
     (agents_home / "Code" / "Windsurf" / "User").mkdir(parents=True)
     assert [p.parts[-5] for p in registry.get("roo").roots()] == ["Cursor", "Windsurf"]
     assert cline.roots()[-1] == agents_home / ".cline" / "data" / "tasks"
+
+
+def test_the_corpus_folder_given_by_hand_gives_each_task_once(corpus, store):
+    """Copies named `<owner>__<repo>__<task id>__ui_messages.json`: the id in the name joins a
+    task's files, the model's side beside the panel's is passed over, saying why."""
+    report = import_paths(store, "cline", [corpus / "more" / "cline"])
+    assert len(report.created) == 3 and "cl-1769053680585" in report.created
+    reasons = sorted(skipped.reason for skipped in report.skipped)
+    assert len(reasons) == 2 and reasons[0].startswith("a task's metadata")
+    assert reasons[1].startswith("the model's side of task 1769053680585")

@@ -89,6 +89,10 @@ class Tasks(Agent):
         if kind not in ("ui", "api"):
             return kind
         session = task_of(path, data)
+        if kind == "api" and path.name != API and _panel_beside(path, session):
+            return (
+                f"the model's side of task {session}, whose ui_messages beside it is read instead"
+            )
         records = self.records(path, kind, messages, session, live)
         if len(records) < 2:
             return "no conversation in it yet"
@@ -131,9 +135,9 @@ def kind_of(value) -> str:
     extension keeps beside them are named, so a person sees what was passed over)."""
     if isinstance(value, list) and value and all(isinstance(x, dict) for x in value[:50]):
         head = value[:50]
-        if all(x.get("type") in ("say", "ask") and "ts" in x for x in head):
+        if _most(x.get("type") in ("say", "ask") and "ts" in x for x in head):
             return "ui"
-        if all(x.get("role") in ("user", "assistant") and "content" in x for x in head):
+        if _most(x.get("role") in ("user", "assistant") and "content" in x for x in head):
             return "api"
         if all({"id", "ts", "task"} <= x.keys() for x in head):
             return "the extension's task history (each task's first words and folder), read with each task"  # noqa: E501
@@ -151,13 +155,30 @@ def kind_of(value) -> str:
     return "not a Cline task's messages (neither ui_messages nor api_conversation_history)"
 
 
+def _most(marks) -> bool:
+    """Most of a file's first messages have the shape (one odd message does not refuse it)."""
+    marks = list(marks)
+    return sum(marks) >= max(1, len(marks) * 0.8)
+
+
 def task_of(path: Path, data: bytes) -> str:
-    """The task id: its folder's name, else (a copy kept under another name) a hash of the
-    first message, so a copy and the original are one task."""
+    """The task id: its folder's name; else, for a copy kept under another name, the id that
+    name carries (`<id>__ui_messages.json`), else a hash of the first message, so a copy and
+    the original are one task."""
     if _ID.fullmatch(path.parent.name):
         return path.parent.name
+    named = _ID.search(path.name)
+    if named:
+        return named.group(0)
     head = data.lstrip()[:4096]
     return "h" + hashlib.blake2b(head, digest_size=8).hexdigest()
+
+
+def _panel_beside(path: Path, session: str) -> bool:
+    """Whether a copy of the same task's ui_messages is in the folder (copies named by id)."""
+    return any(
+        p != path and session in p.name and p.name.endswith(UI) for p in path.parent.iterdir()
+    )
 
 
 def _first_at(messages: list, session: str) -> str:
