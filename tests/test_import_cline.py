@@ -403,3 +403,17 @@ def test_the_corpus_folder_given_by_hand_gives_each_task_once(corpus, store):
     reasons = sorted(skipped.reason for skipped in report.skipped)
     assert len(reasons) == 2 and reasons[0].startswith("a task's metadata")
     assert reasons[1].startswith("the model's side of task 1769053680585")
+
+
+def test_an_ask_is_answered_by_what_follows_and_the_last_one_waits(agents_home, store):
+    run = {"ts": 1700000002000, "type": "ask", "ask": "command", "text": "rm -rf build"}
+    ask = {"ts": 1700000004000, "type": "ask", "ask": "followup",
+           "text": json.dumps({"question": "Which branch?", "options": ["main"]})}  # fmt: skip
+    messages = [say(1700000000000, "text", "Clean the build"), request(1700000001000), run,
+                say(1700000003000, "user_feedback", "No"), request(1700000003500), ask]  # fmt: skip
+    events = log_of(store, one(store, "cline", task_folder(agents_home, messages, live=True)))
+    asks = [(e.call, e.tool) for e in events if isinstance(e, r.ApprovalAsk)]
+    assert asks == [("ui/1700000002000", "execute_command"),
+                    ("ui/1700000004000", "ask_followup_question")]  # fmt: skip
+    answers = [(e.call, e.allowed) for e in events if isinstance(e, r.ApprovalAnswer)]
+    assert answers == [("ui/1700000002000", False)]  # the person's words denied it

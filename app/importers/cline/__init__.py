@@ -105,7 +105,7 @@ class Tasks(Agent):
         first = _first_at(messages, session)
         mapper = ui.Mapper(turns) if kind == "ui" else api.Mapper(turns, first)
         mapper.messages(messages)
-        out = turns.finish(live)
+        out = turns.finish(live, settled=bool(getattr(mapper, "asking", "")))
         first_at = next((x.at for x in out if x.at), first)
         environment = (meta.get("environment_history") or [{}])[-1] if meta else {}
         start = r.SessionStart(

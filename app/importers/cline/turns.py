@@ -102,8 +102,11 @@ class Turns:
         items = plan_of(text)
         if items and items != self.plan:
             self.plan = items
-            plan = r.Plan(at=at, src=r.Src(id=key), items=items)
-            (self.open["results"] if self.open is not None else self.out).append(plan)
+            self.after(r.Plan(at=at, src=r.Src(id=key), items=items))
+
+    def after(self, record: r.Known) -> None:
+        """A record that follows the reply being put together (after its results so far)."""
+        (self.open["results"] if self.open is not None else self.out).append(record)
 
     def error(self, at: str, key: str, text: str) -> None:
         self.flush()
@@ -149,9 +152,11 @@ class Turns:
             )
         )  # fmt: skip
 
-    def finish(self, live: bool) -> list[r.Known]:
-        """The records; while Cline may still be writing, the last reply and turn stay open."""
-        if not live:
+    def finish(self, live: bool, settled: bool = False) -> list[r.Known]:
+        """The records; while Cline may still be writing, the last reply and turn stay open,
+        but for a reply `settled` (Cline asks the person: its request is done), written."""
+        if not live or settled:
             self.flush()
+        if not live:
             self.end()
         return self.out

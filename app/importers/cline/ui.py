@@ -49,6 +49,10 @@ _BLOCK = re.compile(r"^(?:-{3,} SEARCH|<{3,} SEARCH)", re.M)
 _EDITS = {"write_to_file", "replace_in_file", "apply_diff"}
 _ERRORS = {"error", "diff_error", "clineignore_error", "api_req_failed", "mistake_limit_reached",
            "command_permission_denied", "rooignore_error", "condense_context_error"}  # fmt: skip
+# asks that wait for the person -> the tool they are about where no call names it
+_APPROVALS = {"tool": "tool", "command": "execute_command", "use_mcp_server": "use_mcp_tool",
+              "browser_action_launch": "browser_action", "followup": "ask_followup_question",
+              "use_subagents": "use_subagents"}  # fmt: skip
 _ANSWERS = {"plan_mode_respond", "act_mode_respond", "completion_result"}
 
 
@@ -71,6 +75,8 @@ class Mapper:
         self.last_at = ""
         self.output: list[str] = []  # a command's output so far
         self.keys: set[str] = set()
+        self.asking = ""  # the ask Cline waits on, until the next message
+        self.asked_kind = ""
 
     def messages(self, messages: list) -> None:
         for n, m in enumerate(messages):
@@ -95,6 +101,8 @@ class Mapper:
         key = f"{key}/{n}" if key in self.keys else key  # two messages of one millisecond
         self.keys.add(key)
         text = m.get("text") if isinstance(m.get("text"), str) else ""
+        if self.asking:
+            self._answered(kind, at)
         if kind in ("task", "user_feedback", "user_feedback_diff") or (
             kind == "text" and not self.asked
         ):
@@ -120,6 +128,23 @@ class Mapper:
             self.turns.out.append(r.Reply(at=at, src=r.Src(id=key), agent="sub-task", text=text))
         else:
             self._tool(kind, key, at, text, m)
+        if m.get("type") == "ask" and kind in _APPROVALS:
+            self._asked(key, at, kind)
+
+    def _asked(self, key: str, at: str, kind: str) -> None:
+        """Cline waits for the person: an approval of a call, or an answer to a question."""
+        tool = self.turns.calls.get(key) or _APPROVALS[kind]
+        self.turns.after(r.ApprovalAsk(at=at, src=r.Src(id=f"ask/{key}"), call=key, tool=tool))
+        self.asking, self.asked_kind = key, kind
+
+    def _answered(self, kind: str, at: str) -> None:
+        """The person answered the ask before: words of theirs deny a call (Cline tells the
+        model "The user denied this operation"), anything else goes on with it."""
+        key, self.asking = self.asking, ""
+        question = self.asked_kind == "followup"  # answered, not allowed or denied
+        allowed = question or kind not in ("user_feedback", "user_feedback_diff")
+        answer = r.ApprovalAnswer(at=at, src=r.Src(id=f"answer/{key}"), call=key, allowed=allowed)
+        self.turns.after(answer)
 
     def _request(self, key: str, at: str, info: dict) -> None:
         self.asked = True
