@@ -325,7 +325,7 @@ def test_sub_agents_a_command_s_streamed_output_and_a_compaction_are_read(agents
     assert results["use_subagents"].output.startswith("[1] COMPLETED - Read the pager")
     assert results["execute_command"].output == "ok pager\nFAIL tests"
     agents = [(e.agent, e.text) for e in events if isinstance(e, r.Reply) and e.agent]
-    assert agents[:2] == [("sub-agent 1", "It sorts by id."), ("sub-agent 2", "timed out")]
+    assert agents[:2] == [("1", "It sorts by id."), ("2", "timed out")]
     assert [e.cost_usd for e in events if isinstance(e, r.Reply) and e.agent == "sub-agents"] == [
         0.25
     ]

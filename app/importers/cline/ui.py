@@ -133,8 +133,12 @@ class Mapper:
 
     def _asked(self, key: str, at: str, kind: str) -> None:
         """Cline waits for the person: an approval of a call, or an answer to a question."""
-        tool = self.turns.calls.get(key) or _APPROVALS[kind]
-        self.turns.after(r.ApprovalAsk(at=at, src=r.Src(id=f"ask/{key}"), call=key, tool=tool))
+        calls = self.turns.open["calls"] if self.turns.open else []
+        call = next((c for c in calls if c.id == key), None)
+        tool = call.tool if call else _APPROVALS[kind]
+        ask = r.ApprovalAsk(at=at, src=r.Src(id=f"ask/{key}"), call=key, tool=tool,
+                            input=call.input if call else None)  # fmt: skip
+        self.turns.after(ask)
         self.asking, self.asked_kind = key, kind
 
     def _answered(self, kind: str, at: str) -> None:
@@ -202,16 +206,14 @@ class Mapper:
         if data.get("status") not in ("completed", "failed") or not self.last_call:
             return
         items = [i for i in _list(data.get("items")) if isinstance(i, dict)]
+        for n, item in enumerate(items):  # before the call's result, so they nest under it
+            said = str(item.get("result") or item.get("error") or "")
+            if said:
+                agent = str(item.get("index", n + 1))
+                self.turns.after(r.Reply(at=at, src=r.Src(id=f"{key}/{n}"), agent=agent, text=said))
         lines = [_said(n, item) for n, item in enumerate(items)]
         self.turns.result(at, self.last_call, "\n\n".join(lines), error=data["status"] == "failed")
         self.last_call = ""
-        for n, item in enumerate(items):
-            said = str(item.get("result") or item.get("error") or "")
-            if said:
-                agent = f"sub-agent {item.get('index', n + 1)}"
-                self.turns.out.append(
-                    r.Reply(at=at, src=r.Src(id=f"{key}/{n}"), agent=agent, text=said)
-                )
 
     def _file_tool(self, key: str, at: str, data: dict) -> None:
         kind = str(data.get("tool") or "")
