@@ -417,3 +417,19 @@ def test_an_ask_is_answered_by_what_follows_and_the_last_one_waits(agents_home, 
                     ("ui/1700000004000", "ask_followup_question")]  # fmt: skip
     answers = [(e.call, e.allowed) for e in events if isinstance(e, r.ApprovalAnswer)]
     assert answers == [("ui/1700000002000", False)]  # the person's words denied it
+
+
+def test_a_file_cline_replaces_with_a_longer_one_adds_only_what_is_new(agents_home, store):
+    path = task_folder(agents_home, PAGER[:4])
+    task = one(store, "cline", path)
+    before = store.log_path(task).read_bytes()
+    fresh = path.with_name("ui_messages.json.tmp")  # written aside, then renamed over it
+    fresh.write_text(json.dumps(PAGER))
+    os.utime(fresh, (OLD, OLD))
+    os.replace(fresh, path)
+    assert import_paths(store, "cline", [path]).extended == [task]
+    after = store.log_path(task).read_bytes()
+    assert after.startswith(before)
+    keys = [e.src.id for e in log_of(store, task) if e.src]
+    once = store_in(agents_home / "once")
+    assert len(keys) == len(set(keys)) == len(log_of(once, one(once, "cline", path)))
