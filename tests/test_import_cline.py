@@ -433,3 +433,14 @@ def test_a_file_cline_replaces_with_a_longer_one_adds_only_what_is_new(agents_ho
     keys = [e.src.id for e in log_of(store, task) if e.src]
     once = store_in(agents_home / "once")
     assert len(keys) == len(set(keys)) == len(log_of(once, one(once, "cline", path)))
+
+
+def test_claude_dev_s_tokens_in_api_req_finished_are_the_request_s(agents_home, store):
+    finished = {"tokensIn": 7, "tokensOut": 8, "cost": 0.002}
+    messages = [say(1700000000000, "text", "Fix it"),
+                say(1700000001000, "api_req_started", json.dumps({"request": "<task>"})),
+                say(1700000002000, "text", "Fixed."),
+                say(1700000003000, "api_req_finished", json.dumps(finished))]  # fmt: skip
+    events = log_of(store, one(store, "cline", task_folder(agents_home, messages)))
+    reply = next(e for e in events if isinstance(e, r.Reply))
+    assert (reply.usage, reply.cost_usd) == (r.Usage(input=7, output=8), 0.002)

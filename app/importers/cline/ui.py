@@ -53,7 +53,7 @@ _ERRORS = {"error", "diff_error", "clineignore_error", "api_req_failed", "mistak
 _APPROVALS = {"tool": "tool", "command": "execute_command", "use_mcp_server": "use_mcp_tool",
               "browser_action_launch": "browser_action", "followup": "ask_followup_question",
               "use_subagents": "use_subagents"}  # fmt: skip
-_ANSWERS = {"plan_mode_respond", "act_mode_respond", "completion_result"}
+_ANSWERS = {"plan_mode_respond", "act_mode_respond", "completion_result", "plan_completion_result"}
 
 
 def _json(text) -> dict:
@@ -109,6 +109,8 @@ class Mapper:
             self.turns.prompt(key, at, text, _attachments(m))
         elif kind == "api_req_started":
             self._request(key, at, _json(text))
+        elif kind == "api_req_finished":  # Claude Dev's (Cline before 2.0): the tokens came last
+            self._finished(_json(text))
         elif kind == "reasoning":
             self.turns.thinking(at, text)
         elif kind == "text" or (kind in _ANSWERS and m.get("type") == "say"):
@@ -153,16 +155,14 @@ class Mapper:
     def _request(self, key: str, at: str, info: dict) -> None:
         self.asked = True
         self.folder = self.folder or folder_in(str(info.get("request") or ""))
-        numbers = {k: v if isinstance(v, int) else 0 for k, v in info.items()}
-        counted = any(k in info for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites"))
-        usage = r.Usage(
-            input=numbers.get("tokensIn", 0), output=numbers.get("tokensOut", 0),
-            cache_read=numbers.get("cacheReads", 0), cache_write=numbers.get("cacheWrites", 0),
-        ) if counted else None  # fmt: skip
-        cost = info.get("cost") if isinstance(info.get("cost"), int | float) else None
-        self.turns.reply(key, at, usage, cost)
+        self.turns.reply(key, at, *_usage(info))
         if info.get("cancelReason"):
             self.turns.cancelled()
+
+    def _finished(self, info: dict) -> None:
+        reply = self.turns.open
+        if reply is not None and reply["usage"] is None:
+            reply["usage"], reply["cost"] = _usage(info)
 
     def _tool(self, kind, key: str, at: str, text: str, m: dict) -> None:
         if kind == "tool":
@@ -256,6 +256,18 @@ class Mapper:
         self.last_call = key if kind in ("use_mcp_server", "use_subagents") else ""
         if not self.last_call:
             self.turns.calls.pop(key, None)  # answered by a person's next words, not a result
+
+
+def _usage(info: dict) -> tuple[r.Usage | None, float | None]:
+    """A request's tokens and Cline's own cost of it, where its record gives them."""
+    numbers = {k: v if isinstance(v, int) else 0 for k, v in info.items()}
+    counted = any(k in info for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites"))
+    usage = r.Usage(
+        input=numbers.get("tokensIn", 0), output=numbers.get("tokensOut", 0),
+        cache_read=numbers.get("cacheReads", 0), cache_write=numbers.get("cacheWrites", 0),
+    ) if counted else None  # fmt: skip
+    cost = info.get("cost") if isinstance(info.get("cost"), int | float) else None
+    return usage, cost
 
 
 def _said(n: int, item: dict) -> str:
