@@ -18,17 +18,8 @@ FIELDS = ("type", "say", "ask", "text", "ts", "role", "content", "metrics", "mod
           "message", "toolCalls", "toolCallStates", "usage", "promptLogs")  # fmt: skip
 
 
-def nest(lines, index, depth, field):
-    try:
-        value = json.loads(lines[index])
-    except ValueError:
-        return
-    if isinstance(value, dict):
-        value[field] = json.loads("[" * depth + "]" * depth)
-        lines[index] = json.dumps(value).encode()
-
-
 def retype(lines, index, field, new):
+    """The message on that line given `field` = `new` (a line cut before is left as it is)."""
     try:
         value = json.loads(lines[index])
     except ValueError:
@@ -36,6 +27,10 @@ def retype(lines, index, field, new):
     if isinstance(value, dict):
         value[field] = new
         lines[index] = json.dumps(value).encode()
+
+
+def nest(lines, index, depth, field):
+    retype(lines, index, field, json.loads("[" * depth + "]" * depth))
 
 
 MUTATION = st.one_of(
