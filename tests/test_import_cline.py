@@ -444,3 +444,36 @@ def test_claude_dev_s_tokens_in_api_req_finished_are_the_request_s(agents_home, 
     events = log_of(store, one(store, "cline", task_folder(agents_home, messages)))
     reply = next(e for e in events if isinstance(e, r.Reply))
     assert (reply.usage, reply.cost_usd) == (r.Usage(input=7, output=8), 0.002)
+
+
+def test_who_wrote_a_line_is_the_turn_of_cline_s_write_or_its_search_and_replace(
+    agents_home, tmp_path, data_dir
+):
+    from nodwyn import memory
+    from nodwyn.memory.provenance.blame import blame
+
+    project = tmp_path / "src" / "pager"
+    project.mkdir(parents=True)
+    first = "def pages(items):\n    return sorted(items, key=id)\n"
+    last = "def pages(items):\n    return sorted(items, key=lambda p: p.time)\n"
+    block = ("------- SEARCH\n    return sorted(items, key=id)\n=======\n"
+             "    return sorted(items, key=lambda p: p.time)\n+++++++ REPLACE\n")  # fmt: skip
+    ask = {"request": f"<task>\n# Current Working Directory ({project}) Files\n", "tokensIn": 1}
+    messages = [
+        say(1700000000000, "text", "Write the pager"),
+        say(1700000001000, "api_req_started", json.dumps(ask)),
+        tool(1700000002000, tool="newFileCreated", path="pages.py", content=first),
+        say(1700000003000, "user_feedback", "Sort by time"),
+        say(1700000004000, "api_req_started", json.dumps(ask)),
+        tool(1700000005000, tool="editedExistingFile", path="pages.py", content=block),
+    ]  # fmt: skip
+    store = Store(data_dir)
+    one(store, "cline", task_folder(agents_home, messages))
+    memory.refresh_words(store)
+    (project / "pages.py").write_text(last)
+    done = blame(store, project / "pages.py")
+    origins = [done.origins[line.origin] for line in done.lines]
+    assert [(o.tool, o.asked, o.agent) for o in origins] == [
+        ("write_to_file", "Write the pager", "cline"),
+        ("replace_in_file", "Sort by time", "cline"),
+    ]
