@@ -2,6 +2,7 @@
 out in ~/.continue/sessions, and small sessions written here
 (docs/decisions/0052-cline-and-continue.md)."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -152,8 +153,9 @@ def session_file(home: Path, history: list, **more) -> Path:
 
 
 def item(role: str, content="", **more) -> dict:
-    return {"message": {"role": role, "content": content, "id": f"{role}{len(str(more))}",
-                        **more}, "contextItems": []}  # fmt: skip
+    """One history item; its message id made of what it holds, so two are never one."""
+    key = f"{role}-{hashlib.sha1(json.dumps([content, more]).encode()).hexdigest()[:8]}"
+    return {"message": {"role": role, "content": content, "id": key, **more}, "contextItems": []}
 
 
 def test_a_written_session_s_edit_usage_and_summary_are_kept(agents_home, store):
@@ -193,3 +195,37 @@ def test_continue_s_config_is_refused_as_what_it_is(tmp_path, store):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"models": []}))
     assert "configuration" in refused(store, "continue", config)
+
+
+def test_who_wrote_a_line_is_the_turn_of_continue_s_new_file_or_its_replace(
+    agents_home, tmp_path, data_dir
+):
+    from nodwyn import memory
+    from nodwyn.memory.provenance.blame import blame
+
+    project = tmp_path / "src" / "pager"
+    project.mkdir(parents=True)
+
+    def call(cid: str, name: str, **args) -> dict:
+        return {"id": cid, "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)}}  # fmt: skip
+
+    new = call("c1", "create_new_file", filepath="pages.py", contents="a = 1\nb = 2\n")
+    fix = call("c2", "single_find_and_replace", filepath="pages.py", old_string="b = 2",
+               new_string="b = 3")  # fmt: skip
+    history = [
+        item("user", "Write the pager"), item("assistant", "", toolCalls=[new]),
+        item("tool", "created", toolCallId="c1"),
+        item("user", "Make b three"), item("assistant", "", toolCalls=[fix]),
+        item("tool", "replaced", toolCallId="c2"),
+    ]  # fmt: skip
+    store = Store(data_dir)
+    path = session_file(agents_home, history, workspaceDirectory=project.as_uri())
+    one(store, "continue", path)
+    memory.refresh_words(store)
+    (project / "pages.py").write_text("a = 1\nb = 3\n")
+    done = blame(store, project / "pages.py")
+    assert [(done.origins[x.origin].tool, done.origins[x.origin].asked) for x in done.lines] == [
+        ("create_new_file", "Write the pager"),
+        ("single_find_and_replace", "Make b three"),
+    ]
