@@ -36,15 +36,13 @@ def _edit(data: dict) -> list[dict]:
 
 
 def _sketch(data: dict) -> list[dict]:
-    """Cursor's edit_file: `code_edit` is the new code with the unchanged stretches elided by
-    `// ... existing code ...` lines; its other lines are what the call adds (where they stand
-    is not said)."""
-    text = _field(data, "code_edit", "codeEdit")
+    """Cursor's edit_file (Continue's edit_existing_file): `code_edit` (`changes`) is the new
+    code with the unchanged stretches elided by `// ... existing code ...` lines; its other
+    lines are what the call adds (where they stand is not said)."""
+    text = _field(data, "code_edit", "codeEdit", "changes")
     kept = [line for line in _lines(text) if "... existing code ..." not in line]
     lines = [["+", line, None, None] for line in kept]
-    return [
-        _merged(_field(data, "target_file", "targetFile", "file_path"), "update", [_hunk(lines)])
-    ]
+    return [_merged(_field(data, "target_file", "targetFile", *_PATHS), "update", [_hunk(lines)])]
 
 
 def _multi_edit(data: dict) -> list[dict]:
@@ -209,4 +207,5 @@ READERS: dict[str, Callable] = {
     "apply_diff": _search_blocks,  # Roo Code: path, diff
     "create_new_file": _write,  # Continue: filepath, contents
     "single_find_and_replace": _edit,  # Continue: filepath, old_string, new_string
+    "edit_existing_file": _sketch,  # Continue: filepath, changes (elided as Cursor's are)
 }
