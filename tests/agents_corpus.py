@@ -39,6 +39,19 @@ def again_changes_nothing(store: Store, agent: str, path: Path, task: str) -> No
     assert store.log_path(task).read_bytes() == before
 
 
+def torn_refused_and_kept(store: Store, agent: str, path: Path) -> str:
+    """A source rewritten whole, imported, then cut in half (a sync engine's half copy, long
+    finished): refused in one line and its task's log kept as it was. The reason."""
+    task = one(store, agent, path)
+    before = store.log_path(task).read_bytes()
+    text = path.read_bytes()
+    path.write_bytes(text[: len(text) // 2])
+    os.utime(path, (OLD, OLD))
+    reason = refused(store, agent, path)
+    assert "\n" not in reason and store.log_path(task).read_bytes() == before
+    return reason
+
+
 def halves_equal_whole(tmp_path: Path, agent: str, path: Path) -> None:
     """A live source imported at half its lines, then whole, gives the log of one import."""
     whole = path.read_bytes()

@@ -69,6 +69,9 @@ def agents_home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / ".pi" / "agent"))
     monkeypatch.setenv("QWEN_HOME", str(home / ".qwen"))
     monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(home / ".local" / "share" / "crush"))
+    monkeypatch.setenv("VSCODE_APPDATA", str(home / "Code"))  # Cline's, Roo Code's, Kilo Code's
+    monkeypatch.setenv("CLINE_DIR", str(home / ".cline"))
+    monkeypatch.setenv("CONTINUE_GLOBAL_DIR", str(home / ".continue"))
     return home
 
 

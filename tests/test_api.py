@@ -15,6 +15,7 @@ import pytest
 from nodwyn import api, memory
 from nodwyn.errors import BadInput
 from nodwyn.log import records
+from nodwyn.mcp import install as mcp_install
 from nodwyn.tasks import demo
 
 TOKEN = "secret-token-for-tests"
@@ -433,8 +434,8 @@ def test_search_takes_a_mode_and_without_one_the_setting_decides(client, store):
 def test_settings_connect_writes_the_agents_configuration_as_mcp_install_does(client, agents_home):
     (agents_home / ".gemini").mkdir()  # Gemini CLI is on this computer; Copilot CLI is not
     listed = {a["agent"]: a for a in client.get("/api/mcp").json["agents"]}
-    assert list(listed) == ["claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen",
-                           "crush"]
+    assert list(listed) == list(mcp_install.AGENTS)
+    assert {"claude", "codex", "gemini", "qwen", "crush", "cline", "continue"} <= set(listed)
     gemini = listed["gemini"]
     assert gemini["detected"] and not gemini["connected"] and not listed["copilot"]["detected"]
     assert gemini["file"] == str(agents_home / ".gemini" / "settings.json")

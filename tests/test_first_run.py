@@ -56,6 +56,10 @@ def test_with_no_agent_folders_the_page_hears_where_nodwyn_looked(server, agent_
         ("pi", False, False),
         ("qwen", False, False),
         ("crush", False, False),
+        ("cline", False, False),
+        ("roo", False, False),
+        ("kilo", False, False),
+        ("continue", False, False),
     }
     paths = {p["path"] for p in answer["places"] if p["tool"] in ("claude", "codex")}
     assert paths == {

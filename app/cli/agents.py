@@ -9,7 +9,8 @@ from .console import print_json, store
 
 # The agents that speak MCP (conversation.AGENTS, written out: the parser is built without
 # importing the store; a test checks the two agree).
-MCP_AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush")
+MCP_AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush",
+              "cline", "continue")  # fmt: skip
 
 
 def add_agents(sub) -> None:

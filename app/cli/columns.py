@@ -26,6 +26,10 @@ AGENTS = {
     "aider": "Aider",
     "antigravity": "Antigravity",
     "cursor": "Cursor",
+    "cline": "Cline",
+    "roo-code": "Roo Code",
+    "kilo-code": "Kilo Code",
+    "continue": "Continue",
     "nodwyn": "nodwyn",
 }
 

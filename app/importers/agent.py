@@ -23,7 +23,9 @@ imports no agent and no part of the core, so every agent and the registry import
 nothing imports in a circle (docs/decisions/0036-importer-types.md).
 """
 
+import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -132,6 +134,42 @@ def first_line(path: Path, label: str, probe: int = 64 * 1024):
         return msgspec.json.decode(head)
     except msgspec.DecodeError:
         return f"not a {label} session (its first line is not JSON)"
+
+
+def decoded(value):
+    """A value its agent kept as JSON text (a call's arguments), as what it holds; else as is."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+SESSION_ID = re.compile(rb'"sessionId":\s*"([^"\\]+)"')
+
+
+def session_near_top(agent: "Agent", path: Path) -> list[Found] | None:
+    """A `peek` for JSON that names its `sessionId` early: enough to pass an unchanged file over
+    unread."""
+    with open(path, "rb") as handle:
+        found = SESSION_ID.search(handle.read(4096))
+    if not found:
+        return None
+    session = found.group(1).decode(errors="replace")
+    return [Found(agent.task_id(session), session)]
+
+
+def torn(error: Exception, live: bool) -> str:
+    """Why a JSON document rewritten whole was not read, in one line: cut short while its agent
+    may still be writing it, or not JSON, and where it breaks."""
+    found = re.search(r"\(byte (\d+)\)", str(error))
+    where = f" at byte {found.group(1)}" if found else ""
+    if "truncated" in str(error):
+        where = " off before its end"
+    if live:
+        return f"cut short{where} (its agent may be writing it): read again when whole"
+    return f"not valid JSON: it breaks{where}"
 
 
 def carry_of(raw: msgspec.Raw | None, kind: type):

@@ -16,7 +16,9 @@ def _agents() -> dict[str, Agent]:
         aider,
         antigravity,
         claude,
+        cline,
         codex,
+        continuedev,
         copilot,
         crush,
         cursor,
@@ -38,6 +40,10 @@ def _agents() -> dict[str, Agent]:
         pi.AGENT,
         qwen.AGENT,
         crush.AGENT,
+        cline.AGENT,
+        cline.ROO,
+        cline.KILO,
+        continuedev.AGENT,
     ]
     return {agent.name: agent for agent in chosen}
 

@@ -32,7 +32,8 @@ AGENTS = tuple(live_sessions.FINDERS)  # the agents that speak MCP, in the regis
 _META_KEYS = ("sessionId", "session_id", "sessionID", "threadId", "thread_id")
 _LABELS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI",
            "copilot": "Copilot CLI", "opencode": "OpenCode", "cursor": "Cursor",
-           "qwen": "Qwen Code", "crush": "Crush"}  # fmt: skip
+           "qwen": "Qwen Code", "crush": "Crush", "cline": "Cline",
+           "continue": "Continue"}  # fmt: skip
 
 
 class NoConversation(NodwynError):

@@ -5,13 +5,13 @@ Invariants: `--write` adds nodwyn's entry and changes nothing else a person wrot
 file it leaves is read by the agent's own parser rules with nodwyn's entry in it. Codex's
 `config.toml` gets a table appended at its end, or its entry put into the `mcp_servers`
 table where that is written inline (codex_config.py); the JSON files (Claude Code's
-`.claude.json`, Gemini CLI's, Copilot CLI's, OpenCode's, Cursor's) get nodwyn's member
-inserted as text into the servers' object the parser keeps (`jsonc`), so comments and order
-stay too. A servers' value that is no object is made one when it holds nothing (null, an empty
-list or text), and refused, said why, when it holds something nodwyn would lose. The file as
-it was is kept beside it (`<name>.before-nodwyn`, the first time). An entry already there is
-left alone and said so, so a second `--write` changes nothing. A file that does not parse is
-refused, never overwritten.
+`.claude.json`, Gemini CLI's, Copilot CLI's, OpenCode's, Cursor's, Cline's, Continue's) get
+nodwyn's member inserted as text into the servers' object the parser keeps (`jsonc`), so
+comments and order stay too. A servers' value that is no object is made one when it holds
+nothing (null, an empty list or text), and refused, said why, when it holds something nodwyn
+would lose. The file as it was is kept beside it (`<name>.before-nodwyn`, the first time).
+An entry already there is left alone and said so, so a second `--write` changes nothing. A
+file that does not parse is refused, never overwritten.
 """
 
 import json
@@ -126,6 +126,31 @@ def crush_file() -> Path:
     return home_of("XDG_CONFIG_HOME", ".config") / "crush" / "crush.json"
 
 
+def cline_file() -> Path:
+    """Cline's MCP settings: `~/.cline/data/settings` (CLINE_DIR moves ~/.cline), which Cline 4
+    shares between its CLI and editors, where that folder is; else the extension's own file in
+    the first editor that has one; else the shared one."""
+    from ..importers.agent import home_of
+    from ..importers.cline.folders import user_dirs
+
+    shared = home_of("CLINE_DIR", ".cline") / "data" / "settings" / "cline_mcp_settings.json"
+    if shared.parent.parent.exists():
+        return shared
+    for user in user_dirs():
+        own = user / "globalStorage" / "saoudrizwan.claude-dev" / "settings" / shared.name
+        if own.exists():
+            return own
+    return shared
+
+
+def continue_file() -> Path:
+    """A file of its own in `~/.continue/mcpServers`, where Continue reads JSON MCP configs
+    in the mcpServers shape beside its config.yaml (CONTINUE_GLOBAL_DIR moves ~/.continue)."""
+    from ..importers.agent import home_of
+
+    return home_of("CONTINUE_GLOBAL_DIR", ".continue") / "mcpServers" / "nodwyn.json"
+
+
 def _env(key: str = "env") -> dict:
     env = environment()
     return {key: env} if env else {}
@@ -154,13 +179,21 @@ def json_target(agent: str) -> tuple[Path, tuple[str, ...], dict]:
     if agent == "crush":
         entry = {"type": "stdio", "command": cmd[0], "args": cmd[1:], **_env()}
         return crush_file(), ("mcp",), entry
+    if agent == "cline":
+        entry = {"command": cmd[0], "args": cmd[1:], **_env(), "disabled": False}
+        return cline_file(), ("mcpServers",), entry
+    if agent == "continue":
+        entry = {"type": "stdio", "command": cmd[0], "args": cmd[1:], **_env()}
+        return continue_file(), ("mcpServers",), entry
     raise BadInput(f"unknown agent {agent!r}: {', '.join(AGENTS)}")
 
 
-AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush")
-# How each agent parses its JSON file (jsonc.DIALECTS; the sources are in ADR 0043, 0053)
+AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush", "cline",
+          "continue")  # fmt: skip
+# How each agent parses its JSON file (jsonc.DIALECTS; the sources are in ADR 0043, 0052, 0053)
 DIALECTS = {"claude": "json", "copilot": "json", "gemini": "comments", "opencode": "jsonc",
-            "cursor": "jsonc", "qwen": "comments", "crush": "json"}  # fmt: skip
+            "cursor": "jsonc", "qwen": "comments", "crush": "json", "cline": "json",
+            "continue": "json"}  # fmt: skip
 DIALECT_WORDS = {"json": "", "comments": " (comments allowed, no trailing comma)",
                  "jsonc": " even with its comments and trailing commas"}  # fmt: skip
 

@@ -22,6 +22,8 @@ file is an earlier task, not this conversation (docs/decisions/0035-mcp-for-ever
 - Qwen Code: `~/.qwen/projects/<the folder, each character not a letter or digit as ->/chats/
   <id>.jsonl`.
 - Crush: the folder's own `.crush/crush.db` (every session of the project is in it).
+- Cline: the task folder being written whose requests' environment details name the folder.
+- Continue: `~/.continue/sessions/<id>.json` being written whose workspace is the folder.
 
 Nothing here writes; files are only listed and their first bytes read.
 """
@@ -33,6 +35,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from urllib.parse import quote
 
 from ..importers.agent import LIVE_FOR, home_of
 from ..tasks.store import project_of
@@ -212,6 +215,40 @@ def crush(cwd: Path, session: str | None) -> Path | None:
     return database if database.is_file() else None
 
 
+def cline(cwd: Path, session: str | None) -> Path | None:
+    """The task being written whose requests name the folder (Cline sends no session id);
+    else the one task being written."""
+    from ..importers import registry
+
+    agent = registry.get("cline")
+    tasks = [p for root in agent.roots() if root.is_dir() for p in agent.sources(root)]
+    if session:
+        return next((p for p in tasks if p.parent.name == session), None)
+    written = [p for p in tasks if _mtime(p) > time.time() - LIVE_FOR]
+    named = [p for p in written if _names(p, cwd)]
+    return _newest(named) or (written[0] if len(written) == 1 else None)
+
+
+def _names(path: Path, cwd: Path) -> bool:
+    """Whether a file's first bytes name the folder (as a JSON string or as text)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return str(cwd) in head or json.dumps(str(cwd))[1:-1] in head
+
+
+def continue_(cwd: Path, session: str | None) -> Path | None:
+    """Continue's session file by id, else the one being written whose workspace is the folder."""
+    folder = home_of("CONTINUE_GLOBAL_DIR", ".continue") / "sessions"
+    if session:
+        path = folder / f"{session}.json"
+        return path if path.is_file() else None
+    files = (p for p in folder.glob("*.json") if p.name != "sessions.json")
+    return _live(p for p in files if _names(p, cwd) or _names(p, Path(quote(cwd.as_posix()))))
+
+
 FINDERS: dict[str, Callable[[Path, str | None], Path | None]] = {
     "claude": claude,
     "codex": codex,
@@ -221,6 +258,8 @@ FINDERS: dict[str, Callable[[Path, str | None], Path | None]] = {
     "cursor": cursor,
     "qwen": qwen,
     "crush": crush,
+    "cline": cline,
+    "continue": continue_,
 }
 
 # Sources holding many sessions: the caller's is chosen among their tasks after the import.

@@ -8,6 +8,7 @@ not say it (Claude's Edit gives the old and new text, not where they stand in th
 """
 
 import difflib
+import re
 from collections.abc import Callable
 
 OLD = ("old_string", "oldString", "old_str", "search", "oldText")  # the agents' spellings
@@ -37,19 +38,17 @@ def _edit(data: dict) -> list[dict]:
         return [_merged(path, "update", [hunk for step in steps for hunk in step["hunks"]])]
     old = next((data[k] for k in OLD if k in data), "")
     new = _field(data, *NEW)
-    return [_replace(_field(data, "file_path", "filePath", "path", "target_file"), old, new)]
+    return [_replace(_field(data, *_PATHS), old, new)]
 
 
 def _sketch(data: dict) -> list[dict]:
-    """Cursor's edit_file: `code_edit` is the new code with the unchanged stretches elided by
-    `// ... existing code ...` lines; its other lines are what the call adds (where they stand
-    is not said)."""
-    text = _field(data, "code_edit", "codeEdit")
+    """Cursor's edit_file (Continue's edit_existing_file): `code_edit` (`changes`) is the new
+    code with the unchanged stretches elided by `// ... existing code ...` lines; its other
+    lines are what the call adds (where they stand is not said)."""
+    text = _field(data, "code_edit", "codeEdit", "changes")
     kept = [line for line in _lines(text) if "... existing code ..." not in line]
     lines = [["+", line, None, None] for line in kept]
-    return [
-        _merged(_field(data, "target_file", "targetFile", "file_path"), "update", [_hunk(lines)])
-    ]
+    return [_merged(_field(data, "target_file", "targetFile", *_PATHS), "update", [_hunk(lines)])]
 
 
 def _multi_edit(data: dict) -> list[dict]:
@@ -63,8 +62,24 @@ def _multi_edit(data: dict) -> list[dict]:
 def _write(data: dict) -> list[dict]:
     text = _field(data, "content", "contents", "file_text")
     lines = [["+", line, None, n] for n, line in enumerate(_lines(text), 1)]
-    path = _field(data, "file_path", "filePath", "path", "target_file")
+    path = _field(data, *_PATHS)
     return [_merged(path, "write", [_hunk(lines)])]
+
+
+_PATHS = ("file_path", "filePath", "path", "target_file", "absolutePath", "filepath")
+_BLOCK = re.compile(
+    r"^(?:-{3,}|<{3,}) SEARCH\n(?::start_line:\s*\d+\n-{3,}\n)?(.*?)^={3,}\n(.*?)"
+    r"^(?:\+{3,}|>{3,}) REPLACE",
+    re.S | re.M,
+)
+
+
+def _search_blocks(data: dict) -> list[dict]:
+    """Cline's replace_in_file and Roo Code's apply_diff: `diff` holds SEARCH/REPLACE blocks
+    (`------- SEARCH` … `=======` … `+++++++ REPLACE`, or with `<<<<<<<`/`>>>>>>>`)."""
+    path, text = _field(data, *_PATHS), _field(data, "diff")
+    edits = [_replace(path, m.group(1), m.group(2)) for m in _BLOCK.finditer(text)]
+    return [_merged(path, "update", [h for e in edits for h in e["hunks"]])] if edits else []
 
 
 def _replace(path: str, old: str, new: str) -> dict:
@@ -193,4 +208,10 @@ READERS: dict[str, Callable] = {
     # Aider's `edit` (its importer's: path, search, replace; or path, content) is `edit` above
     "edit_file": _sketch,  # Cursor: target_file, instructions, code_edit
     "search_replace": _edit,  # Cursor: file_path, old_string, new_string
+    "write_to_file": _write,  # Cline, Roo Code: path (absolutePath), content
+    "replace_in_file": _search_blocks,  # Cline: path (absolutePath), diff
+    "apply_diff": _search_blocks,  # Roo Code: path, diff
+    "create_new_file": _write,  # Continue: filepath, contents
+    "single_find_and_replace": _edit,  # Continue: filepath, old_string, new_string
+    "edit_existing_file": _sketch,  # Continue: filepath, changes (elided as Cursor's are)
 }

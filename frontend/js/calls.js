@@ -11,7 +11,7 @@ import { fold, preText } from "./folds.js";
 // the argument a person would name a call by, in the order it is looked for (keys compared
 // without case or underscores: `file_path`, `filePath` and `FilePath` are one key)
 const MAIN = ["command", "commandline", "cmd", "filepath", "absolutepath", "targetfile", "path", "directorypath",
-  "dirpath", "pattern", "query", "url", "sql", "description", "prompt", "intent", "thought", "name", "title"];
+  "dirpath", "pattern", "query", "url", "sql", "description", "prompt", "intent", "thought", "name", "toolname", "title"];
 const ASIDE = /^tool(action|summary)$/i; // Antigravity's own words about the call: a fallback
 
 /** @param {string} key */

@@ -76,6 +76,9 @@ export function renderEvents(events, cards, opened, tools) {
     return /** @type {HTMLElement} */ (parent.agents.get(ev.agent));
   };
 
+  // asks the person answered further on: read as asked, not as waiting
+  const answered = new Set(events.filter((e) => e.kind === "approval.answer").map((e) => e.call));
+
   for (const ev of joinSplitReplies(events)) {
     if (ev.kind === "message" && !ev.agent) {
       const card = cards.get(ev.seq);
@@ -124,7 +127,7 @@ export function renderEvents(events, cards, opened, tools) {
         turn = out;
         break;
       default:
-        target.append(renderOther(ev));
+        target.append(renderOther(ev.kind === "approval.ask" && answered.has(ev.call) ? { ...ev, answered: true } : ev));
     }
   }
   return out;

@@ -55,6 +55,7 @@ export function renderOther(ev) {
       return box(ev, `turn-end${ev.status === "failed" ? " error" : ""}`,
         [`turn ${ev.status || "completed"}`, duration(ev.duration_ms), cost(ev.cost_usd)].filter(Boolean).join(" · "));
     case "approval.ask":
+      if (ev.answered) return box(ev, "meta-event", "asked: ", el("code", {}, `${ev.tool} ${callLine(ev.input)}`));
       return box(ev, "asking", el("strong", {}, "waiting for an answer: "), el("code", {}, `${ev.tool} ${callLine(ev.input)}`));
     case "approval.answer":
       return box(ev, "meta-event", ev.allowed ? "allowed" : "refused");

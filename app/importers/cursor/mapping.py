@@ -18,6 +18,7 @@ import json
 
 from ...log import records as r
 from .. import prices
+from ..agent import decoded
 from ..loose import objects, shaped
 from ..times import at_ms, at_of, one_line
 
@@ -247,17 +248,8 @@ def _usage(bubble: dict) -> r.Usage | None:
     return r.Usage(input=numbers[0], output=numbers[1]) if any(numbers) else None
 
 
-def _decoded(value):
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
 def _call(tool: dict, bid) -> r.Call:
-    args = _decoded(tool.get("rawArgs")) or _decoded(tool.get("params"))
+    args = decoded(tool.get("rawArgs")) or decoded(tool.get("params"))
     return r.Call(id=tool["toolCallId"] or str(bid), tool=_tool_name(tool), input=args)
 
 
@@ -267,7 +259,7 @@ def _tool_name(tool: dict) -> str:
 
 def _result(tool: dict, bid, at: str, agent: str | None) -> r.Result:
     status = tool.get("status")
-    result = _decoded(tool.get("result"))
+    result = decoded(tool.get("result"))
     output = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
     if result is None:
         output = "rejected by the person" if status == "rejected" else ""

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from ...log import records as r
-from ..agent import Agent, Found, Session, home_of
+from ..agent import Agent, Found, Session, home_of, session_near_top
 from ..times import at_of
 from . import fold as folding
 from .mapping import Mapper, is_prompt, parts_of
@@ -25,7 +25,6 @@ _WORKSPACE = re.compile(
     r"(?:Workspace Directories:\*\*|workspace directories:)\s*\n\s*-\s+(.+)", re.I
 )
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_SESSION = re.compile(rb'"sessionId":\s*"([^"\\]+)"')
 
 
 class Gemini(Agent):
@@ -66,13 +65,8 @@ class Gemini(Agent):
 
     def peek(self, path: Path) -> list[Found] | None:
         """The session id near the top of the file (the first line of a `.jsonl`, an early
-        key of a `.json`): enough to pass an unchanged file over unread."""
-        with open(path, "rb") as handle:
-            found = _SESSION.search(handle.read(4096))
-        if not found:
-            return None
-        session = found.group(1).decode(errors="replace")
-        return [Found(self.task_id(session), session)]
+        key of a `.json`)."""
+        return session_near_top(self, path)
 
     def records(self, path: Path, folded: folding.Folded, live: bool) -> list[r.Known]:
         meta = folded.meta
