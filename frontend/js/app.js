@@ -220,7 +220,7 @@ async function apply() {
     results.cancel();
     const from = new URLSearchParams(location.search).get("from");
     const label = state.q ? "Back to results" : from === "starred" ? "Back to Starred" : "Back to the history";
-    transcript.around(state.task, state.seq, label, queryTerms(state.q));
+    transcript.around(state.task, state.seq, label, queryTerms(state.q), info?.origin);
   } else if (state.q) {
     transcript.cancel();
     results.run({ q: state.q, scope: state.task ? state.scope : "all", task: state.task });
@@ -244,7 +244,7 @@ async function apply() {
     } else if (state.view === "history") {
       transcript.cancel();
       board.show(info);
-    } else transcript.live(state.task);
+    } else transcript.live(state.task, info.origin);
   }
 }
 

@@ -26,6 +26,9 @@ function openEdit(from, file) {
   const named = exact.length ? exact : paths.filter((n) => file.endsWith(`/${path(n)}`) || path(n).endsWith(`/${file}`));
   const call = named.at(-1)?.closest("details.call");
   if (!(call instanceof HTMLDetailsElement)) return;
+  for (let fold = call.parentElement?.closest("details"); fold; fold = fold.parentElement?.closest("details")) {
+    /** @type {HTMLDetailsElement} */ (fold).open = true; // the row of calls it is folded in
+  }
   call.open = true;
   call.scrollIntoView({ block: "start" });
   /** @type {HTMLElement|null} */ (call.querySelector("summary"))?.focus();
