@@ -25,8 +25,8 @@ from ..reading import resume, shown, terminal
 from ..summarizing.runs import Runs
 from ..tasks import board, starred
 from ..tasks.store import Store
+from ..usage import activity, quota
 from ..usage import figures as usage
-from ..usage import quota
 from . import settings_form
 from .bodies import (
     Archived,
@@ -179,6 +179,11 @@ class Handlers:
                 until=query.get("until", ""),
             )
 
+    def activity(self):
+        """The overview's whole-archive figures and heatmaps (usage.activity)."""
+        with self.memory_lock:
+            return activity.activity(self.store)
+
     def board(self):
         """The History board: a task's cards, or a project folder's since a day."""
         query = bottle.request.query
@@ -255,6 +260,7 @@ def routes(store: Store, token: str, feed: Feed) -> list[tuple[str, str, object]
         ("POST", "/api/tasks/<task>/turns/<seq>/star", do.star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
         ("GET", "/api/usage", do.usage),
+        ("GET", "/api/activity", do.activity),
         ("GET", "/api/board", do.board),
         ("GET", "/api/search", do.search),
         ("GET", "/api/recall", do.recall),
