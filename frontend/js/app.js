@@ -15,6 +15,7 @@ import { createSidebar, moveFocus } from "./sidebar.js";
 import { createStarred } from "./stars.js";
 import { createAuthorship } from "./authorship.js";
 import { createTranscript } from "./transcript.js";
+import { installKeys } from "./keys.js";
 import { firstRun, openSettings } from "./settings.js";
 import { drawQuota } from "./quota.js";
 import { createDrawer } from "./drawer.js";
@@ -295,6 +296,8 @@ document.addEventListener("keydown", (event) => {
     else if (state.seq !== null && state.task && !isTyping(event.target)) back(); // as "Back to results"
   }
 });
+
+installKeys(pane); // ? lists every key; j / k move between messages
 
 window.addEventListener("popstate", () => {
   moves += 1;

@@ -46,6 +46,7 @@ class TurnHit(Struct, frozen=True, kw_only=True):
     at: str
     events: list[EventHit]
     summary: str = ""  # the close summary covering this turn (ADR 0033), if one does
+    found_by: str = ""  # "meaning": none of its events holds a word searched for; "" by words
 
 
 class Results(Struct, frozen=True, kw_only=True):
