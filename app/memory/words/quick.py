@@ -136,7 +136,7 @@ def _turn(task: str, seen: dict, card: tuple, score: float, line: str, events: l
     first, last, at, asked = card[:4]
     return {"task": task, "title": seen["title"], "project": seen["project"],
             "first_seq": first, "last_seq": last, "head": line, "asked": asked,
-            "score": score, "at": at, "events": events, "summary": ""}  # fmt: skip
+            "score": score, "at": at, "events": events, "summary": "", "found_by": ""}  # fmt: skip
 
 
 def event(handle, hit: tuple, wanted: set[str], tool_output: bool) -> dict:
