@@ -1,26 +1,12 @@
 """Import in plain words (issue 48): a file an importer refuses is named as what it is ("not a
 Copilot CLI session: a workspace.yaml"), in the page's note after "Import a folder…"."""
 
-import sys
-from pathlib import Path
-
-import pytest
-from nodwyn import api
-from nodwyn.tasks import demo
 from playwright.sync_api import expect
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from test_first_run import call  # noqa: E402
+from .test_import_note import call, in_process  # noqa: F401 (in_process: the fixture)
 
 
-@pytest.fixture
-def in_process(data_dir):
-    server = api.Server(demo.make_demo(data_dir / "demo")).start()
-    yield server
-    server.stop()
-
-
-def test_the_page_names_a_refused_file_as_what_it_is(page, in_process, tmp_path):
+def test_the_page_names_a_refused_file_as_what_it_is(page, in_process, tmp_path):  # noqa: F811
     folder = tmp_path / "copilot" / "3cc3555e-5462-44f9-95de-c67b1cb220b9"
     folder.mkdir(parents=True)
     yaml = folder / "workspace.yaml"

@@ -85,6 +85,17 @@ def busiest(root, agent):
     return max(tasks, key=lambda t: t["turns"])["id"]
 
 
+def sized_page(browser, size):
+    """A context and page at one of SIZES, with a minute's deadline for each event."""
+    width, height = SIZES[size]
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, is_mobile=size == "phone"
+    )
+    context.set_default_timeout(60000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    return context, context.new_page()
+
+
 INTERNALS = ("*** Begin Patch", "record of kind", "<tool_use_error>", "turn seq")
 
 
@@ -96,12 +107,7 @@ def test_the_long_antigravity_task_a_codex_and_a_cursor_task_read_with_their_out
     """The long Antigravity task (1,686 records) reaches its start in one click of the outline,
     timed; a Codex task and a Cursor task show no internals; the phone's header is one row."""
     width, height = SIZES[size]
-    context = browser.new_context(
-        viewport={"width": width, "height": height}, is_mobile=size == "phone"
-    )
-    context.set_default_timeout(60000)
-    page = context.new_page()
-    ARTIFACTS.mkdir(exist_ok=True)
+    context, page = sized_page(browser, size)
     for agent in ("antigravity", "codex", "cursor"):
         page.goto(corpus_served.at(task=busiest(corpus_served.root, agent)))
         expect(page.locator("[data-events]")).to_be_visible()
@@ -146,13 +152,8 @@ def _tasks(root):
 def test_the_issue_48_screens_read_as_a_conversation_at_both_widths(browser, corpus_served, size):
     """Each task's messages under their speakers' heads, tool calls folded as rows, no record
     numbers or raw ids in the text; the overview, search results and Settings drawn whole."""
-    width, height = SIZES[size]
-    context = browser.new_context(
-        viewport={"width": width, "height": height}, is_mobile=size == "phone"
-    )
-    context.set_default_timeout(60000)
-    page = context.new_page()
-    ARTIFACTS.mkdir(exist_ok=True)
+    width, _ = SIZES[size]
+    context, page = sized_page(browser, size)
     for name, pick in SCREENS.items():
         page.goto(corpus_served.at(task=pick(corpus_served.root)))
         expect(page.locator("[data-events] .speaker").first).to_be_visible()
