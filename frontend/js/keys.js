@@ -57,6 +57,7 @@ export function showKeys(dialog) {
 export function installKeys(pane) {
   const dialog = /** @type {HTMLDialogElement} */ (el("dialog", { class: "keys-dialog", "aria-label": "Keys", "data-keys": "" }));
   document.body.append(dialog);
+  document.querySelector("[data-keys-button]")?.addEventListener("click", () => showKeys(dialog));
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target) || document.querySelector("dialog[open]")) return;
     if (event.key === "?") {
