@@ -187,7 +187,7 @@ function shareBlock(title, shares, choice, context, since, until) {
 /** @param {any[]} top @param {string} measure @param {Context} context */
 function topBlock(top, measure, context) {
   return el("div", { class: "usage-block", "data-usage-top": "" },
-    el("h3", {}, "Tasks that cost most"),
+    el("h3", {}, measure === "turns" ? "Tasks with most turns in this time" : "Tasks that cost most in this time"),
     top.length
       ? el("ol", { class: "top-tasks" }, top.map((t) => el("li", {},
         el("a", { href: context.href(t.task), "data-top-task": t.task, onclick: (/** @type {MouseEvent} */ event) => {

@@ -75,7 +75,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
       el("span", { class: "task-title", title: plainTitle(task.title) }, titleNodes(task.title)), // cut short: whole on hover
       el("span", { class: "task-facts", "data-task-facts": "" },
         folder ? el("span", { class: "task-folder", title: task.project, "data-folder": task.project }, folder) : null,
-        agent ? el("span", { class: `agent-label agent-chip agent-${task.origin}`, "data-agent": task.origin }, agent) : null,
+        agent ? el("span", { class: `agent-label agent-chip agent-${task.origin}`, "data-agent": task.origin, title: agent }, agent) : null,
         facts.map((fact) => el("span", {}, fact)),
         listTime(task.last_activity)),
     );
