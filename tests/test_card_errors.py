@@ -34,6 +34,10 @@ ModuleNotFoundError: No module named 'nope'"""
         ),
         ("<tool_use_error>File does not exist.</tool_use_error>", "File does not exist."),
         ("step one\nstep two", "step two"),
+        (
+            "\x1b[31mFAIL\x1b[0m TestPagerOrder (0.01s)\nok  pager 0.2s",
+            "FAIL TestPagerOrder (0.01s)",
+        ),
         ("", ""),
     ],
 )

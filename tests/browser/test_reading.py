@@ -79,7 +79,7 @@ def test_an_edit_and_a_patch_read_as_diffs_and_colours_are_not_escape_codes(page
     expect(output.locator(".ansi-31")).to_have_text("FAIL")
     assert "\x1b" not in output.inner_text() and "[31m" not in output.inner_text()
     errors = page.locator('[data-card="2"] .errors')
-    expect(errors).to_have_text("Bash: FAIL TestPagerOrder (0.01s)")
+    expect(errors).to_have_text("Bash (exit 1): FAIL TestPagerOrder (0.01s)")
 
 
 def test_the_search_still_marks_its_words_inside_rendered_text(page, reading):

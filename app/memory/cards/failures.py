@@ -7,10 +7,12 @@ import re
 from .heading import one_line
 
 _ERROR = re.compile(
-    r"(?i)\b(error|errors|fatal|failed|failure|exception|panic|denied|not found|no such file"
+    r"(?i)\b(error|errors|fatal|fail|failed|failure|exception|panic|denied|not found|no such file"
     r"|cannot|can't|could not|undefined|refused|timed out|invalid|missing)\b"
 )
-_TAGS = re.compile(r"</?tool_use_error>")
+_TAGS = re.compile(
+    r"</?tool_use_error>|\x1b\[[0-9;?]*[@-~]"
+)  # Claude Code's tags, terminal colours
 
 
 def failing_line(output: str) -> str:
