@@ -114,6 +114,7 @@ BROKEN = {
     ("POST", "/api/tasks/<task>/turns/<seq>/star"): ("/api/tasks/demo-a/turns/x/star", b"", 400),
     ("GET", "/api/starred"): ("/api/starred", None, 405),
     ("GET", "/api/usage"): ("/api/usage?by=fortnight", None, 400),
+    ("GET", "/api/activity"): ("/api/activity", None, 405),
     ("GET", "/api/board"): ("/api/board", None, 400),
     ("GET", "/api/search"): ("/api/search?q=pager&scope=nowhere", None, 400),
     ("GET", "/api/status"): ("/api/status", None, 405),

@@ -250,7 +250,7 @@ def test_the_real_2025_workspace_holding_only_headers_is_refused_and_says_where_
 ):
     path = corpus / "other" / "cursor" / "choigoyoon__Oifunding__state.vscdb"
     (skipped,) = import_paths(store, "cursor", [path]).skipped
-    assert "only the headers of 3 composers" in skipped.reason and "globalStorage" in skipped.reason
+    assert "list of 3 chats" in skipped.reason and "globalStorage" in skipped.reason
 
 
 @pytest.mark.parametrize(

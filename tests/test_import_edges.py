@@ -259,7 +259,7 @@ def test_a_source_changed_before_the_imported_part_is_reported_and_left_alone(st
     lines[1]["message"]["content"] = "Something else entirely"
     write(src, lines + [prompt("u7", "u6", 7, "more")])
     (skipped,) = import_paths(store, "claude", [age(src)]).skipped
-    assert "changed before the imported part" in skipped.reason
+    assert "its start changed since it was imported" in skipped.reason
     assert store.log_path(task).read_bytes() == before
 
 

@@ -44,7 +44,7 @@ def test_a_completed_turn_card_holds_what_the_turn_came_to(store):
     ]
     assert card.files == ["pager/order.go"]
     assert card.commands == [memory.Command(command="go test ./pager", exit=1, error=True)]
-    assert card.errors == ["Bash: FAIL TestPagerOrder", "API overloaded, retrying"]
+    assert card.errors == ["Bash (exit 1): FAIL TestPagerOrder", "API overloaded, retrying"]
     assert card.answer == "The order is now stable."
     assert card.at == at(0)
 
@@ -65,7 +65,7 @@ def test_a_card_keeps_a_commands_and_an_errors_words_without_their_terminal_colo
     )  # fmt: skip
     [card] = memory.turn_cards(store, "T")
     assert card.commands == [memory.Command(command="go test ./pager", exit=1, error=True)]
-    assert card.errors == ["Bash: FAIL TestPagerOrder"]
+    assert card.errors == ["Bash (exit 1): FAIL TestPagerOrder"]
 
 
 def test_failed_and_cancelled_come_from_turn_end(store):

@@ -2,7 +2,8 @@
 
 A turn with no end reads "under way" only while its agent still writes the session; otherwise
 what the agent last said settles it. A duration comes from the agent's own record times only.
-The board counts as Failed a turn whose card shows a failed command or an error, and says its
+The board counts as Failed a turn that ended failed, as its card says, and apart from it the
+turns whose cards show a failed command or an error (With errors), and says its
 newest turn's time so that the page opens on a range that has turns. Checked on hand-written
 logs (through the real Store), on the search's heads, and over the real corpus."""
 
@@ -136,7 +137,7 @@ def test_the_agents_own_duration_stands(store):
 # The History board
 
 
-def test_the_board_counts_failed_the_turns_whose_cards_show_a_failed_command_or_an_error(store):
+def test_the_board_counts_failed_the_turns_that_ended_failed_and_apart_those_with_errors(store):
     write(store, "T", [
         r.Message(text="a command failed", at=at(0)),
         r.Reply(calls=[CALL], at=at(1)),
@@ -150,8 +151,14 @@ def test_the_board_counts_failed_the_turns_whose_cards_show_a_failed_command_or_
     ])  # fmt: skip
     shown = board.board(store, task="T")
     assert {c.card.asked: c.failed for c in shown.cards} == {
-        "a command failed": True, "an error": True, "it failed": True, "all well": False,
+        "a command failed": False, "an error": False, "it failed": True, "all well": False,
     }  # fmt: skip
+    assert all(c.failed == (c.card.outcome == "failed") for c in shown.cards)  # they agree
+    assert {c.card.asked: c.errored for c in shown.cards} == {
+        "a command failed": True, "an error": True, "it failed": False, "all well": False,
+    }  # fmt: skip
+    errors = {c.card.asked: c.card.errors for c in shown.cards}
+    assert errors["a command failed"] == ["Bash (exit 2): make: *** [test] Error 2"]
 
 
 def test_the_board_says_its_newest_turn_whatever_the_range(store):

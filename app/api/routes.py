@@ -28,8 +28,8 @@ from ..summarizing.runs import Runs
 from ..tasks import board, listing, starred
 from ..tasks.listing import of_machine
 from ..tasks.store import Store
+from ..usage import activity, quota
 from ..usage import figures as usage
-from ..usage import quota
 from . import machines, settings_form
 from .bodies import (
     Archived,
@@ -194,6 +194,11 @@ class Handlers:
                 until=query.get("until", ""),
             )
 
+    def activity(self):
+        """The overview's whole-archive figures and heatmaps (usage.activity)."""
+        with self.memory_lock:
+            return activity.activity(self.store)
+
     def board(self):
         """The History board: a task's cards, or a project folder's since a day."""
         query = bottle.request.query
@@ -297,6 +302,7 @@ def routes(
         ("POST", "/api/tasks/<task>/turns/<seq>/star", do.star),
         ("GET", "/api/starred", lambda: StarredList(starred.listing(store))),
         ("GET", "/api/usage", do.usage),
+        ("GET", "/api/activity", do.activity),
         ("GET", "/api/board", do.board),
         ("GET", "/api/search", do.search),
         ("GET", "/api/recall", do.recall),

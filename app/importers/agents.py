@@ -130,6 +130,9 @@ def outcome(report: Report) -> str:
         said += f"; stopped: {report.stopped}"
     elif report.skipped and not (report.created or report.extended or report.unchanged):
         said += f"; nothing imported: {report.skipped[0].path}: {report.skipped[0].reason}"
+    elif report.skipped:  # what was skipped says why, in words (importers/kinds.py)
+        more = f" (and {len(report.skipped) - 1} more)" if len(report.skipped) > 1 else ""
+        said += f"; skipped {report.skipped[0].path}: {report.skipped[0].reason}{more}"
     return said
 
 

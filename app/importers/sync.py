@@ -208,7 +208,9 @@ def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):
     log = writer.path
     state = load(log)
     if state is not None and not _same_prefix(path, state):
-        return "skipped", "source changed before the imported part; left alone"
+        if state.source != str(path) and Path(state.source).exists():
+            return "skipped", f"a second copy of a session already imported from {state.source}"
+        return "skipped", "its start changed since it was imported (not appended to): left alone"
     backfilled = (
         state is not None
         and state.limits < agent.limits

@@ -369,7 +369,8 @@ def turn_of(store, state, key: tuple[str, int], members: list[Hit], terms: set[s
             card = shown_card(handle, log, state, task, chosen[0].turn_at, turn)
     except (FileNotFoundError, TaskNotFound):
         return None
-    return turn_hit(task, state, card, chosen, events, log)
+    found = turn_hit(task, state, card, chosen, events, log)
+    return found if members else msgspec.structs.replace(found, found_by="meaning")
 
 
 def _prompt_hit(handle, log, task: str, seq: int) -> tuple[Hit, records.Event]:

@@ -11,9 +11,11 @@ Fenced code is highlighted by Pygments into spans whose classes are Pygments' sh
 names (`hl-k` keyword, `hl-s2` string, ...); an unknown language stays plain text.
 """
 
+import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 TAGS = frozenset(
@@ -22,6 +24,7 @@ TAGS = frozenset(
      "span")
 )  # fmt: skip
 LINKS = ("http://", "https://", "mailto:")
+_NAME = re.compile(r"\w+")
 MAX_TEXT = 200_000  # characters rendered as Markdown; longer text is shown as it is
 MAX_HIGHLIGHT = 50_000  # characters of one code block highlighted; longer ones stay plain
 _BLOCKS = {"paragraph", "heading", "blockquote", "bullet_list", "ordered_list", "list_item",
@@ -78,7 +81,7 @@ def _block_attrs(token) -> dict:
 def _inline(children) -> list:
     out: list = []
     stack = [out]
-    for token in children:
+    for token in _names(children):
         kind = token.type
         if kind == "text":
             _text(stack[-1], token.content)
@@ -105,6 +108,24 @@ def _inline(children) -> list:
             stack[-1].append(["input", {"type": "checkbox", "disabled": True, "checked": checked}])
         else:  # html_inline and anything unforeseen: its own text
             _text(stack[-1], token.content)
+    return out
+
+
+def _names(children: list) -> list:
+    """The inline tokens with a name in double underscores (`__init__`, `__file__`) kept as
+    the name: CommonMark reads it as bold, which no agent that writes one means."""
+    out: list = []
+    at = 0
+    while at < len(children):
+        token = children[at]
+        if (token.type == "strong_open" and token.markup == "__" and at + 2 < len(children)
+                and children[at + 1].type == "text" and _NAME.fullmatch(children[at + 1].content)
+                and children[at + 2].type == "strong_close"):  # fmt: skip
+            out.append(Token("text", "", 0, content=f"__{children[at + 1].content}__"))
+            at += 3
+            continue
+        out.append(token)
+        at += 1
     return out
 
 

@@ -5,7 +5,8 @@ The cards are memory's, redacted as shown (memory.cards); the project is matched
 each task's log names, as the sidebar groups them. Read only: nothing here is kept. Each card
 carries the close summary covering its turn, and the newest card of each task its task's
 digest (ADR 0033), redacted as every summary is read; and whether the board counts it failed
-(`failed`, ADR 0039). `latest` lets the page open a folder on a range that has turns.
+(`failed`: it ended failed, as its outcome says) and whether it shows an error (`errored`,
+ADR 0057). `latest` lets the page open a folder on a range that has turns.
 """
 
 from msgspec import Struct
@@ -24,7 +25,8 @@ class BoardCard(Struct, frozen=True, kw_only=True):
     card: Card
     summary: str = ""  # the close summary covering the turn
     digest: str = ""  # the task's digest, on its newest card only
-    failed: bool = False  # failed, or its card shows a failed command or an error (failed())
+    failed: bool = False  # the turn ended failed: its card's outcome (failed())
+    errored: bool = False  # its card shows a failed command or an error (errored())
     number: int = 0  # the turn as people count them: the task's 1st, 2nd ... turn
     turns: int = 0  # of the task's turns in all ("turn 3 of 9")
 
@@ -56,9 +58,14 @@ def board(store, task: str = "", project: str = "", since: str = "") -> Board:
 
 
 def failed(card: Card) -> bool:
-    """Whether the board counts a turn as failed: it ended failed, or its card shows a failed
-    command (an error result or a non-zero exit) or an error, in red (ADR 0039)."""
-    return card.outcome == "failed" or bool(card.errors) or any(c.error for c in card.commands)
+    """Whether the board counts a turn as Failed: it ended failed, as its card's outcome says,
+    so the count and the cards agree (ADR 0057; a completed turn with errors is `errored`)."""
+    return card.outcome == "failed"
+
+
+def errored(card: Card) -> bool:
+    """Whether a card shows a failed command (an error result or a non-zero exit) or an error."""
+    return bool(card.errors) or any(c.error for c in card.commands)
 
 
 def _cards(store, info) -> list[BoardCard]:
@@ -74,5 +81,6 @@ def _cards(store, info) -> list[BoardCard]:
         out.append(BoardCard(task=info.id, title=info.title, agent=info.origin, card=card,
                              summary=summaries.redacted(close).text if close else "",
                              digest=summaries.redacted(digest).text if digest else "",
-                             failed=failed(card), number=at + 1, turns=len(cards)))  # fmt: skip
+                             failed=failed(card), errored=errored(card),
+                             number=at + 1, turns=len(cards)))  # fmt: skip
     return out

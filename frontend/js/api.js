@@ -116,6 +116,8 @@ export const api = {
   starred: () => call("GET", "/api/starred"),
   /** @param {{by: string, split?: string, since?: string, until?: string}} query */
   usage: (query, signal) => call("GET", "/api/usage", query, undefined, signal),
+  /** @param {AbortSignal} [signal] the archive's activity: figures, heatmaps, top tasks */
+  activity: (signal) => call("GET", "/api/activity", {}, undefined, signal),
   /** @param {{task?: string, project?: string, since?: string}} query */
   board: (query, signal) => call("GET", "/api/board", query, undefined, signal),
   /** @param {Record<string, any>} changes */

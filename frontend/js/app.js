@@ -16,6 +16,7 @@ import { createSidebar, moveFocus } from "./sidebar.js";
 import { createStarred } from "./stars.js";
 import { createAuthorship } from "./authorship.js";
 import { createTranscript } from "./transcript.js";
+import { installKeys } from "./keys.js";
 import { firstRun, openSettings } from "./settings.js";
 import { drawQuota } from "./quota.js";
 import { createDrawer } from "./drawer.js";
@@ -222,7 +223,7 @@ async function apply() {
     results.cancel();
     const from = new URLSearchParams(location.search).get("from");
     const label = state.q ? "Back to results" : from === "starred" ? "Back to Starred" : "Back to the history";
-    transcript.around(state.task, state.seq, label, queryTerms(state.q));
+    transcript.around(state.task, state.seq, label, queryTerms(state.q), info?.origin);
   } else if (state.q) {
     transcript.cancel();
     results.run({ q: state.q, scope: state.task ? state.scope : "all", task: state.task });
@@ -246,7 +247,7 @@ async function apply() {
     } else if (state.view === "history") {
       transcript.cancel();
       board.show(info);
-    } else transcript.live(state.task);
+    } else transcript.live(state.task, info.origin);
   }
 }
 
@@ -297,6 +298,8 @@ document.addEventListener("keydown", (event) => {
     else if (state.seq !== null && state.task && !isTyping(event.target)) back(); // as "Back to results"
   }
 });
+
+installKeys(pane); // ? lists every key; j / k move between messages
 
 window.addEventListener("popstate", () => {
   moves += 1;

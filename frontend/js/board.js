@@ -2,8 +2,8 @@
 // The History board (foundations: task memory): every turn's card of a task, or of its whole project folder over a
 // chosen time, newest first: outcome, duration, cost, files written, commands with their exit
 // codes, errors, the start of the answer and the summary or digest (ADR 0033). Failed turns stand out in red, cancelled ones in
-// grey. Filters: outcome (Failed: a failed turn or one whose card shows a failed command or an
-// error), agent, a word; a folder's board opens on the smallest time span that has turns. A
+// grey. Filters: outcome (Failed: a turn that ended failed; With errors: one whose card shows a
+// failed command or an error), agent, a word; a folder's board opens on the smallest time span that has turns. A
 // card opens the transcript at its turn; arrow keys move between cards as in the results list,
 // Enter opens. `boardCard` draws one card.
 
@@ -11,9 +11,9 @@ import { agentLabel } from "./agents.js";
 import { api } from "./api.js";
 import { clear, cost, duration, el, timeEl } from "./dom.js";
 import { openSummarize } from "./summarize.js";
-import { recordsOf, turnName } from "./turncard.js";
+import { errorsEl, recordsOf, turnName } from "./turncard.js";
 
-const OUTCOMES = { all: "All", failed: "Failed", cancelled: "Cancelled" };
+const OUTCOMES = { all: "All", failed: "Failed", errors: "With errors", cancelled: "Cancelled" };
 const SPANS = [["7", "7 days"], ["30", "30 days"], ["0", "All time"]]; // in this order (integer keys of an object sort)
 const DAY = 86400000;
 
@@ -23,8 +23,10 @@ const sinceOf = (days) => days ? isoDay(new Date(Date.now() - (days - 1) * DAY))
 /** The smallest span that shows a turn of `latest` (its time; "" none: the first). @param {string} latest */
 const spanFor = (latest) => [7, 30, 0].find((days) => !latest || !days || isoDay(new Date(latest)) >= sinceOf(days)) ?? 0;
 
-/** Whether a card counts as Failed: the board's own rule (board.failed, ADR 0039). @param {any} entry @param {string} outcome */
-const shows = (entry, outcome) => outcome === "all" || (outcome === "failed" ? entry.failed : entry.card.outcome === outcome);
+/** Whether a card is shown under an outcome: Failed is the turns that ended failed, as their
+ * cards say; With errors the cards that show an error or a failed command (board.py, ADR 0057).
+ * @param {any} entry @param {string} outcome */
+const shows = (entry, outcome) => outcome === "all" || (outcome === "errors" ? entry.errored : entry.card.outcome === outcome);
 
 /** @param {Date} day */
 const isoDay = (day) => `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, "0")}-${String(day.getDate()).padStart(2, "0")}`;
@@ -55,7 +57,7 @@ export function boardCard(entry, { href, onOpen, showTask }) {
   (c.commands || []).length ? el("ul", { class: "board-commands" }, c.commands.slice(0, 4).map((/** @type {any} */ cmd) =>
     el("li", { class: cmd.error ? "error" : "" }, el("code", {}, cmd.command), cmd.exit != null ? el("span", { class: "exit" }, ` exit ${cmd.exit}`) : null)),
   c.commands.length > 4 ? el("li", { class: "muted" }, `${c.commands.length - 4} more`) : null) : null,
-  (c.errors || []).length ? el("div", { class: "board-errors error" }, c.errors[0], c.errors.length > 1 ? ` (+${c.errors.length - 1})` : "") : null,
+  el("div", { class: "board-errors" }, errorsEl(c.errors || [])),
   c.answer ? el("div", { class: "board-answer" }, c.answer) : null,
   // ADR 0033: the close summary of the turn's stretch, or the task's digest, on one line
   summaryLine(entry));

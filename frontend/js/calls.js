@@ -5,6 +5,7 @@
 // the diff one fold away, and its result under it with `<tool_use_error>` tags taken off.
 
 import { diffEl } from "./diffs.js";
+import { copyButton } from "./copy.js";
 import { el } from "./dom.js";
 import { fold, preText } from "./folds.js";
 
@@ -74,19 +75,23 @@ export function errorText(text) {
 }
 
 /**
- * A call as a fold: the line in words, the diff (or the input) inside.
- * @param {any} c @param {Set<string>} opened
+ * A call as a fold: the line in words (with a copy button for the command, path or query),
+ * the diff (or the input) inside. `parallel` is how many calls its reply made at once.
+ * @param {any} c @param {Set<string>} opened @param {number} [parallel]
  * @returns {{node: HTMLElement, body: HTMLElement, summary: HTMLElement}}
  */
-export function callEl(c, opened) {
-  const said = c.diff ? diffLine(c.diff) : el("code", { class: "call-line" }, callLine(c.input));
-  const summary = el("summary", {}, el("span", { class: "tool" }, c.tool), " ", said);
+export function callEl(c, opened, parallel = 1) {
+  const line = c.diff ? c.diff.files.map((/** @type {any} */ f) => f.path.split(" → ").pop()).join("\n") : callLine(c.input);
+  const said = c.diff ? diffLine(c.diff) : el("code", { class: "call-line", title: line.length > 80 ? line : null }, line);
+  const summary = el("summary", {}, el("span", { class: "tool" }, c.tool), " ", said,
+    line ? copyButton(c.diff ? "path" : "command", () => line) : null);
   const input = preText(typeof c.input === "string" ? c.input : JSON.stringify(c.input, null, 2));
   const body = c.diff
     ? el("div", { class: "call-body" }, diffEl(c.diff), fold(`input:${c.id}`, opened, "input as sent", input))
     : el("div", { class: "call-body" }, el("div", { class: "label" }, "input"), input);
   const key = `call:${c.id}`;
-  const node = el("details", { class: "call", "data-call": c.id, "data-fold": key, open: opened.has(key) }, summary, body);
+  const node = el("details", { class: "call", "data-call": c.id, "data-tool": c.tool, "data-fold": key, open: opened.has(key),
+    "data-parallel": parallel > 1 ? parallel : null, title: parallel > 1 ? `made at once with ${parallel - 1} other call${parallel > 2 ? "s" : ""}` : null }, summary, body);
   node.addEventListener("toggle", () => (/** @type {HTMLDetailsElement} */ (node).open ? opened.add(key) : opened.delete(key)));
   return { node, body, summary };
 }
@@ -98,6 +103,7 @@ export function resultEl(ev) {
   const tagged = /<\/?tool_use_error>/.test(ev.output || ""); // Claude Code's wrapping of a refused call
   const node = el("div", { class: `result${ev.error ? " error" : ""}`, "data-seq": ev.seq, "data-kind": "result" },
     el("div", { class: "label", title: `record #${ev.seq}` }, "result", status ? ` · ${status}` : ""),
-    tagged ? preText(errorText(ev.output)) : preText(ev.output || "", ev.ansi));
+    !String(ev.output || "").trim() ? el("p", { class: "no-output muted" }, "(no output)")
+      : tagged ? preText(errorText(ev.output)) : preText(ev.output || "", ev.ansi));
   return { node, status };
 }

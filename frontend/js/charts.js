@@ -15,6 +15,16 @@ function sized(node, props) {
 
 const SHADES = 5; // five colours told apart by colour-blind readers too; past them "other", a grey
 
+/** The agents with a colour of their own, the same in every view (style.css's --agent-*):
+ * an agent is told by its colour wherever it is drawn, never by its rank in one chart. */
+export const AGENT_COLOURS = new Set(["claude-code", "codex", "gemini-cli", "copilot-cli", "cursor", "opencode", "aider", "antigravity"]);
+
+/** The class that colours a part: an agent's own colour when the split is by agent and it has
+ * one, else the shade of its rank. @param {string} split @param {string} key @param {number} shade */
+export function colourClass(split, key, shade) {
+  return split === "agent" && AGENT_COLOURS.has(key) ? `agent-colour agent-${key}` : `shade-${shade}`;
+}
+
 /**
  * A figure as a person reads it: "$2.34", "482k", "14"; a cost that cannot be told says why:
  * "no usage in the log" (the agent logs no tokens: Cursor, Antigravity), "no price" (tokens of
@@ -76,7 +86,7 @@ export function barChart(rows, measure, split, labelOf, onOpen, by) {
     const height = top ? (100 * value(row, measure)) / top : 0;
     const parts = (row.split || []).slice().sort((/** @type {any} */ a, /** @type {any} */ b) => shadeOf(a.key) - shadeOf(b.key));
     const stack = sized(el("span", { class: "bar-stack" },
-      parts.map((/** @type {any} */ part) => sized(el("span", { class: `bar-part shade-${shadeOf(part.key)}` }),
+      parts.map((/** @type {any} */ part) => sized(el("span", { class: `bar-part ${colourClass(split, part.key, shadeOf(part.key))}` }),
         { "flex-grow": String(value(part, measure) || 0) }))), { height: `${height}%` });
     return el("div", { class: "bar-slot" },
       el("button", {
@@ -87,7 +97,7 @@ export function barChart(rows, measure, split, labelOf, onOpen, by) {
   });
   const legend = el("div", { class: "legend", "aria-hidden": "true" },
     [...shaded, ...(rows.some((row) => (row.split || []).some((/** @type {any} */ p) => shadeOf(p.key) === SHADES)) ? ["other"] : [])]
-      .map((key, i) => el("span", { class: "legend-item" }, el("span", { class: `swatch shade-${i}` }), key === "other" ? "other" : labelOf(split, key))));
+      .map((key, i) => el("span", { class: "legend-item" }, el("span", { class: `swatch ${key === "other" ? `shade-${SHADES}` : colourClass(split, key, i)}` }), key === "other" ? "other" : labelOf(split, key))));
   return el("div", { class: "chart", "data-chart": measure },
     el("div", { class: "chart-scale muted", "aria-hidden": "true" }, figure({ cost_usd: top, tokens: top, turns: top, unpriced: 0 }, measure)),
     el("div", { class: "bars", role: "group", "aria-label": `${measure} by ${by}` }, bars),
@@ -104,9 +114,9 @@ function partsTitle(named, row, measure, split, labelOf) {
 /**
  * Horizontal rows, one per share, a bar each to scale with the largest.
  * @param {any[]} shares @param {string} measure @param {(share: any) => string} labelOf
- * @param {(share: any) => void} onOpen
+ * @param {(share: any) => void} onOpen @param {string} [split] by agent: each in its own colour
  */
-export function shareRows(shares, measure, labelOf, onOpen) {
+export function shareRows(shares, measure, labelOf, onOpen, split = "") {
   if (!shares.length) return el("p", { class: "muted" }, "No turns in this time.");
   shares = shares.slice().sort((a, b) => value(b, measure) - value(a, measure)); // the measure chosen orders them
   const top = Math.max(...shares.map((share) => value(share, measure))) || 1;
@@ -115,6 +125,6 @@ export function shareRows(shares, measure, labelOf, onOpen) {
       onclick: () => onOpen(share) },
     el("span", { class: "share-name" }, labelOf(share)), // whole: a model's name differs at its end
     el("span", { class: "share-track", "aria-hidden": "true" },
-      sized(el("span", { class: `share-bar shade-${i ? Math.min(i, SHADES) : 0}` }), { width: `${(100 * value(share, measure)) / top}%` })),
+      sized(el("span", { class: `share-bar ${colourClass(split, share.key, Math.min(i, SHADES))}` }), { width: `${(100 * value(share, measure)) / top}%` })),
     el("span", { class: "share-figure" }, figure(share, measure))))));
 }

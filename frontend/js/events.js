@@ -5,10 +5,12 @@
 // under the call that started them. Every piece of log text goes in as a text node (dom.js).
 
 import { callEl, resultEl } from "./calls.js";
-import { el } from "./dom.js";
+import { compactionEl } from "./notes.js";
+import { duration, el } from "./dom.js";
 import { fold, prose } from "./folds.js";
-import { build } from "./markdown.js";
-import { box, nothingToShow, renderOther } from "./records.js";
+import { BOOKKEEPING, box, nothingToShow, renderOther, said } from "./records.js";
+import { speakerHead, speakerOf, subagentName } from "./speakers.js";
+import { createRuns } from "./toolgroups.js";
 import { cardEl } from "./turncard.js";
 
 /** @param {number|null|undefined} a @param {number|null|undefined} b */
@@ -47,19 +49,34 @@ export function joinSplitReplies(events) {
   return out;
 }
 
+const ID = /^(a?[0-9a-f]{6,}|acompact-[0-9a-f]+|[0-9a-f-]{20,})$/i; // a sub-agent named by an id only
+
+/** The time from a call to its result, "" where either has no time. @param {string} from @param {string} to */
+function took(from, to) {
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) && ms >= 0 ? duration(ms) || "0s" : "";
+}
+
 /**
- * Events (plain records) and cards as DOM, grouped by turn.
+ * Events (plain records) and cards as DOM, grouped by turn: each message under its speaker's
+ * head, a reply's calls folded as one row (toolgroups.js), runs of bookkeeping folded.
  * @param {any[]} events @param {Map<number, any>} cards @param {Set<string>} opened
  * @param {(turn: number) => HTMLElement|null} [tools] what goes under a turn's card (its star)
+ * @param {string} [origin] the task's agent (its log's tool), named in the replies' heads
  */
-export function renderEvents(events, cards, opened, tools) {
+export function renderEvents(events, cards, opened, tools, origin = "") {
   const out = document.createDocumentFragment();
   /** @type {HTMLElement|DocumentFragment} */
   let turn = out;
-  /** @type {Map<string, {node: HTMLElement, body: HTMLElement, summary: HTMLElement}>} */
+  /** @type {Map<string, {node: HTMLElement, body: HTMLElement, summary: HTMLElement, at: string}>} */
   const calls = new Map();
-  /** @type {{id: string, body: HTMLElement, agents: Map<string, HTMLElement>}[]} */
+  /** @type {{id: string, body: HTMLElement, agents: Map<string, HTMLElement>, name: string}[]} */
   const open = []; // main-agent calls waiting for their result: sub-agent events nest there
+  /** @type {Map<string, string>} sub-agent -> the name its caller gave it */
+  const names = new Map();
+  const runs = createRuns(opened);
+  /** @type {Map<Node, string>} the speaker whose head was drawn last in each target */
+  const speaking = new Map();
   // each turn's place among all the task's turns (the cards are the whole task's), counted from 0
   const numbers = new Map([...cards.keys()].sort((a, b) => a - b).map((seq, i) => [seq, i]));
 
@@ -67,13 +84,20 @@ export function renderEvents(events, cards, opened, tools) {
     if (!ev.agent || !open.length) return turn;
     const parent = open[open.length - 1];
     if (!parent.agents.has(ev.agent)) {
-      const nest = el("div", { class: "subagent", "data-agent": ev.agent }, el("div", { class: "subagent-name" }, `sub-agent ${ev.agent}`));
+      names.set(ev.agent, ID.test(ev.agent) ? parent.name : ev.agent);
+      const nest = el("div", { class: "subagent", "data-agent": ev.agent, title: `sub-agent ${ev.agent}` }, el("div", { class: "subagent-name" }, `sub-agent · ${nameOf(ev.agent)}`));
       parent.body.append(nest);
       parent.agents.set(ev.agent, nest);
       const details = parent.body.closest("details");
       if (details) details.classList.add("has-subagent");
     }
     return /** @type {HTMLElement} */ (parent.agents.get(ev.agent));
+  };
+  const nameOf = (/** @type {string} */ agent) => names.get(agent) || (ID.test(agent) ? "sub-agent" : agent);
+  const place = (/** @type {HTMLElement|DocumentFragment} */ target, /** @type {Node} */ node) => {
+    runs.end(target);
+    speaking.delete(target);
+    target.append(node);
   };
 
   // asks the person answered further on: read as asked, not as waiting
@@ -86,49 +110,75 @@ export function renderEvents(events, cards, opened, tools) {
       out.append(turn);
       if (card) turn.append(cardEl(card, opened, (numbers.get(ev.seq) || 0) + 1, numbers.size));
       if (tools) turn.append(tools(ev.seq) || "");
-      turn.append(box(ev, "message", ev.command ? el("code", {}, ev.command) : null, prose(ev.text || "", ev.md)));
+      const text = [ev.command, ev.text].filter(Boolean).join("\n");
+      turn.append(said(ev, "message", speakerHead(ev, speakerOf(ev, origin), () => text),
+        ev.command ? el("code", {}, ev.command) : null, prose(ev.text || "", ev.md)));
       continue;
     }
     if (nothingToShow(ev)) continue; // not drawn; its seq still counts in "events #a-#b"
     const target = targetFor(ev);
     switch (ev.kind) {
-      case "reply": {
-        const parts = [];
-        if (ev.thinking) parts.push(fold(`think:${ev.seq}`, opened, "thinking", el("pre", { class: "output" }, ev.thinking)));
-        if (ev.text) parts.push(prose(ev.text, ev.md));
-        const node = box(ev, "reply", parts);
-        for (const c of ev.calls || []) {
-          const call = callEl(c, opened);
-          node.append(call.node);
-          calls.set(c.id, call);
-          if (!ev.agent) open.push({ id: c.id, body: call.body, agents: new Map() });
-        }
-        target.append(node);
+      case "reply":
+        reply(ev, target);
         break;
-      }
-      case "result": {
-        const call = calls.get(ev.call);
-        const { node: result, status } = resultEl(ev);
-        if (call) {
-          call.body.append(result);
-          if (status) call.summary.append(el("span", { class: `call-status${ev.error ? " error" : ""}` }, status));
-          if (ev.error) call.node.classList.add("error");
-          const at = open.findIndex((o) => o.id === ev.call);
-          if (at >= 0) open.splice(at, 1);
-        } else {
-          target.append(box(ev, "result-alone", el("div", { class: "label" }, ev.tool || "result"), result));
-        }
+      case "result":
+        result(ev, target);
         break;
-      }
+      case "message":
+        place(target, said(ev, "message sub", speakerHead(ev, speakerOf(ev, origin, nameOf(ev.agent)), () => ev.text || ""), prose(ev.text || "", ev.md)));
+        break;
       case "context.compact":
-        out.append(el("div", { class: "compaction", role: "separator", "data-seq": ev.seq, "data-kind": ev.kind },
-          el("div", { class: "compaction-line", title: `a note of records #${ev.first_seq}–#${ev.last_seq}` }, "compaction · the agent's note of what came before"),
-          el("div", { class: "compaction-note" }, ev.md ? build(ev.md) : ev.note || "")));
+        runs.end(turn);
+        out.append(compactionEl(ev, opened));
         turn = out;
         break;
-      default:
-        target.append(renderOther(ev.kind === "approval.ask" && answered.has(ev.call) ? { ...ev, answered: true } : ev));
+      default: {
+        const shown = ev.kind === "approval.ask" && answered.has(ev.call) ? { ...ev, answered: true } : ev;
+        const node = renderOther(shown);
+        if (BOOKKEEPING.has(ev.kind) && node instanceof HTMLElement) runs.add(target, "meta", node, String(ev.seq));
+        else place(target, node);
+      }
     }
   }
+  runs.finish();
   return out;
+
+  /** A reply: its text under its speaker's head; its calls into the run of calls. @param {any} ev @param {HTMLElement|DocumentFragment} target */
+  function reply(ev, target) {
+    const who = speakerOf(ev, origin, nameOf(ev.agent));
+    const thinking = ev.thinking ? fold(`think:${ev.seq}`, opened, "thinking", el("pre", { class: "output" }, ev.thinking)) : null;
+    const quiet = !ev.text && !thinking && speaking.get(target) === who.who; // drawn only as its calls
+    if (ev.text || speaking.get(target) !== who.who) {
+      // a reply with words, or the first of this speaker here: a message of its own
+      const text = ev.text ? prose(ev.text, ev.md) : null;
+      place(target, said(ev, "reply", speakerHead(ev, who, () => ev.text || ""), thinking, text));
+      speaking.set(target, who.who);
+    } else if (thinking) {
+      runs.add(target, "calls", el("div", { class: "event reply thought", "data-seq": ev.seq, "data-kind": ev.kind }, thinking), String(ev.seq));
+    }
+    for (const [i, c] of (ev.calls || []).entries()) {
+      const call = callEl(c, opened, (ev.calls || []).length);
+      if (quiet && i === 0) call.node.setAttribute("data-seq", ev.seq); // a search hit on it lands here
+      runs.add(target, "calls", call.node, c.id);
+      calls.set(c.id, { ...call, at: ev.at });
+      if (!ev.agent) open.push({ id: c.id, body: call.body, agents: new Map(), name: subagentName(c.input) });
+    }
+  }
+
+  /** A result under its call (its status and time on the call's line), or alone. @param {any} ev @param {HTMLElement|DocumentFragment} target */
+  function result(ev, target) {
+    const call = calls.get(ev.call);
+    const { node, status } = resultEl(ev);
+    if (!call) {
+      place(target, box(ev, "result-alone", el("div", { class: "label" }, ev.tool || "result"), node));
+      return;
+    }
+    call.body.append(node);
+    const time = took(call.at, ev.at);
+    if (time) call.summary.append(el("span", { class: "call-time", title: "from the call to its result" }, time));
+    if (status) call.summary.append(el("span", { class: `call-status${ev.error ? " error" : ""}` }, status));
+    if (ev.error) call.node.classList.add("error");
+    const at = open.findIndex((o) => o.id === ev.call);
+    if (at >= 0) open.splice(at, 1);
+  }
 }

@@ -139,7 +139,7 @@ export function terminalChoice(current, said, onChange) {
       said.textContent = `Not saved: ${err.message}`;
     }
   });
-  return el("div", {}, el("h3", {}, "Terminal"),
+  return el("div", {},
     el("label", { class: "field" }, el("span", {}, "Open in terminal starts"), input),
     el("p", { class: "muted" }, "A command such as kitty, alacritty or wezterm; the task's agent runs in it, in the task's folder."));
 }

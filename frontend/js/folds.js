@@ -3,6 +3,7 @@
 // text clipped to a few lines with "Show all", tool output in monospace and a message's or
 // reply's prose. Shared by the event, call and card renderers (events.js, calls.js, turncard.js).
 
+import { copyCodeBlocks } from "./copy.js";
 import { el } from "./dom.js";
 import { build, lineCount } from "./markdown.js";
 
@@ -18,10 +19,11 @@ export function fold(key, opened, summary, ...body) {
   return node;
 }
 
-/** Long text clipped to a few lines with "Show all". @param {HTMLElement} node @param {number} lines */
-function clippable(node, lines) {
-  if (lines <= CLIP_LINES) return node;
-  const box = el("div", { class: "clip clipped" }, node);
+/** Long text clipped to a few lines (`limit`, 12 unless said) with "Show all".
+ * @param {HTMLElement} node @param {number} lines @param {number} [limit] */
+export function clippable(node, lines, limit = CLIP_LINES) {
+  if (lines <= limit) return node;
+  const box = el("div", { class: "clip clipped", "data-clip-lines": limit === CLIP_LINES ? null : limit }, node);
   const button = el("button", { type: "button", class: "link show-all" }, `Show all ${lines} lines`);
   button.addEventListener("click", () => {
     const clipped = box.classList.toggle("clipped");
@@ -43,7 +45,8 @@ export function preText(text, runs) {
  * @param {string} text @param {any[]} [md]
  */
 export function prose(text, md) {
-  const out = md ? el("div", { class: "prose md" }, build(md)) : el("div", { class: "prose plain" }, text);
-  const lines = md ? lineCount(md) : text.split("\n").length;
+  const out = md ? el("div", { class: "prose md" }, copyCodeBlocks(build(md))) : el("div", { class: "prose plain" }, text);
+  // a line is as long as a wide pane shows: a 45,000-character paste on one line folds too
+  const lines = Math.max(md ? lineCount(md) : text.split("\n").length, Math.ceil(text.length / 120));
   return clippable(out, lines > 40 ? lines : 0);
 }

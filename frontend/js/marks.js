@@ -111,7 +111,7 @@ export function markWords(node, terms) {
   const found = [];
   for (let text = walker.nextNode(); text; text = walker.nextNode()) {
     // already marked: a render marks the hit, then revealing it marks it again
-    if (text.parentElement?.closest("summary, .event-meta, .label, mark")) continue;
+    if (text.parentElement?.closest("summary, .event-meta, .speaker, .label, mark, button")) continue;
     if (spans(text.nodeValue || "", wanted).length) found.push(/** @type {Text} */ (text));
   }
   for (const text of found) {

@@ -8,6 +8,7 @@
 // element (or a promise of one). Another panel joins with one import and one call:
 //   import { addSection } from "./overview.js"; addSection((context) => myPanel(context));
 
+import { activitySection } from "./activity.js";
 import { api } from "./api.js";
 import { agentLabel } from "./agents.js";
 import { clear, el } from "./dom.js";
@@ -19,7 +20,7 @@ import { barChart, shareRows, figure } from "./charts.js";
 /** @typedef {(context: Context) => HTMLElement|null|Promise<HTMLElement|null>} Section */
 
 /** @type {Section[]} */
-const sections = [usageSection];
+const sections = [activitySection, usageSection];
 
 /** Append a section to the overview, drawn after the others. @param {Section} section */
 export function addSection(section) {
@@ -36,9 +37,9 @@ const CHOICE_KEY = "nodwyn.overview";
 function loadChoice() {
   try {
     const kept = JSON.parse(localStorage.getItem(CHOICE_KEY) || "{}");
-    return { by: kept.by in PERIODS ? kept.by : "day", measure: kept.measure in MEASURES ? kept.measure : "cost", split: kept.split in SPLITS ? kept.split : "agent" };
+    return { by: kept.by in PERIODS ? kept.by : "month", measure: kept.measure in MEASURES ? kept.measure : "cost", split: kept.split in SPLITS ? kept.split : "agent" };
   } catch {
-    return { by: "day", measure: "cost", split: "agent" };
+    return { by: "month", measure: "cost", split: "agent" }; // all the archive's time
   }
 }
 
@@ -180,13 +181,13 @@ function shareBlock(title, shares, choice, context, since, until) {
   };
   return el("div", { class: "usage-block", "data-usage-split": choice.split },
     el("h3", {}, title),
-    shareRows(shares, choice.measure, (share) => context.labelOf(choice.split, share.key), (share) => open(share).catch(() => {})));
+    shareRows(shares, choice.measure, (share) => context.labelOf(choice.split, share.key), (share) => open(share).catch(() => {}), choice.split));
 }
 
 /** @param {any[]} top @param {string} measure @param {Context} context */
 function topBlock(top, measure, context) {
   return el("div", { class: "usage-block", "data-usage-top": "" },
-    el("h3", {}, "Tasks that cost most"),
+    el("h3", {}, measure === "turns" ? "Tasks with most turns in this time" : "Tasks that cost most in this time"),
     top.length
       ? el("ol", { class: "top-tasks" }, top.map((t) => el("li", {},
         el("a", { href: context.href(t.task), "data-top-task": t.task, onclick: (/** @type {MouseEvent} */ event) => {

@@ -58,7 +58,8 @@ function windowRow(w) {
   if (w.share === false) { // a limit message gives no share: a line, not a bar (ADR 0039)
     return el("div", { class: "quota-window quota-line", "data-quota-window": w.label, "data-state": w.state, title: `as of ${exact(w.as_of)}` },
       el("span", { class: "quota-label" }, w.label === "limit" ? "" : w.label),
-      el("span", { class: "quota-text", "data-quota-text": "" }, w.text));
+      el("span", { class: "quota-text", "data-quota-text": "" }, w.text),
+      asOf(w) ? el("span", { class: "quota-more muted" }, asOf(w)) : null);
   }
   const shown = w.state === "reset" ? 0 : Math.min(Math.max(w.used_percent, 0), 100);
   const fill = el("div", { class: "quota-fill" });
@@ -75,14 +76,22 @@ function windowRow(w) {
     el("span", { class: "quota-more muted" }, details(w)));
 }
 
-/** Reset time, burn rate and run-out time, as far as the figures say them. @param {Window} w */
+/** Reset time, burn rate and run-out time, as far as the figures say them; a figure that is
+ * not current says its date inline ("as of Jul 12"). @param {Window} w */
 function details(w) {
   const parts = [];
+  if (asOf(w)) parts.push(asOf(w));
   if (w.state !== "reset" && w.resets_at) parts.push(`resets ${clock(w.resets_at)}`);
   if (w.burn_per_hour) parts.push(`${round(w.burn_per_hour)} points an hour lately`);
   if (w.runs_out_at) parts.push(`used up at ${clock(w.runs_out_at)} at that rate`);
   else if (w.burn_per_hour && w.resets_at) parts.push("lasts to the reset at that rate");
   return parts.join(" · ");
+}
+
+/** "as of Jul 12" for a window that is not current (its figure is old), else "". @param {Window} w */
+function asOf(w) {
+  if (w.state === "current" || !w.as_of) return "";
+  return `as of ${new Date(w.as_of).toLocaleDateString([], { month: "short", day: "numeric" })}`;
 }
 
 /** @param {number} value */

@@ -4,20 +4,32 @@
 // of a kind the page does not know is kept behind a fold; one that says nothing to a reader
 // (an empty reply, a Codex `limit`: the quota meter has those) is not drawn at all.
 
+import { agentLabel } from "./agents.js";
 import { clock, cost, duration, el, exact } from "./dom.js";
 import { callLine, errorText } from "./calls.js";
 import { fold, prose } from "./folds.js";
 
-/** An event's frame: its time (the exact time and record number on hover) and body.
- * @param {any} ev @param {string} cls @param {...any} body */
+/** An event's frame: its time (the exact time and record number on hover only) and body;
+ * `head` replaces the time line (a message's speaker). @param {any} ev @param {string} cls @param {...any} body */
 export function box(ev, cls, ...body) {
   const seqs = ev.part_seqs || [ev.seq]; // a joined reply answers to each part's seq
   const records = seqs.map((/** @type {number} */ s) => `#${s}`).join(" + ");
   return el("div", { class: `event ${cls}`, "data-seq": ev.seq, "data-kind": ev.kind, "data-part-seqs": ev.part_seqs ? seqs.join(" ") : null },
-    el("div", { class: "event-meta" }, el("time", { datetime: ev.at, title: `${exact(ev.at)} · record ${records}` }, clock(ev.at)),
-      el("span", { class: "seq" }, records), ev.agent ? el("span", { class: "agent" }, ev.agent) : null),
+    el("div", { class: "event-meta" }, el("time", { datetime: ev.at, title: `${exact(ev.at)} · record ${records}` }, clock(ev.at))),
     ...body);
 }
+
+/** A message's frame: its speaker's head (speakers.js) over its body. @param {any} ev @param {string} cls @param {HTMLElement} head @param {...any} body */
+export function said(ev, cls, head, ...body) {
+  const seqs = ev.part_seqs || [ev.seq];
+  return el("div", { class: `event ${cls}`, "data-seq": ev.seq, "data-kind": ev.kind, "data-part-seqs": ev.part_seqs ? seqs.join(" ") : null }, head, ...body);
+}
+
+/** A bookkeeping line: its words in `.meta-text`, so a run of them can be summed up. @param {any} ev @param {...any} words */
+const meta = (ev, ...words) => box(ev, "meta-event", el("span", { class: "meta-text" }, ...words));
+
+/** Kinds drawn as bookkeeping lines, folded together when several follow each other. */
+export const BOOKKEEPING = new Set(["approval.answer", "session.start", "session.title", "session.archive", "session.close", "session.resume"]);
 
 const blank = (/** @type {any} */ text) => !String(text || "").trim();
 
@@ -58,18 +70,18 @@ export function renderOther(ev) {
       if (ev.answered) return box(ev, "meta-event", "asked: ", el("code", {}, `${ev.tool} ${callLine(ev.input)}`));
       return box(ev, "asking", el("strong", {}, "waiting for an answer: "), el("code", {}, `${ev.tool} ${callLine(ev.input)}`));
     case "approval.answer":
-      return box(ev, "meta-event", ev.allowed ? "allowed" : "refused");
+      return meta(ev, ev.allowed ? "allowed" : "refused");
     case "session.start":
-      return box(ev, "meta-event", `started in ${ev.project}`, ev.branch ? ` on ${ev.branch}` : "", ev.origin?.tool ? ` · ${ev.origin.tool}` : "");
+      return meta(ev, `started in ${ev.project}`, ev.branch ? ` on ${ev.branch}` : "", ev.origin?.tool ? ` · ${agentLabel(ev.origin.tool)}` : "");
     case "session.title":
-      return box(ev, "meta-event", ev.title ? `named “${ev.title}” by ${ev.actor || "person"}` : "name taken back");
+      return meta(ev, ev.title ? `named “${ev.title}” by ${ev.actor === "agent" ? "the agent" : ev.actor || "you"}` : "name taken back");
     case "session.archive":
-      return box(ev, "meta-event", ev.archived === false ? "unarchived" : "archived");
+      return meta(ev, ev.archived === false ? "unarchived" : "archived");
     case "bookmark":
       return document.createTextNode(""); // drawn as the star under its turn's card (stars.js)
     case "session.close":
     case "session.resume":
-      return box(ev, "meta-event", ev.kind === "session.close" ? "closed" : "resumed");
+      return meta(ev, ev.kind === "session.close" ? "closed" : "resumed");
     default:
       return box(ev, "opaque", fold(`raw:${ev.seq}`, new Set(), `record of kind ${ev.kind || "unknown"}`, el("pre", { class: "output" }, JSON.stringify(ev, null, 2))));
   }

@@ -10,6 +10,17 @@ import { machineLabel } from "./machines.js";
 import { marked } from "./marks.js";
 import { numberTurns, withoutSeqs } from "./turnnames.js";
 
+const PROSE = new Set(["message", "reply", "memory.summary", "context.compact"]); // kinds whose lines are a person's or an agent's words
+
+/** The words searched for that no turn found by words shows (a turn found by meaning alone
+ * holds none of them by definition). @param {string[]} terms @param {any[]} turns */
+function unmatched(terms, turns) {
+  const texts = turns.filter((t) => t.found_by !== "meaning")
+    .flatMap((t) => [t.head || "", t.title || "", ...(t.events || []).flatMap((/** @type {any} */ e) => [e.heading || "", ...(e.lines || [])])])
+    .join("\n").toLowerCase();
+  return terms.filter((term) => !texts.includes(term.toLowerCase()));
+}
+
 export const SCOPES = { task: "this task", project: "earlier tasks in this project", all: "all tasks" };
 
 /**
@@ -75,6 +86,11 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
         `meaning: ${results.covered.toLocaleString()} of ${results.searched.toLocaleString()} tasks so far; the rest by words until they are encoded`));
     }
     const terms = results.terms || [];
+    const missing = unmatched(terms, turns);
+    if (missing.length && turns.length) {
+      pane.append(el("p", { class: "muted", "data-unmatched": "" }, "No result holds ",
+        missing.map((word, i) => [i ? (i === missing.length - 1 ? " or " : ", ") : "", el("strong", { class: "unmatched" }, `“${word}”`)])));
+    }
     const list = el("div", { class: "results", "data-results": "" });
     for (const [task, group] of byTask) {
       const name = folder(group[0].project || "");
@@ -101,13 +117,14 @@ export function createResults({ pane, href, onOpen, failure, announce, folder, a
     const events = turn.events || [];
     const [rest, records] = withoutSeqs(turn.head || "");
     const head = el("div", { class: "result-turn-head", title: [records, exact(turn.at)].filter(Boolean).join(" · ") },
-      el("span", { "data-turn-name": turn.first_seq, "data-task": turn.task }, "turn"), rest ? " · " : "", marked(rest, terms));
+      el("span", { "data-turn-name": turn.first_seq, "data-task": turn.task }, "turn"), rest ? " · " : "", marked(rest, terms),
+      turn.found_by === "meaning" ? el("span", { class: "by-meaning", "data-by-meaning": "", title: "None of the words searched for is in this turn: it was found by what it means" }, "by meaning only") : null);
     const items = events.length
       ? events.map((/** @type {any} */ ev) => link(turn.task, ev.seq,
         el("div", { class: "result-event-head" },
           el("time", { datetime: ev.at, title: exact(ev.at) }, relative(ev.at)),
           el("span", { class: "heading" }, marked(ev.heading || ev.kind, terms))),
-        (ev.lines || []).slice(0, 3).map((/** @type {string} */ line) => el("div", { class: "snippet" }, marked(line, terms)))))
+        (ev.lines || []).slice(0, 3).map((/** @type {string} */ line) => el("div", { class: PROSE.has(ev.kind) ? "snippet prose-line" : "snippet" }, marked(line, terms)))))
       : [link(turn.task, turn.first_seq, el("div", { class: "result-event-head" }, "open this turn"))];
     // the close summary of the chat this turn was in (ADR 0033), when an agent or provider wrote one
     const summary = turn.summary ? el("div", { class: "result-summary muted", "data-summary": "" }, `summary: ${turn.summary}`) : null;

@@ -1,8 +1,8 @@
 // @ts-check
-// First run and Settings > Search: where nodwyn looks for the agents' sessions, "Import a
-// folder…", and the person's settings (which agents to follow, whether tool output is
-// searched, whether machine runs are listed, which projects' earlier tasks agents may search).
-// Each change is saved at once.
+// First run and Settings: where nodwyn looks for the agents' sessions, "Import a folder…", and
+// the person's settings in sections (settingsections.js: which agents to follow, how search
+// ranks, which projects' earlier tasks agents may search, the terminal, the window). Each
+// change is saved at once.
 
 import { api } from "./api.js";
 import { clear, el } from "./dom.js";
@@ -13,6 +13,9 @@ import { summariesChoice } from "./summarize.js";
 import { terminalChoice } from "./exporting.js";
 import { machinesSection } from "./machines.js";
 import { sshMachines } from "./sshmachines.js";
+import { SETTINGS_SECTIONS, addSettingsSection } from "./settingsections.js";
+
+/** @typedef {import("./settingsections.js").SettingsContext} SettingsContext */
 
 /** Agent name -> the name people read, from the server's registry (/api/places). */
 const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
@@ -73,33 +76,20 @@ export async function firstRun(/** @type {HTMLElement} */ pane) {
     el("p", { class: "muted" }, "To look around first: ", el("code", {}, "nodwyn app --demo"), "."));
 }
 
+/** The plain switches, each under the section it belongs to. */
 const SWITCHES = [
-  ["follow_claude", "Follow Claude Code's sessions"],
-  ["follow_codex", "Follow Codex's sessions"],
-  ["search_tool_output", "Search tool output (commands' output, files read)"],
-  ["show_machine_runs", "List machine runs (sessions no person typed into)"],
-  ["close_to_tray", "Closing the app's window keeps nodwyn in the tray"],
+  ["follow_claude", "Follow Claude Code's sessions", "agents"],
+  ["follow_codex", "Follow Codex's sessions", "agents"],
+  ["search_tool_output", "Search tool output (commands' output, files read)", "search"],
+  ["show_machine_runs", "List machine runs (sessions no person typed into)", "list"],
+  ["close_to_tray", "Closing the app's window keeps nodwyn in the tray", "window"],
 ];
 
-/**
- * The Settings dialog; `onChange(settings)` hears every saved change.
- * @param {HTMLDialogElement} dialog
- * @param {(settings: Record<string, any>) => void} onChange
- */
-export async function openSettings(dialog, onChange) {
-  const said = el("p", { class: "muted", role: "status" });
+/** The switches of one section. @param {string} section @param {SettingsContext} ctx */
+function switches(section, { current, said, onChange }) {
   const list = el("div", { class: "switches" });
-  clear(dialog).append(el("h2", {}, "Settings"), el("h3", {}, "Search"), list, said,
-    el("form", { method: "dialog", class: "dialog-buttons" }, el("button", { value: "close" }, "Close")));
-  dialog.showModal();
-  let current;
-  try {
-    current = await api.settings();
-  } catch (err) {
-    said.textContent = `Could not read the settings: ${err.message}`;
-    return;
-  }
-  for (const [name, label] of SWITCHES) {
+  for (const [name, label, where] of SWITCHES) {
+    if (where !== section) continue;
     const box = /** @type {HTMLInputElement} */ (el("input", { type: "checkbox", name, "data-setting": name }));
     box.checked = Boolean(current[name]);
     box.addEventListener("change", async () => {
@@ -113,18 +103,83 @@ export async function openSettings(dialog, onChange) {
     });
     list.append(el("label", { class: "switch" }, box, ` ${label}`));
   }
-  // the other agents' switches, then the imported folders, under Claude Code's and Codex's
-  const anchor = list.children[2] || null;
-  list.insertBefore(await agentSwitches(said, onChange), anchor);
-  list.insertBefore(followedFolders(current, said, onChange), anchor);
-  list.append(modeChoice(current, said, onChange), embeddingsChoice(current, said, onChange),
-    summariesChoice(current, said, onChange));
-  dialog.insertBefore(el("div", {}, el("h3", {}, "Agents' memory"), await agentConnections(),
-    await earlierSwitches(current, said, onChange)), said.nextSibling);
-  said.nextSibling?.after(terminalChoice(current, said, onChange));
-  dialog.querySelector(".dialog-buttons")?.before(await machinesSection(onChange));
-  dialog.lastElementChild?.before(await sshMachines());
-  said.nextSibling?.after(await agentHooks(current, said, onChange)); // Settings > Agents' live states
+  return list;
+}
+
+addSettingsSection({ id: "agents", title: "Agents", draw: async (ctx) => el("div", {}, switches("agents", ctx),
+  await agentSwitches(ctx.said, ctx.onChange), followedFolders(ctx.current, ctx.said, ctx.onChange)) });
+addSettingsSection({ id: "live", title: "Live states", draw: (ctx) => agentHooks(ctx.current, ctx.said, ctx.onChange) });
+addSettingsSection({ id: "search", title: "Search", draw: (ctx) => el("div", {}, switches("search", ctx),
+  modeChoice(ctx.current, ctx.said, ctx.onChange), embeddingsChoice(ctx.current, ctx.said, ctx.onChange)) });
+addSettingsSection({ id: "summaries", title: "Summaries", draw: (ctx) => summariesChoice(ctx.current, ctx.said, ctx.onChange) });
+addSettingsSection({ id: "memory", title: "Agents' memory", draw: async (ctx) => el("div", {}, await agentConnections(),
+  await earlierSwitches(ctx.current, ctx.said, ctx.onChange)) });
+addSettingsSection({ id: "machines", title: "Machines", draw: (ctx) => machinesSection(ctx.onChange) });
+addSettingsSection({ id: "ssh", title: "Machines over SSH", draw: () => sshMachines() });
+addSettingsSection({ id: "list", title: "Task list", draw: (ctx) => switches("list", ctx) });
+addSettingsSection({ id: "terminal", title: "Terminal", draw: (ctx) => terminalChoice(ctx.current, ctx.said, ctx.onChange) });
+addSettingsSection({ id: "window", title: "Window", draw: (ctx) => switches("window", ctx) });
+
+/**
+ * The Settings dialog: a side navigation of its sections (settingsections.js) and a filter that
+ * keeps the sections and settings whose words hold what is typed; `onChange(settings)` hears
+ * every saved change.
+ * @param {HTMLDialogElement} dialog
+ * @param {(settings: Record<string, any>) => void} onChange
+ */
+export async function openSettings(dialog, onChange) {
+  const said = el("p", { class: "muted settings-said", role: "status" });
+  const filter = /** @type {HTMLInputElement} */ (el("input", { type: "search", class: "settings-filter", placeholder: "Filter settings", "aria-label": "Filter settings", "data-settings-filter": "" }));
+  const nav = el("nav", { class: "settings-nav", "aria-label": "Settings sections" });
+  const body = el("div", { class: "settings-body" }, el("p", { class: "muted" }, "Reading…"));
+  clear(dialog).append(el("div", { class: "settings-top" }, el("h2", {}, "Settings"), filter),
+    el("div", { class: "settings-layout" }, nav, body), said,
+    el("form", { method: "dialog", class: "dialog-buttons" }, el("button", { value: "close" }, "Close")));
+  dialog.showModal();
+  let current;
+  try {
+    current = await api.settings();
+  } catch (err) {
+    said.textContent = `Could not read the settings: ${err.message}`;
+    return;
+  }
+  clear(body);
+  /** @type {SettingsContext} */
+  const ctx = { current, said, onChange };
+  for (const section of SETTINGS_SECTIONS) {
+    const place = el("section", { class: "settings-section", id: `settings-${section.id}`, "data-settings-section": section.id, "aria-label": `${section.title} settings` },
+      el("h3", {}, section.title));
+    body.append(place);
+    nav.append(el("a", { href: `#settings-${section.id}`, "data-settings-nav": section.id, onclick: (/** @type {MouseEvent} */ event) => {
+      event.preventDefault();
+      place.scrollIntoView({ block: "start" });
+    } }, section.title));
+    try {
+      place.append(await section.draw(ctx));
+    } catch (err) {
+      place.append(el("p", { class: "muted" }, `Could not show this section: ${err.message}`));
+    }
+  }
+  filter.addEventListener("input", () => filterSettings(body, nav, filter.value));
+  filter.focus();
+}
+
+/** Keep the sections, and within them the settings, whose words hold `words`. @param {HTMLElement} body @param {HTMLElement} nav @param {string} words */
+function filterSettings(body, nav, words) {
+  const wanted = words.trim().toLowerCase();
+  for (const section of body.querySelectorAll("[data-settings-section]")) {
+    const title = section.querySelector("h3")?.textContent?.toLowerCase() || "";
+    const whole = !wanted || title.includes(wanted);
+    let any = whole;
+    for (const item of section.querySelectorAll("label.switch, .field, .choice, fieldset")) {
+      const holds = whole || (item.textContent || "").toLowerCase().includes(wanted);
+      /** @type {HTMLElement} */ (item).hidden = !holds;
+      any ||= holds;
+    }
+    /** @type {HTMLElement} */ (section).hidden = !any;
+    const link = nav.querySelector(`[data-settings-nav="${section.getAttribute("data-settings-section")}"]`);
+    if (link instanceof HTMLElement) link.hidden = !any;
+  }
 }
 
 /**
@@ -173,6 +228,15 @@ async function earlierSwitches(current, said, onChange) {
     box.append(el("p", { class: "muted" }, `Could not list the projects: ${err.message}`));
   }
   const allowed = current.earlier_tasks || {};
+  if (folders.length > 8) {
+    const find = /** @type {HTMLInputElement} */ (el("input", { type: "search", class: "folder-filter", placeholder: "Filter projects", "aria-label": "Filter projects", "data-folder-filter": "" }));
+    find.addEventListener("input", () => {
+      const wanted = find.value.trim().toLowerCase();
+      for (const row of box.querySelectorAll("label.switch")) /** @type {HTMLElement} */ (row).hidden = !(row.textContent || "").toLowerCase().includes(wanted);
+    });
+    box.append(find);
+  }
+  folders.sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
   for (const folder of folders) {
     const tick = /** @type {HTMLInputElement} */ (el("input", { type: "checkbox", "data-earlier": folder }));
     tick.checked = Boolean(allowed[folder]);

@@ -6,7 +6,8 @@
 
 import { agentLabel } from "./agents.js";
 import { machineLabel, machineName } from "./machines.js";
-import { clear, cost, el, folderLabels, timeEl } from "./dom.js";
+import { clear, cost, el, folderLabels } from "./dom.js";
+import { listTime, plainTitle, titleNodes } from "./titles.js";
 
 const PER_FOLDER = 5;
 const FOLDS_KEY = "nodwyn.folds";
@@ -33,6 +34,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
   let tasks = [];
   let selected = "";
   let loaded = false;
+  let reveal = ""; // a task opened whose row is yet to be brought into view
   const folds = loadFolds();
   /** @type {Set<string>} */
   const expanded = new Set();
@@ -72,14 +74,14 @@ export function createSidebar({ list, filter, href, onOpen }) {
         },
       },
       marks ? el("span", { class: "dot", title: marks, "aria-label": marks }) : null,
-      el("span", { class: "task-title", title: task.title }, task.title), // cut short: whole on hover
+      el("span", { class: "task-title", title: plainTitle(task.title) }, titleNodes(task.title)), // cut short: whole on hover
       liveLine(task), // what the agent asks, or that it waits for your next prompt (ADR 0046)
       el("span", { class: "task-facts", "data-task-facts": "" },
         folder ? el("span", { class: "task-folder", title: task.project, "data-folder": task.project }, folder) : null,
-        agent ? el("span", { class: "agent-label", "data-agent": task.origin }, agent) : null,
+        agent ? el("span", { class: `agent-label agent-chip agent-${task.origin}`, "data-agent": task.origin, title: agent }, agent) : null,
         machine ? el("span", { class: "machine-label", "data-ran-on": task.ran_on, title: `ran on ${machine}` }, machine) : null,
         facts.map((fact) => el("span", {}, fact)),
-        timeEl(task.last_activity)),
+        listTime(task.last_activity)),
     );
   }
 
@@ -221,6 +223,25 @@ export function createSidebar({ list, filter, href, onOpen }) {
       list.scrollTop += again.getBoundingClientRect().top - list.getBoundingClientRect().top - seen.at;
     }
     refocus(had);
+    bringIntoView();
+  }
+
+  /** The open task's row, once drawn, scrolled into the list's view: its folder unfolded and
+   * shown whole if the row lay past "Show N more" or in a fold. */
+  function bringIntoView() {
+    const id = reveal;
+    if (!id || !loaded) return;
+    reveal = "";
+    let node = list.querySelector(`.task-item[data-task="${CSS.escape(id)}"]`);
+    const task = tasks.find((t) => t.id === id);
+    if (!node && task && !filter.value.trim()) {
+      const key = task.archived ? ":archived" : task.machine ? ":machine" : task.project;
+      folds[key] = false;
+      expanded.add(key);
+      render();
+      node = list.querySelector(`.task-item[data-task="${CSS.escape(id)}"]`);
+    }
+    if (node) node.scrollIntoView({ block: "nearest" });
   }
 
   function emptyList(/** @type {boolean} */ filtering) {
@@ -256,6 +277,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
     },
     /** @param {string} id */
     select(id) {
+      if (id !== selected) reveal = id;
       selected = id;
       for (const node of list.querySelectorAll(".task-item")) {
         if (node instanceof HTMLElement) {
@@ -263,6 +285,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
           else node.removeAttribute("aria-current");
         }
       }
+      bringIntoView();
     },
     /** @param {string} id */
     find: (id) => tasks.find((task) => task.id === id),

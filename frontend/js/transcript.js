@@ -36,6 +36,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
   });
   /** @type {string[]} */
   let words = []; // the search's words, marked inside the highlighted event
+  let origin = ""; // the open task's agent, named over its replies
   /** @type {number|null} */
 
   /** @param {string} task @param {number|null} hit @param {string} backLabel
@@ -156,7 +157,7 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
         `Earlier (${nav.turnsBefore(first)})`));
     }
     main.append(el("div", { class: "events", "data-events": "" }, renderEvents(view.events, view.cards, opened,
-      (turn) => turnTools(view?.task || "", turn, stars.turns, onError))));
+      (turn) => turnTools(view?.task || "", turn, stars.turns, onError), origin)));
     if (view.hasLater) {
       main.append(el("button", { type: "button", class: "page-button", "data-later": "", title: `records after #${last}`, onclick: () => more(false) },
         "Later"));
@@ -220,11 +221,15 @@ export function createTranscript({ pane, onBack, onOpenTurn, failure, onError })
   }
 
   return {
-    /** @param {string} task */
-    live: (task) => load(task, null, ""),
-    /** @param {string} task @param {number} seq @param {string} backLabel @param {string[]} [marks] */
-    around: (task, seq, backLabel, marks = []) => {
+    /** @param {string} task @param {string} [agent] the task's origin */
+    live: (task, agent = "") => {
+      origin = agent;
+      return load(task, null, "");
+    },
+    /** @param {string} task @param {number} seq @param {string} backLabel @param {string[]} [marks] @param {string} [agent] */
+    around: (task, seq, backLabel, marks = [], agent = "") => {
       words = marks;
+      origin = agent;
       return load(task, seq, backLabel);
     },
     /** Read the live view again after a change, keeping the reader's place. @param {string} task */

@@ -26,6 +26,9 @@ function openEdit(from, file) {
   const named = exact.length ? exact : paths.filter((n) => file.endsWith(`/${path(n)}`) || path(n).endsWith(`/${file}`));
   const call = named.at(-1)?.closest("details.call");
   if (!(call instanceof HTMLDetailsElement)) return;
+  for (let fold = call.parentElement?.closest("details"); fold; fold = fold.parentElement?.closest("details")) {
+    /** @type {HTMLDetailsElement} */ (fold).open = true; // the row of calls it is folded in
+  }
   call.open = true;
   call.scrollIntoView({ block: "start" });
   /** @type {HTMLElement|null} */ (call.querySelector("summary"))?.focus();
@@ -50,12 +53,30 @@ function folds(card, opened) {
         title: "Show the edit that wrote it", onclick: (/** @type {Event} */ e) => openEdit(/** @type {HTMLElement} */ (e.currentTarget), f) }, el("code", {}, f)))))) : null);
 }
 
+const SHOWN_ERRORS = 3;
+
+/** A card's errors, each once: the first three, then "+N more" that shows the rest. @param {string[]} errors */
+export function errorsEl(errors) {
+  const said = [...new Set(errors.map((e) => plainText(errorText(e))))];
+  if (!said.length) return null;
+  const list = el("ul", { class: "errors", "data-errors": "" }, said.map((e, i) => el("li", { class: "error", hidden: i >= SHOWN_ERRORS }, e)));
+  if (said.length > SHOWN_ERRORS) {
+    const more = el("li", {}, el("button", { type: "button", class: "link", "data-more-errors": "", onclick: (/** @type {Event} */ event) => {
+      event.preventDefault(); // on a board card, a link: the button only shows the rest
+      event.stopPropagation();
+      for (const item of list.querySelectorAll("li[hidden]")) /** @type {HTMLElement} */ (item).hidden = false;
+      more.remove();
+    } }, `+${said.length - SHOWN_ERRORS} more`));
+    list.append(more);
+  }
+  return list;
+}
+
 /** @param {any} card @param {Set<string>} opened @param {number} number @param {number} of */
 export function cardEl(card, opened, number, of) {
   const errors = card.errors || [];
   const head = [turnName(number, of), card.outcome, duration(card.duration_ms), card.cost_usd ? cost(card.cost_usd) : ""].filter(Boolean).join(" · ");
-  const body = el("div", { class: "card-body" }, folds(card, opened),
-    errors.length ? el("ul", { class: "errors" }, errors.map((/** @type {string} */ e) => el("li", { class: "error" }, plainText(errorText(e))))) : null);
+  const body = el("div", { class: "card-body" }, folds(card, opened), errorsEl(errors));
   const key = `card:${card.first_seq}`;
   const node = el("details", { class: `card outcome-${String(card.outcome).replace(/ /g, "-")}`, "data-fold": key, "data-card": card.first_seq,
     "data-turn-number": number, open: !opened.has(`closed:${key}`) },

@@ -126,3 +126,10 @@ def served_empty(data_dir, tmp_path):
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+def open_tool_calls(page) -> None:
+    """Open every folded run of tool calls in the transcript, as a person clicks each row."""
+    runs = page.locator("details.run:not([open]) > summary")
+    while runs.count():
+        runs.first.click()

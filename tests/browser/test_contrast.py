@@ -25,7 +25,10 @@ SAMPLES = [
     ".banner button.link",
     ".result-turn-head mark",  # a marked word in the grey head line
     ".hit .label",  # an error result's red label on the highlight
-    ".hit .event-meta time",  # grey metadata on the highlight
+    ".hit .speaker time",  # grey metadata on the highlight
+    ".speaker-tokens",
+    ".speaker-model",
+    "details.run > summary",
 ]
 
 CONTRAST = """

@@ -10,6 +10,8 @@ from nodwyn.log import records
 from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
+from .conftest import open_tool_calls
+
 TURNS = 40
 FAILED = 7  # the turn whose end says it failed
 
@@ -171,6 +173,7 @@ def test_every_agents_calls_are_said_in_words(page, served):
     text = page.locator("[data-events]").inner_text()
     for internal in ("*** Begin Patch", "record of kind", "<tool_use_error>", "{"):
         assert internal not in text  # the summaries, folds shut
+    open_tool_calls(page)
     said("p").click()
     diff = page.locator('details.call[data-call="p"] [data-diff]')
     expect(diff).to_be_visible()  # one fold away

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import serve
+from .conftest import open_tool_calls, serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reading_logs import TASK, write_reading_log  # noqa: E402
@@ -58,6 +58,8 @@ def test_hostile_markdown_is_shown_as_text_and_fetches_nothing(page, reading):
 
 def test_an_edit_and_a_patch_read_as_diffs_and_colours_are_not_escape_codes(page, reading):
     page.goto(reading.at(task=TASK))
+    expect(page.locator("[data-events]")).to_be_visible()
+    open_tool_calls(page)
     edit = page.locator('details.call[data-call="e1"]')
     expect(edit.locator("> summary .call-files")).to_have_text(re.compile(r"order\.go \+1 −1$"))
     edit.locator("> summary").click()
@@ -77,7 +79,7 @@ def test_an_edit_and_a_patch_read_as_diffs_and_colours_are_not_escape_codes(page
     expect(output.locator(".ansi-31")).to_have_text("FAIL")
     assert "\x1b" not in output.inner_text() and "[31m" not in output.inner_text()
     errors = page.locator('[data-card="2"] .errors')
-    expect(errors).to_have_text("Bash: FAIL TestPagerOrder (0.01s)")
+    expect(errors).to_have_text("Bash (exit 1): FAIL TestPagerOrder (0.01s)")
 
 
 def test_the_search_still_marks_its_words_inside_rendered_text(page, reading):

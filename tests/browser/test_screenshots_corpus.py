@@ -4,6 +4,7 @@ window's size and at phone width, light and dark, for a person to look at (issue
 under test-artifacts/; each view is checked to have drawn before its picture is taken, with
 nothing wider than the window."""
 
+import re
 import sys
 import time
 
@@ -84,6 +85,17 @@ def busiest(root, agent):
     return max(tasks, key=lambda t: t["turns"])["id"]
 
 
+def sized_page(browser, size):
+    """A context and page at one of SIZES, with a minute's deadline for each event."""
+    width, height = SIZES[size]
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, is_mobile=size == "phone"
+    )
+    context.set_default_timeout(60000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    return context, context.new_page()
+
+
 INTERNALS = ("*** Begin Patch", "record of kind", "<tool_use_error>", "turn seq")
 
 
@@ -95,12 +107,7 @@ def test_the_long_antigravity_task_a_codex_and_a_cursor_task_read_with_their_out
     """The long Antigravity task (1,686 records) reaches its start in one click of the outline,
     timed; a Codex task and a Cursor task show no internals; the phone's header is one row."""
     width, height = SIZES[size]
-    context = browser.new_context(
-        viewport={"width": width, "height": height}, is_mobile=size == "phone"
-    )
-    context.set_default_timeout(60000)
-    page = context.new_page()
-    ARTIFACTS.mkdir(exist_ok=True)
+    context, page = sized_page(browser, size)
     for agent in ("antigravity", "codex", "cursor"):
         page.goto(corpus_served.at(task=busiest(corpus_served.root, agent)))
         expect(page.locator("[data-events]")).to_be_visible()
@@ -120,4 +127,51 @@ def test_the_long_antigravity_task_a_codex_and_a_cursor_task_read_with_their_out
     took = 1000 * (time.perf_counter() - began)
     print(f"{size}: the long Antigravity task's start in {took:.0f} ms")
     page.screenshot(path=str(ARTIFACTS / f"corpus-antigravity-start-{size}.png"))
+    context.close()
+
+
+SCREENS = {  # issue 48's screens, beside AgentsView's (docs/decisions/0057)
+    "vsla": lambda root: max(
+        (t for t in _tasks(root) if t["project"].endswith("/vsla")),
+        key=lambda t: t["cost_usd"] or 0,
+    )["id"],
+    "aider": lambda root: busiest(root, "aider"),
+    "codex": lambda root: busiest(root, "codex"),
+    "antigravity": lambda root: busiest(root, "antigravity"),
+}
+
+
+def _tasks(root):
+    import json
+
+    return json.loads(Store(root).list_json(archived=None))
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_issue_48_screens_read_as_a_conversation_at_both_widths(browser, corpus_served, size):
+    """Each task's messages under their speakers' heads, tool calls folded as rows, no record
+    numbers or raw ids in the text; the overview, search results and Settings drawn whole."""
+    width, _ = SIZES[size]
+    context, page = sized_page(browser, size)
+    for name, pick in SCREENS.items():
+        page.goto(corpus_served.at(task=pick(corpus_served.root)))
+        expect(page.locator("[data-events] .speaker").first).to_be_visible()
+        text = page.locator("[data-events]").inner_text()
+        assert not re.search(r"(^|\s)#\d+\b", text), name
+        assert "claude-code" not in text and "{{ CHECKPOINT" not in text, name
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(ARTIFACTS / f"issue48-{name}-{size}.png"))
+    page.goto(corpus_served.url)
+    expect(page.locator("[data-activity-range]")).to_contain_text("All of the archive")
+    page.screenshot(path=str(ARTIFACTS / f"issue48-overview-{size}.png"))
+    page.goto(corpus_served.at(q="flaky test", scope="all"))
+    expect(page.locator("[data-results-title]")).to_be_visible(timeout=60000)
+    page.screenshot(path=str(ARTIFACTS / f"issue48-search-{size}.png"))
+    page.goto(corpus_served.url)
+    if size == "phone":
+        page.get_by_role("button", name="Tasks").click()  # Settings is in the drawer
+    page.get_by_role("button", name="Settings").click()
+    expect(page.get_by_role("navigation", name="Settings sections")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / f"issue48-settings-{size}.png"))
     context.close()

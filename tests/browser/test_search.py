@@ -10,6 +10,8 @@ from nodwyn.log import records
 from nodwyn.tasks.store import Store
 from playwright.sync_api import expect
 
+from .conftest import open_tool_calls
+
 
 def search(page, words, scope):
     page.get_by_label("Search scope").select_option(scope)
@@ -153,6 +155,8 @@ def test_a_page_read_or_a_refresh_keeps_the_keyboard_in_the_transcript(page, ser
     assert page.evaluate("document.activeElement.matches('[data-pane]')")  # not the page's top
 
     page.goto(served.at(task="demo-pager-flaky"))
+    expect(page.locator("[data-events]")).to_be_visible()
+    open_tool_calls(page)
     edit = page.locator("details.call:has(> summary:has-text('pager/order.go')) > summary")
     edit.focus()
     with Store(served.root).writer("demo-pager-flaky") as writer:

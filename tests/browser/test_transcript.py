@@ -8,6 +8,7 @@ from nodwyn import api
 from nodwyn.tasks import demo
 from playwright.sync_api import expect
 
+from .conftest import open_tool_calls
 from .test_search import search
 
 
@@ -46,6 +47,7 @@ def test_the_transcript_shows_cards_calls_errors_compactions_and_sub_agents(page
     failing = page.locator("details.call.error").first
     expect(failing.locator("summary")).to_contain_text("exit 1")
     expect(failing.locator(".call-body")).to_be_hidden()  # input and result folded
+    open_tool_calls(page)
     task_call = page.locator('details.call:has(> summary:has-text("Find map iteration"))')
     task_call.locator("> summary").click()
     expect(task_call.locator('.subagent[data-agent="Explore"]')).to_contain_text(
@@ -78,6 +80,7 @@ def test_a_turns_card_names_the_turn_as_people_count_and_never_repeats_the_promp
 
 def test_long_output_is_clipped_with_show_all(page, served):
     page.goto(served.at(task="demo-pager-flaky"))
+    open_tool_calls(page)
     call = page.locator("details.call.error").first
     call.locator("summary").click()
     show = call.get_by_role("button", name=re.compile("^Show all"))
@@ -94,6 +97,7 @@ def test_log_text_that_looks_like_html_stays_text(page, served):
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(served.at(task="demo-site-form"))
     expect(page.locator("[data-events]")).to_contain_text("<script>alert(1)</script>")
+    open_tool_calls(page)
     for call in page.locator("details.call").all():
         call.locator("summary").click()
     expect(page.locator("[data-events]")).to_contain_text("<img src=x onerror=alert(1)>")
@@ -171,7 +175,7 @@ def test_event_times_are_the_persons_local_time(browser, served):
     )
     page = context.new_page()
     page.goto(served.at(task="demo-pager-flaky"))
-    first = page.locator("[data-events] .event-meta time").first
+    first = page.locator("[data-events] .speaker time").first
     expect(first).to_be_visible()
     stamp = first.get_attribute("datetime")
     local = page.evaluate(

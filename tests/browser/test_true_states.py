@@ -73,8 +73,10 @@ def test_an_old_tasks_turns_read_how_they_ended_with_the_agents_durations(
         expect(cards.locator(".outcome")).to_have_text(["completed", "completed"])
         expect(cards.locator("[data-board-turn]")).to_have_text(["turn 2 of 2", "turn 1 of 2"])
         failed = sized.get_by_role("button", name="Failed")
-        expect(failed.locator("[data-outcome-count]")).to_have_text(re.compile(r"^\s*1$"))
-        failed.click()
+        expect(failed.locator("[data-outcome-count]")).to_have_text(re.compile(r"^\s*0$"))
+        errors = sized.get_by_role("button", name="With errors")
+        expect(errors.locator("[data-outcome-count]")).to_have_text(re.compile(r"^\s*1$"))
+        errors.click()
         expect(cards).to_have_count(1)  # the turn whose card shows a failed command
         expect(cards.first).to_contain_text("make test")
         assert sized.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import msgspec
 
+from .. import kinds
 from ..agent import Agent, Found, carry_of, home_of
 from . import steps
 
@@ -52,18 +53,21 @@ class Antigravity(Agent):
 
     def recognise(self, path: Path) -> Found | str:
         if path.name == NAMES[1] and (path.parent / NAMES[0]).is_file():
-            return "the same conversation as transcript_full.jsonl beside it, which is read instead"
+            return (
+                "a second copy of the conversation in transcript_full.jsonl beside it, "
+                "which is read instead"
+            )
         with open(path, "rb") as handle:
             head = handle.read(PROBE)
         if not head.strip():
             return "empty file"
         if b"\0" in head:
-            return "not a text file (binary content)"
+            return f"not an Antigravity transcript: {kinds.named(path, head)}"
         first = next((line for line in head.split(b"\n") if line.strip()), b"")
         try:
             step = _any(first)
         except msgspec.DecodeError:
-            return "not an Antigravity transcript (its first line is not JSON)"
+            return f"not an Antigravity transcript: {kinds.named(path, head)}"
         if (
             not isinstance(step, dict)
             or not {"step_index", "source", "type", "status"} <= step.keys()

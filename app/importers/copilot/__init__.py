@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgspec
 
+from .. import kinds
 from ..agent import Agent, Found, carry_of, home_of
 from . import events
 
@@ -49,8 +50,8 @@ class Copilot(Agent):
         if not head.strip():
             return "empty file"
         if b"\0" in head:
-            return "not a text file (binary content)"
-        return _verdict(self, head)
+            return f"not a Copilot CLI session: {kinds.named(path, head)}"
+        return _verdict(self, head, path)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
         fields = workspace(path)
@@ -59,7 +60,7 @@ class Copilot(Agent):
         return events.Parser(str(path), carry_of(carry, events.Carry), title=title, cwd=cwd)
 
 
-def _verdict(agent: Copilot, head: bytes) -> Found | str:
+def _verdict(agent: Copilot, head: bytes, path: Path) -> Found | str:
     lines = head.split(b"\n")
     if len(head) == PROBE:
         lines = lines[:-1]
@@ -69,7 +70,7 @@ def _verdict(agent: Copilot, head: bytes) -> Found | str:
         try:
             event = _any(raw)
         except msgspec.DecodeError:
-            return "not a Copilot CLI session (its first line is not JSON)"
+            return f"not a Copilot CLI session: {kinds.named(path, head)}"
         if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
             return "not a Copilot CLI session (no {type, data} events)"
         if event.get("type") != "session.start":

@@ -71,9 +71,10 @@ def _why_none(chats: keys.Chats) -> str:
         (chats.composers or {}).get("allComposers") if isinstance(chats.composers, dict) else None
     )
     if listed:
+        chats = f"{len(listed)} chat{'s' if len(listed) != 1 else ''}"
         return (
-            f"a workspace database holding only the headers of {len(listed)} composers: "
-            "their conversations are in the global state.vscdb (User/globalStorage)"
+            f"a Cursor workspace's list of {chats}: the chats themselves are in Cursor's global "
+            "state.vscdb (User/globalStorage), and are imported from there"
         )
     return "no Cursor chat or composer in it"
 

@@ -22,6 +22,7 @@ from msgspec import Struct
 from ...log import records
 from ...log.records import PlanItem, Usage
 from ...log.redact import redact
+from . import failures
 from .heading import ASKED_HEAD, WORK, duration, ending, head, one_line  # noqa: F401 (cards.X)
 
 ANSWER = 300  # characters of the answer kept on a card
@@ -282,7 +283,7 @@ def _turn(turn: Turn, record: records.Event, main: bool) -> None:
         case records.Plan():
             turn.plan = list(record.items)
         case records.Error():
-            turn.errors.append(one_line(record.text, LINE))
+            failures.add(turn.errors, one_line(record.text, LINE))
 
 
 def _spend(turn: Turn, record: records.Event) -> None:
@@ -380,9 +381,8 @@ def _result(turn: Turn, record: records.Result) -> None:
             exit=record.exit,
             error=record.error or bool(record.exit),
         )
-    if record.error:
-        first = next((line for line in record.output.splitlines() if line.strip()), "")
-        turn.errors.append(one_line(f"{record.tool}: {first}", LINE))
+    if record.error or (where is not None and record.exit not in (None, 0)):
+        failures.add(turn.errors, failures.said(record.tool, record.output, record.exit, LINE))
 
 
 def finish(fold: Fold) -> list[Card]:

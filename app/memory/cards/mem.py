@@ -1,6 +1,6 @@
 """`sessions/<id>.mem`: the memory beside one log (cards, episodes, fold state, index mark).
 
-Layout: the line `nodwyn-mem 5\n`, then frames. A frame is
+Layout: the line `nodwyn-mem 6\n`, then frames. A frame is
 `[u32 length][u32 crc32][msgpack Frame][u32 length][b"MEMF"]` (little-endian): the cards and
 episodes the fold gained since the frame before (`base` is the fold's end it goes on from; -1
 starts from nothing), the fold's state after them (the end of the log's last whole turn, with
@@ -38,8 +38,9 @@ from .fold import Card, Episode, Fold, finish
 from .fold import feed as feed_card
 from .frames import HEADS_MAGIC, crc_of, holds  # noqa: F401 (crc_of, holds: read as mem.X)
 
-MAGIC = b"nodwyn-mem 5\n"  # 3: cards carry tokens, model and unpriced (issue 24); 4: true
-# outcomes and durations (ADR 0039); 5: parts, the tokens and cost by quarter hour (#35)
+MAGIC = b"nodwyn-mem 6\n"  # 3: cards carry tokens, model and unpriced (issue 24); 4: true
+# outcomes and durations (ADR 0039); 5: parts, the tokens and cost by quarter hour (#35);
+# 6: errors say what failed, each once (#48)
 TRAILER = b"MEMF"
 COMPACT_AFTER = 64  # frames; then the file is rewritten as one (amortised: 1/64 per turn)
 _head = struct.Struct("<II")

@@ -47,6 +47,7 @@ class TurnHit(Struct, frozen=True, kw_only=True):
     events: list[EventHit]
     summary: str = ""  # the close summary covering this turn (ADR 0033), if one does
     ran_on: str = ""  # the id of the machine its task ran on ("" = this one)
+    found_by: str = ""  # "meaning": none of its events holds a word searched for; "" by words
 
 
 class Results(Struct, frozen=True, kw_only=True):

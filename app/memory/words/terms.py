@@ -19,7 +19,9 @@ k1 = 1.2, b = 0.75 (tantivy's), N the events of the index, n(w, f) those holding
   -> 0.864; docs/decisions/0010-sentence-model-and-fusion.md).
 - **The task's folder.** A word of the query that is a word of the name of the folder a task
   ran in (its last part: `trezo-ai`, `Empire-of-bits-main`) adds idf(w) to every event of
-  that task the query matches otherwise: "the grant run inside the trezo-ai folder" finds that
+  that task that holds another word of the query (an event that holds only that word, as the
+  folder's own paths do, gets nothing: "test" in `sat-test-app` no longer lifts its paths
+  over the turn about a flaky test, ADR 0057): "the grant run inside the trezo-ai folder" finds that
   run among a dozen alike (pick questions, hit@5 0.909 -> 1.000). It never matches an event on
   its own, and a folder name is a few words, so it cannot make a task's turns rank alike the
   way a title did (foundations: task memory keeps titles out of the index).
@@ -59,7 +61,7 @@ def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None
     """The query of `fields` (words.query_fields) within `tasks` (None: all); `folders` is
     folders_of the index's tasks. Imports nothing but tantivy (a search's start)."""
     total, should = searcher.num_docs, []
-    weights = {}
+    weights, own_of = {}, {}
     for term in fields["parts"]:  # every word and part of the query
         held = {field: searcher.doc_freq(field, term) for field in ("words", "parts")}
         weights[term] = idf(max(held.values()), total)
@@ -67,12 +69,12 @@ def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None
         own = [_term(schema, field, term, weights[term], held[field], total)
                for field in looked if held[field]]  # fmt: skip
         if own:
-            should.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(own)))
+            own_of[term] = tantivy.Query.disjunction_max_query(own)
+            should.append((tantivy.Occur.Should, own_of[term]))
     matched = tantivy.Query.boolean_query(should)
     bonus = [
-        (tantivy.Occur.Should, tantivy.Query.const_score_query(
-            tantivy.Query.term_set_query(schema, "task", folders[term]), FOLDER_WEIGHT * weight))
-        for term, weight in weights.items() if term in folders
+        (tantivy.Occur.Should, _folder_bonus(schema, folders[term], weight, term, own_of))
+        for term, weight in weights.items() if term in folders and own_of.keys() - {term}
     ]  # fmt: skip
     if bonus:
         matched = tantivy.Query.boolean_query([(tantivy.Occur.Must, matched), *bonus])
@@ -85,6 +87,19 @@ def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None
             (tantivy.Occur.Must, matched),
         ]
     )
+
+
+def _folder_bonus(schema, tasks: list[str], weight: float, term: str, own_of: dict):
+    """idf(term) for an event of a task whose folder the term names, when the event also holds
+    another word of the query: a word the folder's name and its paths share ("test" in
+    sat-test-app) adds nothing to an event that holds no other word asked for."""
+    others = [(tantivy.Occur.Should, query) for word, query in own_of.items() if word != term]
+    return tantivy.Query.boolean_query([
+        (tantivy.Occur.Must, tantivy.Query.const_score_query(
+            tantivy.Query.term_set_query(schema, "task", tasks), FOLDER_WEIGHT * weight)),
+        (tantivy.Occur.Must,
+         tantivy.Query.const_score_query(tantivy.Query.boolean_query(others), 0.0)),
+    ])  # fmt: skip
 
 
 def _term(schema, field: str, term: str, weight: float, having: int, total: int):
