@@ -114,8 +114,8 @@ addSettingsSection({ id: "search", title: "Search", draw: (ctx) => el("div", {},
 addSettingsSection({ id: "summaries", title: "Summaries", draw: (ctx) => summariesChoice(ctx.current, ctx.said, ctx.onChange) });
 addSettingsSection({ id: "memory", title: "Agents' memory", draw: async (ctx) => el("div", {}, await agentConnections(),
   await earlierSwitches(ctx.current, ctx.said, ctx.onChange)) });
-addSettingsSection({ id: "machines", title: "Machines", draw: (ctx) => machinesSection(ctx.onChange) });
-addSettingsSection({ id: "ssh", title: "Machines over SSH", draw: () => sshMachines() });
+addSettingsSection({ id: "machines", title: "Machines", draw: async (ctx) => el("div", {},
+  await machinesSection(ctx.onChange), await sshMachines()) });
 addSettingsSection({ id: "list", title: "Task list", draw: (ctx) => switches("list", ctx) });
 addSettingsSection({ id: "terminal", title: "Terminal", draw: (ctx) => terminalChoice(ctx.current, ctx.said, ctx.onChange) });
 addSettingsSection({ id: "window", title: "Window", draw: (ctx) => switches("window", ctx) });

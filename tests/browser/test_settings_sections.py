@@ -28,7 +28,17 @@ def test_settings_has_sections_a_side_navigation_and_a_filter(page, folders_serv
     page.get_by_role("button", name="Settings").click()
     nav = page.get_by_role("navigation", name="Settings sections")
     expect(nav.get_by_role("link")).to_have_text(
-        ["Agents", "Search", "Summaries", "Agents' memory", "Task list", "Terminal", "Window"]
+        [
+            "Agents",
+            "Live states",
+            "Search",
+            "Summaries",
+            "Agents' memory",
+            "Machines",
+            "Task list",
+            "Terminal",
+            "Window",
+        ]
     )
     tray = page.locator('[data-setting="close_to_tray"]')
     expect(page.locator('[data-settings-section="window"]')).to_contain_text("tray")
