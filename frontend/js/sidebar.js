@@ -78,7 +78,7 @@ export function createSidebar({ list, filter, href, onOpen }) {
       liveLine(task), // what the agent asks, or that it waits for your next prompt (ADR 0046)
       el("span", { class: "task-facts", "data-task-facts": "" },
         folder ? el("span", { class: "task-folder", title: task.project, "data-folder": task.project }, folder) : null,
-        agent ? el("span", { class: `agent-label agent-chip agent-${task.origin}`, "data-agent": task.origin, title: agent }, agent) : null,
+        agent ? el("span", { class: `agent-label agent-chip agent-${task.origin}`, "data-agent": task.origin, title: agent }, agent.replace(/ (Code|CLI)$/, "")) : null, // "Claude", "Qwen": the row is narrow
         machine ? el("span", { class: "machine-label", "data-ran-on": task.ran_on, title: `ran on ${machine}` }, machine) : null,
         facts.map((fact) => el("span", {}, fact)),
         listTime(task.last_activity)),

@@ -46,9 +46,13 @@ def sessions(tmp_path) -> dict[str, str]:
 def test_a_task_of_each_reads_in_words_with_its_agent_named(page, served_empty, tmp_path):
     for task, label in sessions(tmp_path).items():
         page.goto(served_empty.at(task=task))
-        expect(page.locator(f'[data-task="{task}"] .agent-label')).to_have_text(label)
+        chip = page.locator(f'[data-task="{task}"] .agent-label')
+        expect(chip).to_have_attribute("title", label)  # the row shows "Qwen" for "Qwen Code"
+        expect(chip).to_have_text(label.removesuffix(" Code"))
         expect(page.locator('[data-field="agent"]')).to_contain_text(label)
         shown = page.locator("main")
+        for group in shown.locator("details.tool-group:not([open]) > summary").all():
+            group.click()  # a reply's calls are folded as one row: opened to read each
         if task.startswith("pi-"):
             expect(shown.get_by_text("pager.go +1 −1")).to_be_visible()
             expect(shown.locator(".call-line", has_text="go test")).to_be_visible()
