@@ -21,6 +21,7 @@ from ..tasks.catalogue import RANK, fold_log
 from ..tasks.store import Store
 
 FORMAT = 1
+BATCH = 2_000  # records an import appends at a time: it holds one batch, whatever the size
 
 
 class State(msgspec.Struct, kw_only=True):
@@ -94,24 +95,41 @@ def title_of(log: Path) -> tuple[str, str]:
     return summary.title, summary.title_by
 
 
+class Appending:
+    """An import's records appended to its log batch by batch, so an import holds one batch
+    whatever the session's size. A title is appended only where no higher actor named the task
+    and it is new; `title` is the task's name and who gave it, or a function giving them, asked
+    at the first title met (it reads the whole log)."""
+
+    def __init__(self, writer: Writer, state: State, title):
+        self.writer, self.state, self.title = writer, state, title
+        self.count = 0  # records appended
+
+    def add(self, emitted) -> int:
+        batch: list[r.Known] = []
+        for record in emitted:
+            if isinstance(record, r.SessionTitle):
+                if callable(self.title):
+                    self.title = self.title()
+                current, by = self.title or ("", "")
+                if record.title == current or RANK.get(record.actor, 1) < RANK.get(by, 0):
+                    continue
+                self.title = (record.title, record.actor)
+            elif isinstance(record, r.ContextCompact):
+                seq = self.writer.last_seq + len(batch) + 1
+                record = msgspec.structs.replace(
+                    record, first_seq=min(self.state.compact_from, seq - 1), last_seq=seq - 1
+                )
+                self.state.compact_from = seq + 1
+            batch.append(record)
+        self.writer.append(batch)
+        self.count += len(batch)
+        return len(batch)
+
+
 def write(writer: Writer, emitted, state: State, title: tuple[str, str] | None) -> int:
-    """Append the records; a title only where no higher actor named the task and it is new."""
-    batch: list[r.Known] = []
-    for record in emitted:
-        if isinstance(record, r.SessionTitle):
-            current, by = title or ("", "")
-            if record.title == current or RANK.get(record.actor, 1) < RANK.get(by, 0):
-                continue
-            title = (record.title, record.actor)
-        elif isinstance(record, r.ContextCompact):
-            seq = writer.last_seq + len(batch) + 1
-            record = msgspec.structs.replace(
-                record, first_seq=min(state.compact_from, seq - 1), last_seq=seq - 1
-            )
-            state.compact_from = seq + 1
-        batch.append(record)
-    writer.append(batch)
-    return len(batch)
+    """Append the records at once (a source rewritten whole is read whole)."""
+    return Appending(writer, state, title).add(emitted)
 
 
 def guarded(store: Store, task: str, run: Callable[[], tuple[str, str]]) -> tuple[str, str]:

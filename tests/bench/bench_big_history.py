@@ -180,7 +180,8 @@ def step(args: list[str], data: Path) -> dict:
     last = out.decode().strip().splitlines()[-1:] or [""]
     if last[0].startswith("{"):
         said = json.loads(last[0])
-    return {"wall": wall, "peak_mb": used.ru_maxrss / 1024, **said, "out": out}
+    cpu = used.ru_utime + used.ru_stime
+    return {"wall": wall, "cpu": cpu, "peak_mb": used.ru_maxrss / 1024, **said, "out": out}
 
 
 def cli(*words: str) -> list[str]:
@@ -190,17 +191,18 @@ def cli(*words: str) -> list[str]:
 def imported(data: Path, tools_paths: list[tuple[str, Path]]) -> dict:
     """The import of each (agent, folder) in its own `nodwyn import` process: summed time,
     the highest peak."""
-    wall, peak = 0.0, 0.0
+    wall, cpu, peak = 0.0, 0.0, 0.0
     for tool, path in tools_paths:
         if path.exists():
             found = step(cli("import", tool, str(path), "--json"), data)
-            wall, peak = wall + found["wall"], max(peak, found["peak_mb"])
-    return {"wall": wall, "peak_mb": peak}
+            wall, cpu = wall + found["wall"], cpu + found["cpu"]
+            peak = max(peak, found["peak_mb"])
+    return {"wall": wall, "cpu": cpu, "peak_mb": peak}
 
 
 def say(label: str, found: dict, extra: str = "") -> None:
-    print(f"  {label}: {found['wall']:.2f} s, peak RSS {found['peak_mb']:,.0f} MB{extra}",
-          flush=True)  # fmt: skip
+    times = f"{found['wall']:.2f} s (CPU {found['cpu']:.2f} s)"
+    print(f"  {label}: {times}, peak RSS {found['peak_mb']:,.0f} MB{extra}", flush=True)
 
 
 def built(data: Path, label: str) -> dict:
@@ -234,9 +236,16 @@ def run_session(scratch: Path, megabytes: float) -> dict:
         f" ({size / MB / found['wall']:,.0f} MB/s; log {log_bytes(data) / MB:,.0f} MB)",
     )
     build = built(data, "first index build (.mem and the word index)")
-    shutil.rmtree(folder)
-    shutil.rmtree(data)
+    _done(folder, data)
     return {"import": found["peak_mb"], "build": build["peak_mb"], "mb": size / MB}
+
+
+KEEP = []  # --keep: the sources and data folders stay, to look at or time again
+
+
+def _done(*folders: Path) -> None:
+    for folder in folders if not KEEP else ():
+        shutil.rmtree(folder)
 
 
 def _chunks(path: Path):
@@ -266,8 +275,7 @@ def run_history(scratch: Path, megabytes: float) -> dict:
     print(
         f"  `nodwyn sessions --json` warm at {tasks:,} tasks: median {warm[1]:.0f} ms", flush=True
     )
-    shutil.rmtree(folder)
-    shutil.rmtree(data)
+    _done(folder, data)
     return {"build": build["peak_mb"], "mb": size / MB, "import": found["peak_mb"]}
 
 
@@ -289,10 +297,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--session-mb", default="300,1000", help="sizes of the one session")
     parser.add_argument("--history-mb", default="1000,4000", help="sizes of the history")
-    parser.add_argument("--keep", help="work in this folder (kept), not a temporary one")
+    parser.add_argument("--keep", help="work in this folder, its inputs and data kept")
     args = parser.parse_args()
     scratch = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="big-history-"))
     scratch.mkdir(parents=True, exist_ok=True)
+    KEEP.extend([args.keep] if args.keep else [])
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     try:
         sessions = [run_session(scratch, mb) for mb in sizes(args.session_mb)]
