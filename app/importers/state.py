@@ -17,7 +17,7 @@ from ..errors import TaskBusy
 from ..log import faults, logfile, tmpfiles
 from ..log import records as r
 from ..log.writer import Writer
-from ..tasks.catalogue import RANK, fold_log
+from ..tasks.catalogue import RANK, Summary, fold, fold_log
 from ..tasks.store import Store
 
 FORMAT = 1
@@ -101,9 +101,17 @@ class Appending:
     and it is new; `title` is the task's name and who gave it, or a function giving them, asked
     at the first title met (it reads the whole log)."""
 
-    def __init__(self, writer: Writer, state: State, title):
+    def __init__(self, writer: Writer, state: State, title, summary: Summary | None = None):
         self.writer, self.state, self.title = writer, state, title
         self.count = 0  # records appended
+        self.summary = summary  # the task list's fold of the log, kept up with each batch
+
+    def summarised(self) -> Summary | None:
+        """The list's fold of the log as far as written, for the catalogue (None: not kept)."""
+        summary, writer = self.summary, self.writer
+        if summary is not None and writer.last_line:
+            summary.end, summary.last_offset = writer.size, writer.size - writer.last_line
+        return summary
 
     def add(self, emitted) -> int:
         batch: list[r.Known] = []
@@ -122,7 +130,10 @@ class Appending:
                 )
                 self.state.compact_from = seq + 1
             batch.append(record)
-        self.writer.append(batch)
+        written = self.writer.append(batch)
+        if self.summary is not None:
+            for record in written:
+                fold(self.summary, record)
         self.count += len(batch)
         return len(batch)
 

@@ -38,6 +38,7 @@ from ..errors import NotWritten, no_room, not_written
 from ..log import logfile
 from ..log import records as r
 from ..log.writer import Writer
+from ..tasks.catalogue import Summary, fold
 from ..tasks.store import Store
 from . import formats, problems, registry, sources
 from .agent import Agent, Found
@@ -114,6 +115,8 @@ def import_paths(
         report.problems.extend(lines.found())
         if progress is not None:
             progress(done, len(files))
+    if store.cache.known:  # the new tasks' rows, from what the import folded as it wrote
+        store.cache.scan()
     return report
 
 
@@ -207,7 +210,11 @@ class _Created:
             if not isinstance(batch[0], r.SessionStart):
                 raise _NoStart
             writer = self.store.create(batch[0], task=self.task)
-            self.appending = Appending(writer, self.state, ("", ""))
+            summary = None
+            if writer.started is not None:  # the list's fold kept as the log is written
+                summary = Summary()
+                fold(summary, writer.started)
+            self.appending = Appending(writer, self.state, ("", ""), summary)
             batch = batch[1:]
         self.appending.add(batch)
 
@@ -227,6 +234,9 @@ def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tupl
         if created.appending is None:
             return "skipped", NO_START
         save(log, state, parser.carry)
+        summary = created.appending.summarised()
+        if summary is not None:
+            store.cache.known[found.task] = summary
     except _NoStart:
         return "skipped", NO_START
     finally:
