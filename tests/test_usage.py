@@ -89,3 +89,27 @@ def test_a_report_kept_from_before_follows_a_turn_added_and_a_task_deleted(data_
     store.close("unpriced")
     store.delete("unpriced")
     assert usage.report(store, by="model").total.turns == 0
+
+
+def test_an_import_keeps_the_new_tasks_cards_so_usage_reads_no_log_and_says_the_same(
+    data_dir, corpus
+):
+    """The import folds each new task's turn cards as it writes its log and keeps them in its
+    `.mem`: the first `nodwyn usage` reads those, and says what it says once every `.mem` is
+    gone and each log is folded from its start."""
+    from nodwyn.importers.sync import import_paths
+
+    store = Store(data_dir)
+    import_paths(store, "claude", [corpus / "claude"])
+    import_paths(store, "codex", [corpus / "codex"])
+    kept = {mem: mem.read_bytes() for mem in store.sessions.glob("*.mem")}
+    assert len(kept) == len(list(store.sessions.glob("*.jsonl"))) > 10
+    for by in ("day", "model"):
+        first = json.loads(nodwyn("usage", "--by", by, "--json", data_dir=data_dir).stdout)
+        if kept:  # the import's cards were whole and current: usage had nothing to add
+            assert {mem: mem.read_bytes() for mem in kept} == kept
+            kept = {}
+        for derived in [*store.sessions.glob("*.mem"), *store.sessions.glob("*.heads")]:
+            derived.unlink()
+        folded = json.loads(nodwyn("usage", "--by", by, "--json", data_dir=data_dir).stdout)
+        assert first == folded and first["total"]["turns"] > 50, by

@@ -17,6 +17,8 @@ from ..errors import TaskBusy
 from ..log import faults, logfile, tmpfiles
 from ..log import records as r
 from ..log.writer import Writer
+from ..memory.cards.fold import Fold
+from ..memory.cards.fold import feed as feed_card
 from ..tasks.catalogue import RANK, Summary, fold, fold_log
 from ..tasks.store import Store
 
@@ -101,17 +103,30 @@ class Appending:
     and it is new; `title` is the task's name and who gave it, or a function giving them, asked
     at the first title met (it reads the whole log)."""
 
-    def __init__(self, writer: Writer, state: State, title, summary: Summary | None = None):
+    def __init__(self, writer: Writer, state: State, title, new: bool = False):
         self.writer, self.state, self.title = writer, state, title
         self.count = 0  # records appended
-        self.summary = summary  # the task list's fold of the log, kept up with each batch
+        # a new log's folds kept up with each batch: the task list's, and its turn cards
+        self.summary = Summary() if new and writer.started is not None else None
+        self.cards = Fold()
+        if self.summary is not None:
+            self._fold([writer.started], [writer.last_line])
 
-    def summarised(self) -> Summary | None:
-        """The list's fold of the log as far as written, for the catalogue (None: not kept)."""
+    def kept(self) -> tuple[Summary, Fold] | None:
+        """The list's fold and the cards of the log as far as written (None: not kept), for
+        the catalogue and the `.mem`, so neither reads the log again."""
         summary, writer = self.summary, self.writer
-        if summary is not None and writer.last_line:
-            summary.end, summary.last_offset = writer.size, writer.size - writer.last_line
-        return summary
+        if summary is None:
+            return None
+        summary.end, summary.last_offset = writer.size, writer.size - writer.last_line
+        return summary, self.cards
+
+    def _fold(self, written: list, lengths: list[int]) -> None:
+        end = self.writer.size - sum(lengths)
+        for record, length in zip(written, lengths, strict=True):
+            start, end = end, end + length
+            fold(self.summary, record)
+            feed_card(self.cards, start, end, record)
 
     def add(self, emitted) -> int:
         batch: list[r.Known] = []
@@ -132,8 +147,7 @@ class Appending:
             batch.append(record)
         written = self.writer.append(batch)
         if self.summary is not None:
-            for record in written:
-                fold(self.summary, record)
+            self._fold(written, self.writer.lengths)
         self.count += len(batch)
         return len(batch)
 

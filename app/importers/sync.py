@@ -38,7 +38,7 @@ from ..errors import NotWritten, no_room, not_written
 from ..log import logfile
 from ..log import records as r
 from ..log.writer import Writer
-from ..tasks.catalogue import Summary, fold
+from ..memory.cards import mem as memfile
 from ..tasks.store import Store
 from . import formats, problems, registry, sources
 from .agent import Agent, Found
@@ -210,11 +210,7 @@ class _Created:
             if not isinstance(batch[0], r.SessionStart):
                 raise _NoStart
             writer = self.store.create(batch[0], task=self.task)
-            summary = None
-            if writer.started is not None:  # the list's fold kept as the log is written
-                summary = Summary()
-                fold(summary, writer.started)
-            self.appending = Appending(writer, self.state, ("", ""), summary)
+            self.appending = Appending(writer, self.state, ("", ""), new=True)
             batch = batch[1:]
         self.appending.add(batch)
 
@@ -234,14 +230,22 @@ def _create(store: Store, agent: Agent, path: Path, found: Found, lines) -> tupl
         if created.appending is None:
             return "skipped", NO_START
         save(log, state, parser.carry)
-        summary = created.appending.summarised()
-        if summary is not None:
-            store.cache.known[found.task] = summary
+        _keep(store, log, created.appending)
     except _NoStart:
         return "skipped", NO_START
     finally:
         created.close()
     return "created", found.task
+
+
+def _keep(store: Store, log: Path, appending: Appending) -> None:
+    """A new log's folds, made as it was written: its list row for the catalogue's next scan,
+    its turn cards as its `.mem` (so usage figures read no log again)."""
+    kept = appending.kept()
+    if kept is not None:
+        summary, cards = kept
+        store.cache.known[log.stem] = summary
+        memfile.write(log, memfile.Mem(fold=memfile.settle(log, cards)))
 
 
 def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):

@@ -43,6 +43,7 @@ class Writer:
         self.root = root
         self.started: records.Event | None = None  # a new log's first record, as written
         self.last_line = 0  # bytes of the last line this writer wrote, its newline with it
+        self.lengths: list[int] = []  # bytes of each line the last append wrote, newlines too
         if start is not None:
             self.started, self.last_line = _create(path, start)
             if root is not None:
@@ -140,6 +141,7 @@ class Writer:
         if lines:
             self._write(b"\n".join(lines) + b"\n")
             self.last_line = len(lines[-1]) + 1
+        self.lengths = [len(line) + 1 for line in lines]
         return written
 
     def _write(self, data: bytes) -> None:
