@@ -38,8 +38,8 @@ from ..errors import NotWritten, no_room, not_written
 from ..log import logfile
 from ..log import records as r
 from ..log.writer import Writer
-from ..memory.cards import mem as memfile
 from ..tasks.store import Store
+from ..usage import figures
 from . import formats, problems, registry, sources
 from .agent import Agent, Found
 from .problems import Problem
@@ -89,8 +89,11 @@ def import_paths(
     tool: str,
     paths: list[Path] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    keep: bool = True,
 ) -> Report:
-    """Import every session found under `paths` (default: the agent's own folders)."""
+    """Import every session found under `paths` (default: the agent's own folders). `keep`
+    False leaves what was folded of new logs to the caller's `keep_folds` (one file of many at a
+    time), or to the store's next listing."""
     agent = registry.get(tool)
     report = Report()
     explicit = paths is not None
@@ -115,8 +118,8 @@ def import_paths(
         report.problems.extend(lines.found())
         if progress is not None:
             progress(done, len(files))
-    if store.cache.known:  # the new tasks' rows, from what the import folded as it wrote
-        store.cache.scan()
+    if keep:
+        keep_folds(store)
     return report
 
 
@@ -243,9 +246,21 @@ def _keep(store: Store, log: Path, appending: Appending) -> None:
     its turn cards as its `.mem` (so usage figures read no log again)."""
     kept = appending.kept()
     if kept is not None:
-        summary, cards = kept
+        summary, used = kept
         store.cache.known[log.stem] = summary
-        memfile.write(log, memfile.Mem(fold=memfile.settle(log, cards)))
+        if used is not None:
+            stat = log.stat()
+            store.cache.figures[log.stem] = (stat.st_size, stat.st_mtime_ns, used)
+
+
+def keep_folds(store: Store) -> None:
+    """Keep what imports folded as they wrote new logs: their usage figures in the usage file,
+    their rows in the catalogue (a scan that reads none of those logs)."""
+    if store.cache.figures:
+        figures.remember(store.root, store.cache.figures)
+        store.cache.figures.clear()
+    if store.cache.known:
+        store.cache.scan()
 
 
 def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):

@@ -296,6 +296,7 @@ class Cache:
         # summaries of logs folded by the process that wrote them (an import), up to the log's
         # end: the next scan takes each whose log still ends there instead of reading it again
         self.known: dict[str, Summary] = {}
+        self.figures: dict[str, tuple] = {}  # their usage figures, kept by usage/figures.py
 
     def _keep(self, write, *args) -> None:
         """Save a derived file; a disk that cannot take it (full, read-only) leaves the scan's
@@ -330,6 +331,7 @@ class Cache:
                 summary, fields = self._refresh(task, summary, stat)
             new[task], kept[task] = fields, summary
         self.known.clear()
+        self.figures.clear()  # kept by whoever imported meanwhile, or read from the .mem later
         self.unsaved = ""
         self._keep(self._save_folds, kept)
         new = listing.in_order(new)
