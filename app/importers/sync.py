@@ -8,6 +8,12 @@ append-only source the bytes consumed (whole lines only), hashes of the start of
 of the last consumed line, and the parser's carry; for a source rewritten whole (`whole`), a
 hash of what was read last.
 
+A source is read and appended a batch of records at a time (state.BATCH), so an import holds
+one batch whatever the session's size, and `.imp` is saved once, after the last batch. A new
+log's folds are made as it is written (state.Appending): its list row and usage figures, kept
+by `keep_folds` at the end of an import, and its turn cards, appended to its `.mem` every
+state.CARDS turns, so neither the first listing nor the first usage report reads it again.
+
 Invariants:
 - idempotent: an unchanged source changes nothing; a grown source appends only new records;
   importing a prefix and then the whole file gives the same log as importing it once;
@@ -21,7 +27,8 @@ Invariants:
   between its append and its save) the source is read again from the start and matched as
   without `.imp`; a log holding lines the source no longer has (a shorter copy) gets nothing,
   so a crash at any write followed by a new import leaves the log one clean import would
-  (docs/decisions/0015-import-that-cannot-double.md);
+  (docs/decisions/0015-import-that-cannot-double.md); an import stopped after some of its
+  batches is such a case (remainder.py holds what the match leaves on disk past a batch);
 - one bad line never stops an import and one bad file never stops the others: the line is
   skipped and counted (`Report.problems`, with its file and line), the file skipped with why;
 - a file that is not the agent's log is skipped with a one-line reason and never a task.
@@ -58,6 +65,7 @@ from .state import (
 )
 
 HEAD = 4096  # bytes of the source's start whose hash is kept
+KEEP_EVERY = 500  # new logs whose folds an import holds before it keeps them (keep_folds)
 
 
 class Skipped(msgspec.Struct, frozen=True):
@@ -116,6 +124,8 @@ def import_paths(
             else:
                 getattr(report, outcome).append(detail)
         report.problems.extend(lines.found())
+        if keep and len(store.cache.known) >= KEEP_EVERY:
+            keep_folds(store)
         if progress is not None:
             progress(done, len(files))
     if keep:
