@@ -100,23 +100,26 @@ def test_a_new_task_stopped_at_any_write_then_imported_again_is_one_clean_import
     assert points >= 5  # before and mid start, before and mid the rest, around `.imp`
 
 
-def test_a_task_extended_and_stopped_at_any_write_then_imported_again_is_one_clean_import(
-    tmp_path,
-):
-    lines = session() + turns(30)
+def extended_at_each_stop(tmp_path: Path, lines: list[dict], first: int) -> int:
+    """Import `lines[:first]`, then all of them stopped at each write in turn: the points."""
     folder = tmp_path / "s"
     name = "11111111-2222-3333-4444-555555555555.jsonl"
     expected = clean(tmp_path, age(write(folder / name, lines)))
 
     def half_imported(n: int) -> Path:
         data = tmp_path / f"data-{n}"
-        age(write(folder / name, lines[:40]))
+        age(write(folder / name, lines[:first]))
         assert run_import(data, folder / name).returncode == 0
         age(write(folder / name, lines))
         return data
 
-    points = each_stop(half_imported, folder / name, expected)
-    assert points >= 5
+    return each_stop(half_imported, folder / name, expected)
+
+
+def test_a_task_extended_and_stopped_at_any_write_then_imported_again_is_one_clean_import(
+    tmp_path,
+):
+    assert extended_at_each_stop(tmp_path, session() + turns(30), 40) >= 5
 
 
 @pytest.mark.parametrize("attempt", range(KILLS))
@@ -243,16 +246,4 @@ def test_a_session_of_several_batches_stopped_at_any_write_then_imported_again_i
 def test_a_session_extended_by_several_batches_and_stopped_at_any_write_is_one_clean_import(
     tmp_path,
 ):
-    lines = session() + turns(1200)
-    folder = tmp_path / "s"
-    name = "11111111-2222-3333-4444-555555555555.jsonl"
-    expected = clean(tmp_path, age(write(folder / name, lines)))
-
-    def half_imported(n: int) -> Path:
-        data = tmp_path / f"data-{n}"
-        age(write(folder / name, lines[:301]))
-        assert run_import(data, folder / name).returncode == 0
-        age(write(folder / name, lines))
-        return data
-
-    assert each_stop(half_imported, folder / name, expected) >= 7
+    assert extended_at_each_stop(tmp_path, session() + turns(1200), 301) >= 7

@@ -132,34 +132,14 @@ helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps({"seconds": time.perf_counter() - began, "helper_mb": helper}))
 """
 
-FTS5 = """
-import json, sqlite3, sys, time
+FTS5 = f"""
+import json, sys, time
 from pathlib import Path
-from nodwyn.log import logfile, records
-from nodwyn.memory.words.documents import text_of
-data = Path(sys.argv[1])
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from bench_corpus import fill_fts5
 began = time.perf_counter()
-db = sqlite3.connect(data / "fts5-events.db")
-db.execute("CREATE VIRTUAL TABLE ev USING fts5(body, task UNINDEXED, turn UNINDEXED, "
-           "seq UNINDEXED)")
-characters = 0
-for log in sorted((data / "sessions").glob("*.jsonl")):
-    rows, turn = [], 0
-    for seq, (_, _, record) in enumerate(logfile.read(log), 1):
-        if isinstance(record, records.Message) and record.agent is None:
-            turn = seq
-        text = text_of(record, True, clean=False)
-        if text:
-            rows.append((text, log.stem, turn, seq))
-            characters += len(text)
-        if len(rows) >= 5000:
-            db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?)", rows)
-            rows = []
-    db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?)", rows)
-db.commit()
-db.execute("INSERT INTO ev(ev) VALUES ('optimize')")
-db.commit()
-print(json.dumps({"seconds": time.perf_counter() - began, "characters": characters}))
+characters = fill_fts5(Path(sys.argv[1]))
+print(json.dumps({{"seconds": time.perf_counter() - began, "characters": characters}}))
 """
 
 
