@@ -124,7 +124,8 @@ class Appending:
         if summary is None:
             return None
         # replies after the last turn count in its card, which a frame may hold already
-        whole = not (cards.loose is not None and cards.turn is None and not cards.cards)
+        in_frame = self.saved.frames and not cards.cards and cards.turn is None
+        whole = not (cards.loose is not None and in_frame)
         before, every = self.used, finish(cards) if whole else None  # `before`: in frames
         self._save_cards()
         summary.end, summary.last_offset = writer.size, writer.size - writer.last_line
