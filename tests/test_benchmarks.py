@@ -242,3 +242,17 @@ def test_the_ssh_pull_benchmark_prints_each_pull_beside_the_grown_file(corpus):
     assert whole > after and after - idle <= grown + 512
     assert figure(out, "sftp  after one turn") == grown
     assert figure(out, "plain rsync -rt after one turn (Claude folder alone):") > after - idle
+
+
+@pytest.mark.corpus  # its session and its history are made of the real corpus's records
+def test_the_big_history_benchmark_prints_each_steps_time_and_peak_beside_fts5(corpus):
+    out = run("bench_big_history.py", "--session-mb", "2,4", "--history-mb", "30,60")
+    for label in ("  import:", "  first index build (.mem and the word index):",
+                  "  SQLite FTS5 building the same events' text:",
+                  "  first `nodwyn sessions --all --json` after it:",
+                  "  first `nodwyn usage --by day --json` after it:"):  # fmt: skip
+        assert figure(out, label) > 0, label
+    peaks = re.findall(r"peak RSS ([\d,]+) MB", out)
+    assert len(peaks) >= 10 and all(int(p.replace(",", "")) > 0 for p in peaks)
+    assert figure(out, "`nodwyn sessions --json` warm at") > 0  # the tasks, then the median
+    assert_goals_judged(out, 4)  # the import's and the build's peaks, and how each grew

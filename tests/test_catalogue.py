@@ -287,3 +287,30 @@ def test_an_odd_time_in_a_running_imported_task_keeps_the_catalogue_readable(sto
     assert listing.read(store.cache.file) is not None  # not rebuilt at every listing
     assert listing.fast_json(store.root, None) is None  # it steps aside while that row runs
     assert store.list_json(None) == slow
+
+
+def test_an_import_keeps_the_new_tasks_rows_as_a_fold_of_their_logs_gives_them(
+    store, corpus, tmp_path
+):
+    """The import folds each new task's list row as it writes the log, so the first listing
+    reads no log again; the rows are those a fold of the logs alone gives, a secret in a
+    first message redacted in both."""
+    from importing import age, prompt, session, write
+    from nodwyn.importers.sync import import_paths
+
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    named = session()
+    age(write(tmp_path / "s" / "11111111-2222-3333-4444-555555555555.jsonl", named))
+    first = [prompt("u1", None, 1, f"Use the token {secret} to push."), *named[2:]]
+    age(write(tmp_path / "s" / "11111111-2222-3333-4444-555555555556.jsonl", first))
+    import_paths(store, "claude", [tmp_path / "s", corpus / "claude"])
+    kept = store.cache.file.read_bytes()
+    assert store.cache.folds_file.exists()  # written by the import: no listing ran
+    rows = {t.id: t for t in store.list(archived=None)}
+    assert store.cache.file.read_bytes() == kept  # the list read the catalogue as it was
+    store.cache.file.unlink()
+    store.cache.folds_file.unlink()
+    again = {t.id: t for t in store.list(archived=None)}  # every log folded from its start
+    assert len(rows) > 10 and rows == again
+    shown = store.list_json(archived=None)
+    assert secret not in shown and "Pager order fix" in shown and "Use the token" in shown

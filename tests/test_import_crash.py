@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from importing import age, env, prompt, reply, session, text, write
+from nodwyn.importers.state import BATCH
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import faults, records
 from nodwyn.tasks.store import Store
@@ -99,23 +100,26 @@ def test_a_new_task_stopped_at_any_write_then_imported_again_is_one_clean_import
     assert points >= 5  # before and mid start, before and mid the rest, around `.imp`
 
 
-def test_a_task_extended_and_stopped_at_any_write_then_imported_again_is_one_clean_import(
-    tmp_path,
-):
-    lines = session() + turns(30)
+def extended_at_each_stop(tmp_path: Path, lines: list[dict], first: int) -> int:
+    """Import `lines[:first]`, then all of them stopped at each write in turn: the points."""
     folder = tmp_path / "s"
     name = "11111111-2222-3333-4444-555555555555.jsonl"
     expected = clean(tmp_path, age(write(folder / name, lines)))
 
     def half_imported(n: int) -> Path:
         data = tmp_path / f"data-{n}"
-        age(write(folder / name, lines[:40]))
+        age(write(folder / name, lines[:first]))
         assert run_import(data, folder / name).returncode == 0
         age(write(folder / name, lines))
         return data
 
-    points = each_stop(half_imported, folder / name, expected)
-    assert points >= 5
+    return each_stop(half_imported, folder / name, expected)
+
+
+def test_a_task_extended_and_stopped_at_any_write_then_imported_again_is_one_clean_import(
+    tmp_path,
+):
+    assert extended_at_each_stop(tmp_path, session() + turns(30), 40) >= 5
 
 
 @pytest.mark.parametrize("attempt", range(KILLS))
@@ -223,3 +227,23 @@ def test_an_extending_import_killed_at_a_random_moment_then_imported_again_is_on
     assert run_import(data, folder).returncode == 0
     store = Store(data)
     assert {task: whole_lines(store, task) for task in expected} == expected
+
+
+def test_a_session_of_several_batches_stopped_at_any_write_then_imported_again_is_one_clean(
+    tmp_path,
+):
+    """An import appends a batch at a time (state.BATCH records): stopped after any batch, the
+    next import reads the source again and appends only what follows the log's last record,
+    holding what waits for a later match in a temporary file past a batch."""
+    lines = session() + turns(1500)
+    assert len(lines) > 2 * BATCH
+    source = age(write(tmp_path / "s" / "11111111-2222-3333-4444-555555555555.jsonl", lines))
+    expected = clean(tmp_path, source)
+    points = each_stop(lambda n: tmp_path / f"data-{n}", source, expected)
+    assert points >= 9  # three batches: before and in the middle of each, around `.imp`
+
+
+def test_a_session_extended_by_several_batches_and_stopped_at_any_write_is_one_clean_import(
+    tmp_path,
+):
+    assert extended_at_each_stop(tmp_path, session() + turns(1200), 301) >= 7

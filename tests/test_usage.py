@@ -91,3 +91,53 @@ def test_a_report_kept_from_before_follows_a_turn_added_and_a_task_deleted(data_
     store.close("unpriced")
     store.delete("unpriced")
     assert usage.report(store, by="model").total.turns == 0
+
+
+def test_an_import_keeps_the_new_tasks_cards_so_usage_reads_no_log_and_says_the_same(
+    data_dir, corpus
+):
+    """The import folds each new task's turn cards as it writes its log and keeps them in its
+    `.mem`, and their figures in the usage file: the first `nodwyn usage` reads those, and says
+    what it says once they are gone and each log is folded from its start."""
+    from nodwyn.importers.sync import import_paths
+    from nodwyn.usage import figures
+
+    store = Store(data_dir)
+    import_paths(store, "claude", [corpus / "claude"])
+    import_paths(store, "codex", [corpus / "codex"])
+    kept = {mem: mem.read_bytes() for mem in store.sessions.glob("*.mem")}
+    assert len(kept) == len(list(store.sessions.glob("*.jsonl"))) > 10
+    assert (data_dir / figures.FILE).exists()  # each new task's figures, kept by the import
+    for by in ("day", "model"):
+        first = json.loads(nodwyn("usage", "--by", by, "--json", data_dir=data_dir).stdout)
+        if kept:  # the import's cards were whole and current: usage had nothing to add
+            assert {mem: mem.read_bytes() for mem in kept} == kept
+            kept = {}
+        for derived in [*store.sessions.glob("*.mem"), *store.sessions.glob("*.heads")]:
+            derived.unlink()
+        (data_dir / figures.FILE).unlink(missing_ok=True)
+        folded = json.loads(nodwyn("usage", "--by", by, "--json", data_dir=data_dir).stdout)
+        assert first == folded and first["total"]["turns"] > 50, by
+
+
+def test_a_session_of_thousands_of_turns_keeps_its_cards_in_frames_that_read_as_the_log(
+    data_dir, tmp_path
+):
+    """The import appends its cards to the `.mem` a frame every state.CARDS turns (so it holds
+    no more), and the frames read back as a fold of the log from its start gives the cards."""
+    from importing import age, session, write
+    from nodwyn.importers.state import CARDS
+    from nodwyn.importers.sync import import_paths
+    from nodwyn.memory.cards import mem as memfile
+    from test_import_crash import turns
+
+    source = tmp_path / "s" / "11111111-2222-3333-4444-555555555555.jsonl"
+    age(write(source, session() + turns(2 * CARDS + 500)))
+    store = Store(data_dir)
+    (task,) = import_paths(store, "claude", [source]).created
+    log = store.log_path(task)
+    kept = memfile.load(log)
+    assert kept.frames >= 3
+    _, every, _ = memfile.fold_log(log, memfile.Mem())  # the log alone, from its start
+    assert kept.fold.cards == every[: len(kept.fold.cards)]
+    assert len(kept.fold.cards) >= len(every) - 1 > 2 * CARDS  # the last turn may go on

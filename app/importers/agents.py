@@ -18,7 +18,7 @@ from .. import memory, settings
 from ..errors import BadInput
 from ..tasks.store import Store
 from . import registry, sources
-from .sync import Report, import_paths
+from .sync import Report, import_paths, keep_folds
 
 log = logging.getLogger("nodwyn.agents")
 
@@ -108,7 +108,7 @@ def session_files(tool: str, folders: list[Path]) -> dict[Path, tuple[int, int]]
 def import_file(store: Store, tool: str, file: Path) -> Report:
     """Import one file, waiting for any other import of this process to finish its file."""
     with IMPORTING:
-        return import_paths(store, tool, [file])
+        return import_paths(store, tool, [file], keep=False)
 
 
 def _add(total: Report, one: Report) -> None:
@@ -172,6 +172,7 @@ def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., 
                 _add(total, import_file(store, tool, file))
                 if total.stopped:  # no room: the files after it would fail alike
                     break
+            keep_folds(store)
             with memory.BUILDING:
                 memory.refresh_words(store, lambda done, total: progress("indexing", done, total))
             memory.encode(store, functools.partial(progress, "encoding"), lock=memory.BUILDING)

@@ -8,6 +8,12 @@ append-only source the bytes consumed (whole lines only), hashes of the start of
 of the last consumed line, and the parser's carry; for a source rewritten whole (`whole`), a
 hash of what was read last.
 
+A source is read and appended a batch of records at a time (state.BATCH), so an import holds
+one batch whatever the session's size, and `.imp` is saved once, after the last batch. A new
+log's folds are made as it is written (state.Appending): its list row and usage figures, kept
+by `keep_folds` at the end of an import, and its turn cards, appended to its `.mem` every
+state.CARDS turns, so neither the first listing nor the first usage report reads it again.
+
 Invariants:
 - idempotent: an unchanged source changes nothing; a grown source appends only new records;
   importing a prefix and then the whole file gives the same log as importing it once;
@@ -21,7 +27,8 @@ Invariants:
   between its append and its save) the source is read again from the start and matched as
   without `.imp`; a log holding lines the source no longer has (a shorter copy) gets nothing,
   so a crash at any write followed by a new import leaves the log one clean import would
-  (docs/decisions/0015-import-that-cannot-double.md);
+  (docs/decisions/0015-import-that-cannot-double.md); an import stopped after some of its
+  batches is such a case (remainder.py holds what the match leaves on disk past a batch);
 - one bad line never stops an import and one bad file never stops the others: the line is
   skipped and counted (`Report.problems`, with its file and line), the file skipped with why;
 - a file that is not the agent's log is skipped with a one-line reason and never a task.
@@ -39,11 +46,14 @@ from ..log import logfile
 from ..log import records as r
 from ..log.writer import Writer
 from ..tasks.store import Store
+from ..usage import figures
 from . import formats, problems, registry, sources
 from .agent import Agent, Found
 from .problems import Problem
+from .remainder import Remainder
 from .state import (
-    Key,
+    BATCH,
+    Appending,
     State,
     guarded,
     key_of,
@@ -53,10 +63,10 @@ from .state import (
     on_machine,
     save,
     title_of,
-    write,
 )
 
 HEAD = 4096  # bytes of the source's start whose hash is kept
+KEEP_EVERY = 500  # new logs whose folds an import holds before it keeps them (keep_folds)
 
 
 class Skipped(msgspec.Struct, frozen=True):
@@ -89,9 +99,12 @@ def import_paths(
     paths: list[Path] | None = None,
     progress: Callable[[int, int], None] | None = None,
     machine: str = "",
+    keep: bool = True,
 ) -> Report:
     """Import every session found under `paths` (default: the agent's own folders); a new
-    task's start names `machine` (the id of the machine its agent ran on) when one is given."""
+    task's start names `machine` (the id of the machine its agent ran on) when one is given.
+    `keep` False leaves what was folded of new logs to the caller's `keep_folds` (one file of
+    many at a time), or to the store's next listing."""
     agent = registry.get(tool)
     report = Report()
     explicit = paths is not None
@@ -114,8 +127,12 @@ def import_paths(
             else:
                 getattr(report, outcome).append(detail)
         report.problems.extend(lines.found())
+        if keep and len(store.cache.known) >= KEEP_EVERY:
+            keep_folds(store)
         if progress is not None:
             progress(done, len(files))
+    if keep:
+        keep_folds(store)
     return report
 
 
@@ -190,18 +207,81 @@ def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines, m
     return _create(store, agent, path, found, lines, machine)
 
 
-def _create(store: Store, agent: Agent, path: Path, found: Found, lines, machine: str = ""):
+NO_START = "no conversation in it yet (nothing that starts a session)"
+
+
+class _NoStart(Exception):
+    """The source's first record is no session start."""
+
+
+class _Behind(Exception):
+    """The log went past `.imp` (an import stopped before saving it)."""
+
+
+class _Created:
+    """A new task's log, made at the first batch of records, which must start the session."""
+
+    def __init__(self, store: Store, task: str, state: State, machine: str):
+        self.store, self.task, self.state, self.machine = store, task, state, machine
+        self.appending: Appending | None = None
+
+    def take(self, batch: list[r.Known]) -> None:
+        if self.appending is None:
+            if not batch:
+                return
+            if not isinstance(batch[0], r.SessionStart):
+                raise _NoStart
+            writer = self.store.create(on_machine(batch[0], self.machine), task=self.task)
+            self.appending = Appending(writer, self.state, ("", ""), new=True)
+            batch = batch[1:]
+        self.appending.add(batch)
+
+    def close(self) -> None:
+        if self.appending is not None:
+            self.appending.writer.close()
+
+
+def _create(
+    store: Store, agent: Agent, path: Path, found: Found, lines, machine: str = ""
+) -> tuple[str, str]:
     log = store.log_path(found.task)
     log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
     state = State(tool=agent.name, source=str(path), limits=agent.limits)
     parser = agent.parser(path, found, None)
-    emitted = _parse(path, state, parser, lines)
-    if not emitted or not isinstance(emitted[0], r.SessionStart):
-        return "skipped", "no conversation in it yet (nothing that starts a session)"
-    with store.create(on_machine(emitted[0], machine), task=found.task) as writer:
-        write(writer, emitted[1:], state, ("", ""))
+    created = _Created(store, found.task, state, machine)
+    try:
+        _parse(path, state, parser, lines, created.take)
+        if created.appending is None:
+            return "skipped", NO_START
         save(log, state, parser.carry)
+        _keep(store, log, created.appending)
+    except _NoStart:
+        return "skipped", NO_START
+    finally:
+        created.close()
     return "created", found.task
+
+
+def _keep(store: Store, log: Path, appending: Appending) -> None:
+    """A new log's folds, made as it was written: its list row for the catalogue's next scan,
+    its turn cards as its `.mem` (so usage figures read no log again)."""
+    kept = appending.kept()
+    if kept is not None:
+        summary, used = kept
+        store.cache.known[log.stem] = summary
+        if used is not None:
+            stat = log.stat()
+            store.cache.figures[log.stem] = (stat.st_size, stat.st_mtime_ns, used)
+
+
+def keep_folds(store: Store) -> None:
+    """Keep what imports folded as they wrote new logs: their usage figures in the usage file,
+    their rows in the catalogue (a scan that reads none of those logs)."""
+    if store.cache.figures:
+        figures.remember(store.root, store.cache.figures)
+        store.cache.figures.clear()
+    if store.cache.known:
+        store.cache.scan()
 
 
 def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):
@@ -216,26 +296,44 @@ def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):
         and state.limits < agent.limits
         and _limits(agent, path, found, writer, state)
     )
+    appending = Appending(writer, state, lambda: title_of(log))
     if state is not None:
         parser = agent.parser(path, found, state.carry)
         before = (state.consumed, msgspec.json.encode(parser.carry))
-        emitted = _parse(path, state, parser, lines)
-        if not emitted and before == (state.consumed, msgspec.json.encode(parser.carry)):
-            return ("extended" if backfilled else "unchanged"), found.task
-        if emitted and state.last != key_text(last_imported(log)):
+        try:
+            _parse(path, state, parser, lines, _checked(log, state, appending))
+        except _Behind:
             state = None  # the log went past `.imp` (stopped before saving it): read it all
+        else:
+            carried = (state.consumed, msgspec.json.encode(parser.carry))
+            if not appending.count and before == carried:
+                return ("extended" if backfilled else "unchanged"), found.task
     if state is None:
         lines.clear()
         state = State(tool=agent.name, source=str(path))
         parser = agent.parser(path, found, None)
-        emitted = _not_yet_in(log, _parse(path, state, parser, lines), state)
-        if emitted is None:
-            return "unchanged", found.task  # the log holds more than this copy: nothing added
+        appending.state = state
+        with Remainder(log, state) as rest:
+            _parse(path, state, parser, lines, rest.take)
+            if rest.past(state.lines):
+                return "unchanged", found.task  # the log holds more than this copy: nothing added
+            for batch in rest.batches():
+                appending.add(batch)
     state.source = str(path)
-    title = None if not any(isinstance(x, r.SessionTitle) for x in emitted) else title_of(log)
-    written = write(writer, emitted, state, title)
     save(log, state, parser.carry)
-    return ("extended" if written or backfilled else "unchanged"), found.task
+    return ("extended" if appending.count or backfilled else "unchanged"), found.task
+
+
+def _checked(log: Path, state: State, appending: Appending) -> Callable[[list], None]:
+    """Append each batch, the first only once the log's last imported record is the one `.imp`
+    names (_Behind else: nothing of this reading is appended)."""
+
+    def take(batch: list[r.Known]) -> None:
+        if batch and not appending.count and state.last != key_text(last_imported(log)):
+            raise _Behind
+        appending.add(batch)
+
+    return take
 
 
 def _limits(agent: Agent, path: Path, found: Found, writer: Writer, state: State) -> bool:
@@ -246,21 +344,27 @@ def _limits(agent: Agent, path: Path, found: Found, writer: Writer, state: State
     parser = agent.parser(path, found, None)
     again = State(tool=agent.name, source=str(path))
     seen = {key_of(record) for _offset, _end, record in logfile.read(writer.path)}
-    limits = [
-        record
-        for record in _parse(path, again, parser, problems.Lines(str(path)))
-        if isinstance(record, r.Limit)
-        and (record.src.line or 0) <= state.lines
-        and key_of(record) not in seen
-    ]
+    limits: list[r.Known] = []
+
+    def take(batch: list[r.Known]) -> None:
+        limits.extend(
+            record
+            for record in batch
+            if isinstance(record, r.Limit)
+            and (record.src.line or 0) <= state.lines
+            and key_of(record) not in seen
+        )
+
+    _parse(path, again, parser, problems.Lines(str(path)), take)
     writer.append(limits)
     state.limits = agent.limits
     save(writer.path, state, state.carry)
     return bool(limits)
 
 
-def _parse(path: Path, state: State, parser, lines: problems.Lines) -> list[r.Known]:
-    """Feed the source's whole lines after `state.consumed` to the parser; update `state`."""
+def _parse(path: Path, state: State, parser, lines: problems.Lines, take) -> None:
+    """Feed the source's whole lines after `state.consumed` to the parser, its records to
+    `take` a batch at a time (the last batch may be empty); update `state`."""
     out: list[r.Known] = []
     n = state.lines
     for start, line in _lines(path, state.consumed):
@@ -269,14 +373,17 @@ def _parse(path: Path, state: State, parser, lines: problems.Lines) -> list[r.Kn
             problems.feed(parser, n, line, out, lines)
         state.tail_start = start
         state.consumed = start + len(line) + 1
+        if len(out) >= BATCH:
+            take(out)
+            out = []
     state.lines = n
     parser.finish(sources.is_live(path), out)
+    take(out)
     if state.consumed:
         with open(path, "rb") as handle:
             state.head = _hash(handle.read(min(HEAD, state.consumed - 1)))
             handle.seek(state.tail_start)
             state.tail = _hash(handle.read(state.consumed - state.tail_start - 1))
-    return out
 
 
 def _lines(path: Path, start: int) -> Iterator[tuple[int, bytes]]:
@@ -305,27 +412,3 @@ def _same_prefix(path: Path, state: State) -> bool:
             return _hash(handle.read(state.consumed - state.tail_start - 1)) == state.tail
     except OSError:
         return False
-
-
-def _not_yet_in(log: Path, emitted: list[r.Known], state: State) -> list[r.Known] | None:
-    """Read from the start: the emitted records after the last one the log holds (matched by
-    src); None when the log holds lines past the source's end (a shorter copy of it)."""
-    keys: set[Key] = set()
-    furthest = 0  # the last line of the source itself that the log holds a record of
-    for _offset, _end, record in logfile.read(log):
-        key = key_of(record)
-        if key is not None:
-            keys.add(key)
-            if key[0] is None and key[1]:
-                furthest = max(furthest, key[1])
-        if isinstance(record, r.ContextCompact):
-            state.compact_from = record.seq + 1
-    if furthest > state.lines:
-        return None
-    last = -1
-    for index, record in enumerate(emitted):
-        key = key_of(record)
-        # (..., None, kind): a log imported before replies carried their response's id
-        if key is not None and (key in keys or (key[0], key[1], None, key[3]) in keys):
-            last = index
-    return emitted[last + 1 :]

@@ -41,8 +41,11 @@ class Writer:
     ):
         self.path = path
         self.root = root
+        self.started: records.Event | None = None  # a new log's first record, as written
+        self.last_line = 0  # bytes of the last line this writer wrote, its newline with it
+        self.lengths: list[int] = []  # bytes of each line the last append wrote, newlines too
         if start is not None:
-            _create(path, start)
+            self.started, self.last_line = _create(path, start)
             if root is not None:
                 journal.note(root, path.stem)  # a log of one line is a change too
         flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0)
@@ -123,18 +126,22 @@ class Writer:
         self.size = end
 
     def append(self, items: Iterable[Known]) -> list[Known]:
-        """Append records, numbering them and stamping `at` where it is empty; redacted first."""
+        """Append records, numbering them and stamping `at` where it is empty; redacted first.
+        Returns the records as written (a redacted one as its line reads back)."""
         written, lines = [], []
         for record in items:
             self.last_seq += 1
             record = msgspec.structs.replace(
                 record, seq=self.last_seq, at=record.at or records.now()
             )
-            line = redact(records.encode(record).decode())
-            lines.append(line.encode())
-            written.append(record)
+            encoded = records.encode(record)
+            line = redact(encoded.decode()).encode()
+            lines.append(line)
+            written.append(record if line == encoded else records.decode(line))
         if lines:
             self._write(b"\n".join(lines) + b"\n")
+            self.last_line = len(lines[-1]) + 1
+        self.lengths = [len(line) + 1 for line in lines]
         return written
 
     def _write(self, data: bytes) -> None:
@@ -215,11 +222,15 @@ def _ends_with(file: Path, data: bytes) -> bool:
         return False
 
 
-def _create(path: Path, start: records.SessionStart) -> None:
+def _create(path: Path, start: records.SessionStart) -> tuple[records.Event, int]:
     """A new log appears whole with its first line, or not at all: the line is written to a
-    hidden file beside it, which is then linked to the log's name (refused if it exists)."""
+    hidden file beside it, which is then linked to the log's name (refused if it exists).
+    Returns the record as written and its line's length."""
     record = msgspec.structs.replace(start, seq=1, at=start.at or records.now())
-    line = redact(records.encode(record).decode()).encode() + b"\n"
+    encoded = records.encode(record)
+    line = redact(encoded.decode()).encode() + b"\n"
+    if line[:-1] != encoded:
+        record = records.decode(line[:-1])
     tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
     try:
@@ -242,6 +253,7 @@ def _create(path: Path, start: records.SessionStart) -> None:
         if fd >= 0:
             os.close(fd)
         tmp.unlink(missing_ok=True)
+    return record, len(line)
 
 
 def _replaced(fd: int, path: Path) -> bool:

@@ -297,6 +297,10 @@ class Cache:
         self.file = file
         self.folds_file = file.with_suffix(".fold")
         self.unsaved = ""  # why the last scan's catalogue could not be saved (used from memory)
+        # summaries of logs folded by the process that wrote them (an import), up to the log's
+        # end: the next scan takes each whose log still ends there instead of reading it again
+        self.known: dict[str, Summary] = {}
+        self.figures: dict[str, tuple] = {}  # their usage figures, kept by usage/figures.py
 
     def _keep(self, write, *args) -> None:
         """Save a derived file; a disk that cannot take it (full, read-only) leaves the scan's
@@ -330,6 +334,8 @@ class Cache:
             ):
                 summary, fields = self._refresh(task, summary, stat)
             new[task], kept[task] = fields, summary
+        self.known.clear()
+        self.figures.clear()  # kept by whoever imported meanwhile, or read from the .mem later
         self.unsaved = ""
         self._keep(self._save_folds, kept)
         new = listing.in_order(new)
@@ -374,7 +380,10 @@ class Cache:
 
     def _refresh(self, task: str, summary: Summary | None, stat: os.stat_result):
         path = self.sessions / f"{task}.jsonl"
-        if summary is not None and not _still_valid(path, summary, stat.st_size):
+        known = self.known.pop(task, None)
+        if known is not None and known.end == stat.st_size:
+            summary = known  # its last line's checksum is taken by fold_log, from the log
+        elif summary is not None and not _still_valid(path, summary, stat.st_size):
             summary = None
         summary = fold_log(path, summary)
         shown = info(task, summary)

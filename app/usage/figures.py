@@ -12,12 +12,15 @@ this machine's time zone (a card's parts, by quarter hour), as ccusage dates eac
 turn is counted on the day it started. `since` and `until` are such days, inclusive.
 """
 
+import contextlib
 import datetime as dt
 from pathlib import Path
 
+import msgspec
 from msgspec import Struct, structs
 
-from ..errors import BadInput, TaskNotFound
+from ..errors import BadInput, NotWritten, TaskNotFound
+from ..log import tmpfiles
 from ..memory.cards import mem as memfile
 
 BY = ("day", "week", "month", "project", "model", "agent", "machine")
@@ -159,15 +162,62 @@ def keep(store) -> None:
     _turns(store, {info.id: info for info in store.list(archived=None)}, saving=False)
 
 
+# Figures of logs folded by the process that wrote them (an import), kept in the data directory
+# by task with the log's size and mtime then, so a new process's first report reads no log whose
+# figures are there (msgpack: [FORMAT, {task: [size, mtime_ns, [_Used...]]}]).
+FILE = "usage.fold"
+FORMAT = 1
+_file = msgspec.msgpack.Decoder(tuple[int, dict[str, tuple[int, int, list[_Used]]]])
+_read: dict[Path, tuple[tuple[int, int] | None, dict]] = {}  # the file, by its size and mtime
+
+
+def remember(root: Path, found: dict[str, tuple[int, int, list[_Used]]]) -> None:
+    """Keep these logs' figures (task: size, mtime_ns, figures) in the data directory's file."""
+    kept = dict(_kept(root))
+    kept.update(found)
+    with contextlib.suppress(OSError, NotWritten):  # derived: the next report reads the logs
+        tmpfiles.replace(root / FILE, msgspec.msgpack.encode((FORMAT, kept)))
+
+
+def _kept(root: Path) -> dict[str, tuple[int, int, list[_Used]]]:
+    file = root / FILE
+    try:
+        stat = file.stat()
+    except OSError:
+        return {}
+    key = (stat.st_size, stat.st_mtime_ns)
+    known = _read.get(file)
+    if known is not None and known[0] == key:
+        return known[1]
+    try:
+        version, kept = _file.decode(file.read_bytes())
+    except (OSError, msgspec.MsgspecError):
+        return {}
+    kept = kept if version == FORMAT else {}
+    _read[file] = (key, kept)
+    return kept
+
+
+def used_of(cards) -> list[_Used]:
+    """A log's cards as figures: each card's start (the turn where it started), then its parts
+    (its figures where each reply was written)."""
+    used = []
+    for card in cards:
+        used.append(_Used(at=card.at, model=card.model, turns=1, unpriced=card.unpriced))
+        used.extend(_Used(model=card.model, **structs.asdict(part)) for part in card.parts)
+    return used
+
+
 def _turns(store, infos, saving: bool = True) -> list[_Turn]:
     from .. import machines
 
     names = machines.names(store.root)
     found, seen = [], set()
+    kept = _kept(store.root)
     for task, info in infos.items():
         log = store.log_path(task)
         try:
-            used = _used_of(log, saving)
+            used = _used_of(log, saving, kept.get(task))
         except (FileNotFoundError, TaskNotFound):  # deleted since the list was read
             continue
         seen.add(log)
@@ -184,20 +234,20 @@ def _turns(store, infos, saving: bool = True) -> list[_Turn]:
     return found
 
 
-def _used_of(log: Path, saving: bool) -> list[_Used]:
-    """A log's cards as _Used; `saving`: what its .mem lacked saved there (memfile.cards_of,
-    under the memory lock), else folded in memory alone (a .mem being written meanwhile is
-    read up to its last whole frame, the rest folded from the log)."""
+def _used_of(log: Path, saving: bool, kept: tuple | None) -> list[_Used]:
+    """A log's cards as _Used: as kept (`kept`, from the file) while the log is as it was
+    then; else `saving`: what its .mem lacked saved there (memfile.cards_of, under the memory
+    lock), else folded in memory alone (a .mem being written meanwhile is read up to its last
+    whole frame, the rest folded from the log)."""
     stat = log.stat()
     key = (stat.st_size, stat.st_mtime_ns)
     known = _used.get(log)
     if known is not None and known[0] == key:
         return known[1]
-    cards = memfile.cards_of(log)[0] if saving else memfile.fold_log(log)[1]
-    used = []
-    for card in cards:  # the turn where it started, its figures where each reply was written
-        used.append(_Used(at=card.at, model=card.model, turns=1, unpriced=card.unpriced))
-        used.extend(_Used(model=card.model, **structs.asdict(part)) for part in card.parts)
+    if kept is not None and (kept[0], kept[1]) == key:
+        used = kept[2]
+    else:
+        used = used_of(memfile.cards_of(log)[0] if saving else memfile.fold_log(log)[1])
     _used[log] = (key, used)
     return used
 

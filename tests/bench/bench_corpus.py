@@ -165,6 +165,9 @@ def fill_fts5(data: Path) -> int:
             if text:
                 rows.append((text, log.stem, turn, seq))
                 characters += len(text)
+            if len(rows) >= 5000:  # a log of a gigabyte is inserted a part at a time
+                db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?)", rows)
+                rows = []
         db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?)", rows)
     db.commit()
     db.execute("INSERT INTO ev(ev) VALUES ('optimize')")

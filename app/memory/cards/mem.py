@@ -173,6 +173,12 @@ def _remember(file: Path, mem: Mem) -> None:
     _seen[file] = (stat, mem)
 
 
+def forget(log: Path) -> None:
+    """Drop what this process keeps of a log's .mem (a writer that will not read it again, so
+    its cards are not held in memory for nothing)."""
+    _seen.pop(path_of(log), None)
+
+
 def _copy(mem: Mem) -> Mem:
     fold = msgspec.structs.replace(mem.fold, cards=list(mem.fold.cards),
                                    episodes=list(mem.fold.episodes))  # fmt: skip

@@ -76,7 +76,10 @@ FORMAT = words.FORMAT
 # 200,000 events on one core: 5.7 s of CPU against 7.4 s; 17,616 events: 0.51 s against 0.53 s)
 # and more peak memory (1,000,000 events: main process 153 MB against 270 MB).
 WRITER = (200_000_000, 1)
-BATCH = 200_000  # documents per commit during a long build
+# documents per commit during a long build: what the writer holds until a commit grows with it
+# (a first build of 1 GB of logs peaked at 525 MB with 200,000 and at 235 MB with 50,000;
+# docs/decisions/0054-light-at-any-size.md)
+BATCH = 50_000
 FEW = 64  # changed logs up to which a commit reads their titles alone, not the whole list
 HELP_FROM = 4 << 20  # bytes of logs to read from which a helper process folds beside this one
 # bytes of logs to read from which compounds are found many events at once (words.compounds_of),
