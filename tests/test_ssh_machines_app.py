@@ -87,7 +87,8 @@ def test_a_forgotten_machine_leaves_its_mirror_and_touches_nothing_there(store, 
 
 def test_the_agents_default_places_are_their_own_roots(monkeypatch, tmp_path):
     for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME",
-                     "XDG_DATA_HOME"):  # fmt: skip
+                     "XDG_DATA_HOME", "PI_CODING_AGENT_DIR", "QWEN_HOME", "QWEN_RUNTIME_DIR",
+                     "CONTINUE_GLOBAL_DIR"):  # fmt: skip
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     for agent, places in ssh.DEFAULTS.items():

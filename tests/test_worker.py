@@ -181,6 +181,14 @@ def test_places_say_where_the_worker_looks_and_what_exists(agents, data_dir):
         ("aider", ".aider.chat.history.md"),
         ("cursor", "globalStorage"),
         ("cursor", "workspaceStorage"),
+        ("opencode", "kilo"),  # Kilo Code's newer releases keep an OpenCode database
+        ("pi", "sessions"),
+        ("qwen", "projects"),
+        ("crush", "crush"),
+        ("cline", "tasks"),
+        ("roo", "tasks"),
+        ("kilo", "tasks"),
+        ("continue", "sessions"),
     }
     assert not seen["gemini", "tmp"].followed  # no folder: not followed until there is one
     assert not seen["opencode", "opencode"].followed

@@ -40,8 +40,11 @@ DEFAULTS: dict[str, tuple[str, ...]] = {
     "codex": (".codex/sessions", ".codex/archived_sessions"),
     "gemini": (".gemini/tmp",),
     "copilot": (".copilot/session-state",),
-    "opencode": (".local/share/opencode",),
+    "opencode": (".local/share/opencode", ".local/share/kilo"),
     "antigravity": (".gemini/antigravity/brain", ".gemini/antigravity-cli/brain"),
+    "pi": (".pi/agent/sessions",),
+    "qwen": (".qwen/projects",),
+    "continue": (".continue/sessions",),
 }
 
 
