@@ -122,16 +122,41 @@ def home_of(variable: str, *default: str) -> Path:
     return Path(value) if value else Path.home().joinpath(*default)
 
 
-def first_line(path: Path, label: str, probe: int = 64 * 1024):
-    """A JSON-lines file's first line decoded, or why it is no session of `label`'s."""
-    with open(path, "rb") as handle:
-        head = handle.readline(probe)
+PROBE = 64 * 1024  # bytes of a file's start read to tell whose session it is
+
+
+def unreadable(head: bytes) -> str:
+    """Why a file's start can be no agent's session (blank, or binary), else "": the one probe
+    every importer makes before it looks at its own format."""
     if not head.strip():
         return "empty file"
     if b"\0" in head:
         return "not a text file (binary content)"
+    return ""
+
+
+def head_of(path: Path, size: int = PROBE) -> bytes | str:
+    """A file's first `size` bytes, or why it can be no agent's session (see `unreadable`)."""
+    with open(path, "rb") as handle:
+        head = handle.read(size)
+    return unreadable(head) or head
+
+
+def whole_lines(head: bytes, size: int = PROBE) -> list[bytes]:
+    """The lines of a file's start read by `head_of`, less the last when the read cut it."""
+    lines = head.split(b"\n")
+    return lines[:-1] if len(head) == size else lines
+
+
+def first_line(path: Path, label: str, size: int = PROBE):
+    """A JSON-lines file's first line that is not blank, decoded, or why it is no session of
+    `label`'s."""
+    head = head_of(path, size)
+    if isinstance(head, str):
+        return head
+    line = next(line for line in head.split(b"\n") if line.strip())
     try:
-        return msgspec.json.decode(head)
+        return msgspec.json.decode(line)
     except msgspec.DecodeError:
         return f"not a {label} session (its first line is not JSON)"
 

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import msgspec
 
-from ..agent import Agent, Found, carry_of, home_of
+from ..agent import Agent, Found, carry_of, head_of, home_of
 from . import steps
 
-PROBE = 64 * 1024
 NAMES = ("transcript_full.jsonl", "transcript.jsonl")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _any = msgspec.json.Decoder().decode
@@ -53,12 +52,9 @@ class Antigravity(Agent):
     def recognise(self, path: Path) -> Found | str:
         if path.name == NAMES[1] and (path.parent / NAMES[0]).is_file():
             return "the same conversation as transcript_full.jsonl beside it, which is read instead"
-        with open(path, "rb") as handle:
-            head = handle.read(PROBE)
-        if not head.strip():
-            return "empty file"
-        if b"\0" in head:
-            return "not a text file (binary content)"
+        head = head_of(path)
+        if isinstance(head, str):
+            return head
         first = next((line for line in head.split(b"\n") if line.strip()), b"")
         try:
             step = _any(first)

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import msgspec
 
-from ..agent import Agent, Found, carry_of, home_of
+from ..agent import PROBE, Agent, Found, carry_of, head_of, home_of, whole_lines
 from . import events
 
-PROBE = 64 * 1024
 _any = msgspec.json.Decoder().decode
 
 
@@ -44,13 +43,8 @@ class Copilot(Agent):
                 "Copilot CLI's legacy history-session-state file (before 0.0.342): not read, "
                 "its layout is not known; resuming it in Copilot CLI moves it to session-state"
             )
-        with open(path, "rb") as handle:
-            head = handle.read(PROBE)
-        if not head.strip():
-            return "empty file"
-        if b"\0" in head:
-            return "not a text file (binary content)"
-        return _verdict(self, head)
+        head = head_of(path)
+        return head if isinstance(head, str) else _verdict(self, head)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
         fields = workspace(path)
@@ -60,10 +54,7 @@ class Copilot(Agent):
 
 
 def _verdict(agent: Copilot, head: bytes) -> Found | str:
-    lines = head.split(b"\n")
-    if len(head) == PROBE:
-        lines = lines[:-1]
-    for raw in lines:
+    for raw in whole_lines(head):
         if not raw.strip():
             continue
         try:
