@@ -1,17 +1,24 @@
-"""A person's turn as an append-only fold follows it: where it started, what its replies cost, and
-the `turn.end` that closes it (Pi's and Qwen Code's folds keep one in their carry).
+"""What the append-only folds (Codex, Copilot CLI, Antigravity, Pi, Qwen Code) share: the carry
+every one keeps, a person's turn from its start to the `turn.end` that closes it, and the
+counting of a line that is not of the format (passed over; the rest goes on).
 
 A turn's cost is the sum of its replies' costs; None when a reply of it had no price, or when
 none had tokens at all ("no usage in the log"), never a made-up 0.
 """
 
+from collections.abc import Callable
+
+import msgspec
 from msgspec import Struct
 
 from ..log import records as r
+from . import problems
 from .times import ms_between
 
 
 class Turn(Struct, kw_only=True):
+    """A person's turn: where it started, what its replies cost."""
+
     open: bool = False
     at: str = ""
     key: str = ""  # the `src` of the prompt that started it
@@ -42,3 +49,53 @@ class Turn(Struct, kw_only=True):
                 duration_ms=ms_between(self.at, at), cost_usd=cost,
             )
         )  # fmt: skip
+
+
+def cost_of(turn: dict) -> float | None:
+    """The cost of a turn a whole-file mapping keeps as a dict ({cost, unknown}): None when a
+    reply of it had no price, or none had a cost."""
+    return None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
+
+
+class Carry(Struct, kw_only=True):
+    """What every fold remembers between two reads of its file (each agent's adds its own)."""
+
+    session: str = ""
+    started: bool = False  # the session's start is written
+    last_at: str = ""  # the latest time a line gave (a line without one takes it)
+    model: str = ""
+    calls: dict[str, str] = {}  # call id -> tool
+    files: dict[str, list[str]] = {}  # call id -> the files it writes
+    title: str = ""  # the title its agent keeps apart from the file, as last given out
+
+
+class Fold:
+    """A fold's base: its source and carry; `feed` decodes a line with `decode` and hands it to
+    `line`; one that does not decode is counted among the file's bad lines."""
+
+    Carry: type = Carry
+    decode: Callable
+
+    def __init__(self, source: str, carry=None):
+        self.source = source
+        self.carry = carry or self.Carry()
+
+    def feed(self, n: int, raw: bytes, out: list) -> None:
+        try:
+            line = self.decode(raw)
+        except msgspec.MsgspecError as exc:
+            raise problems.unreadable(exc) from None  # counted and passed over
+        self.line(n, line, out)
+
+    def line(self, n: int, line, out: list) -> None:
+        raise NotImplementedError
+
+    def kept_title(self, title: str, where: str, out: list) -> None:
+        """The title its agent keeps apart from the file (an index, a workspace.yaml), given out
+        whenever it changed since it was last."""
+        c = self.carry
+        if title and title != c.title:
+            c.title = title
+            out.append(
+                r.SessionTitle(at=c.last_at, src=r.Src(id=where), title=title, actor="agent")
+            )

@@ -17,6 +17,7 @@ from pathlib import Path
 from ...log import records as r
 from ..agent import PROBE, Agent, Found, Session, unreadable
 from ..times import at_local
+from ..turns import cost_of
 from . import blocks as b
 from . import mapping as m
 
@@ -300,10 +301,12 @@ class _Fold:
         turn, self.turn = self.turn, None
         if turn is None:
             return
-        cost = None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
         self.out.append(
             r.TurnEnd(
-                at=self.at, src=r.Src(line=turn["line"], id="end"), status=status, cost_usd=cost
+                at=self.at,
+                src=r.Src(line=turn["line"], id="end"),
+                status=status,
+                cost_usd=cost_of(turn),
             )
         )
 

@@ -13,6 +13,7 @@ import re
 from ...log import records as r
 from .. import prices
 from ..times import ms_between
+from ..turns import cost_of
 
 # Cline's environment details name the folder it works in: "# Current Working Directory (x) Files"
 _FOLDER = re.compile(r"Current Working Directory \((.+?)\) Files")
@@ -144,11 +145,10 @@ class Turns:
         turn, self.turn = self.turn, None
         if turn is None:
             return
-        cost = None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
         self.out.append(
             r.TurnEnd(
                 at=turn["last"], src=r.Src(id=f"end/{turn['key']}"), status=turn["status"],
-                duration_ms=ms_between(turn["at"], turn["last"]), cost_usd=cost,
+                duration_ms=ms_between(turn["at"], turn["last"]), cost_usd=cost_of(turn),
             )
         )  # fmt: skip
 

@@ -23,7 +23,8 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from ..times import at_of, ms_between
+from .. import turns
+from ..times import at_of
 
 TOOL = "copilot-cli"
 _DATETIME = re.compile(r"\s*<current_datetime>[^<]*</current_datetime>\s*$")
@@ -42,36 +43,24 @@ class _Line(Struct):
 _decode = msgspec.json.Decoder(_Line).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
-    started: bool = False
-    last_at: str = ""
-    model: str = ""
-    title: str = ""  # the workspace.yaml name last given out
-    calls: dict[str, str] = {}  # call id -> tool
-    files: dict[str, list[str]] = {}
+class Carry(turns.Carry, kw_only=True):
+    turn: turns.Turn = msgspec.field(default_factory=turns.Turn)
     agents: dict[str, str] = {}  # a sub-agent's call id -> its name
-    turn_open: bool = False
-    turn_at: str = ""
-    turn_id: str = ""
 
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-class Parser:
+class Parser(turns.Fold):
+    Carry, decode = Carry, _decode
+
     def __init__(self, source: str, carry: Carry | None = None, title: str = "", cwd: str = ""):
-        self.source = source
-        self.carry = carry or Carry()
+        super().__init__(source, carry)
         self.workspace_title = title
         self.workspace_cwd = cwd
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            line = _decode(raw)
-        except msgspec.MsgspecError:
-            return  # not an event of this format: skipped, the rest goes on
+    def line(self, n: int, line: _Line, out: list) -> None:
         c = self.carry
         at = c.last_at = at_of(line.timestamp, c.last_at)
         src = r.Src(line=n, id=line.id if isinstance(line.id, str) else None)
@@ -87,15 +76,10 @@ class Parser:
 
     def finish(self, live: bool, out: list) -> None:
         c = self.carry
-        if c.started and self.workspace_title and self.workspace_title != c.title:
-            c.title = self.workspace_title
-            out.append(
-                r.SessionTitle(
-                    at=c.last_at, src=r.Src(id="workspace.yaml"), title=c.title, actor="agent"
-                )
-            )
+        if c.started:
+            self.kept_title(self.workspace_title, "workspace.yaml", out)
         if not live:
-            self._end_turn(c.last_at, "completed", out)
+            self.carry.turn.end(c.last_at, "completed", out)
 
     def agent_of(self, line: _Line) -> str | None:
         parent = line.data.get("parentToolCallId")
@@ -116,25 +100,7 @@ class Parser:
                 model=c.model, branch=_text(context.get("branch")),
             )
         )  # fmt: skip
-        if self.workspace_title:
-            c.title = self.workspace_title
-            out.append(
-                r.SessionTitle(at=at, src=r.Src(id="workspace.yaml"), title=c.title, actor="agent")
-            )
-
-    def _end_turn(self, at: str, status: str, out: list) -> None:
-        c = self.carry
-        if not c.turn_open:
-            return
-        c.turn_open = False
-        out.append(
-            r.TurnEnd(
-                at=at,
-                src=r.Src(id=f"end/{c.turn_id}"),
-                status=status,
-                duration_ms=ms_between(c.turn_at, at),
-            )
-        )
+        self.kept_title(self.workspace_title, "workspace.yaml", out)
 
     def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         data, agent = line.data, self.agent_of(line)
@@ -146,9 +112,9 @@ class Parser:
         ]
         command = text.split()[0] if text.startswith("/") and text.split() else ""
         if agent is None:
-            self._end_turn(at, "completed", out)
+            self.carry.turn.end(at, "completed", out)
             c = self.carry
-            c.turn_open, c.turn_at, c.turn_id = True, at, src.id or str(src.line)
+            c.turn.start(at, src.id or str(src.line))
         out.append(
             r.Message(at=at, src=src, agent=agent, text=text, attachments=names, command=command)
         )
@@ -267,7 +233,7 @@ class Parser:
         out.append(r.Error(at=at, src=src, agent=self.agent_of(line), text=text))
 
     def _abort(self, line: _Line, at: str, src: r.Src, out: list) -> None:
-        self._end_turn(at, "cancelled", out)
+        self.carry.turn.end(at, "cancelled", out)
 
     def _shutdown(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         """The input and cache tokens are written only here, for the whole run (the per-call
@@ -276,7 +242,7 @@ class Parser:
         for model, usage in _run_usage(line.data, self.carry.model):
             sid = f"{src.id or src.line}/usage/{model}"
             out.append(r.Reply(at=at, src=r.Src(line=src.line, id=sid), model=model, usage=usage))
-        self._end_turn(at, "completed", out)
+        self.carry.turn.end(at, "completed", out)
 
 
 def _count(value: Any) -> int:

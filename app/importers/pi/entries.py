@@ -17,9 +17,8 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices
+from .. import prices, turns
 from ..times import at_ms, at_of, one_line
-from ..turns import Turn
 
 TOOL = "pi"
 WRITES = {"edit": "path", "write": "path"}
@@ -42,17 +41,11 @@ class _Line(Struct):
 _decode = msgspec.json.Decoder(_Line).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
+class Carry(turns.Carry, kw_only=True):
+    turn: turns.Turn = msgspec.field(default_factory=turns.Turn)
     cwd: str = ""
     headed: str = ""  # the header's timestamp
     first_at: str = ""  # the first entry's
-    started: bool = False
-    last_at: str = ""
-    model: str = ""
-    calls: dict[str, str] = {}  # call id -> tool
-    files: dict[str, list[str]] = {}
-    turn: Turn = msgspec.field(default_factory=Turn)
 
 
 def _text(value: Any) -> str:
@@ -71,16 +64,10 @@ def _joined(content: Any, kind: str = "text", field: str = "text") -> str:
     )
 
 
-class Parser:
-    def __init__(self, source: str, carry: Carry | None = None):
-        self.source = source
-        self.carry = carry or Carry()
+class Parser(turns.Fold):
+    Carry, decode = Carry, _decode
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            line = _decode(raw)
-        except msgspec.MsgspecError:
-            return  # not an entry of this format: skipped, the rest goes on
+    def line(self, n: int, line: _Line, out: list) -> None:
         c = self.carry
         if line.type == "session":
             if not c.session:

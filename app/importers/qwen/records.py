@@ -19,10 +19,9 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices
+from .. import prices, turns
 from ..gemini.mapping import WRITES, exit_of, output_of, parts_of
 from ..times import at_of, one_line
-from ..turns import Turn
 
 TOOL = "qwen-code"
 RESPONSE, ERROR = "qwen-code.api_response", "qwen-code.api_error"
@@ -48,19 +47,13 @@ class _Line(Struct):
 _decode = msgspec.json.Decoder(_Line).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
-    started: bool = False
-    last_at: str = ""
-    model: str = ""
+class Carry(turns.Carry, kw_only=True):
+    turn: turns.Turn = msgspec.field(default_factory=turns.Turn)
     command: str = ""  # the slash command a person typed, waiting for its prompt
     pending: r.Usage | None = None  # the tokens of a response whose reply has not come
     pending_at: str = ""
     pending_id: str = ""
     pending_model: str = ""
-    calls: dict[str, str] = {}
-    files: dict[str, list[str]] = {}
-    turn: Turn = msgspec.field(default_factory=Turn)
 
 
 def _text(value: Any) -> str:
@@ -72,16 +65,10 @@ def _parts(record: _Line) -> list[dict]:
     return parts_of(message.get("parts"))
 
 
-class Parser:
-    def __init__(self, source: str, carry: Carry | None = None):
-        self.source = source
-        self.carry = carry or Carry()
+class Parser(turns.Fold):
+    Carry, decode = Carry, _decode
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            line = _decode(raw)
-        except msgspec.MsgspecError:
-            return  # not a record of this format: skipped, the rest goes on
+    def line(self, n: int, line: _Line, out: list) -> None:
         c = self.carry
         at = c.last_at = at_of(line.timestamp, c.last_at)
         src = r.Src(line=n, id=line.uuid if isinstance(line.uuid, str) else None)
