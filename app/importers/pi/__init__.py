@@ -26,9 +26,6 @@ class Pi(Agent):
     def roots(self) -> list[Path]:
         return [home_of("PI_CODING_AGENT_DIR", ".pi", "agent") / "sessions"]
 
-    def sources(self, folder: Path):
-        return folder.rglob("*.jsonl")
-
     def recognise(self, path: Path) -> Found | str:
         header = first_line(path, self.label)
         if isinstance(header, str):

@@ -31,9 +31,6 @@ class Qwen(Agent):
         runtime = os.environ.get("QWEN_RUNTIME_DIR")
         return [(Path(runtime) if runtime else home_of("QWEN_HOME", ".qwen")) / "projects"]
 
-    def sources(self, folder: Path):
-        return folder.rglob("*.jsonl")
-
     def recognise(self, path: Path) -> Found | str:
         if path.suffix == ".json":
             return _json_verdict(path)
