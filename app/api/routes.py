@@ -147,7 +147,7 @@ class Handlers:
         )  # fmt: skip
 
     def recall(self):
-        """One event back whole (the CLI's and agents' recall, issue 13); `start` and `count`
+        """One event back whole (the CLI's and agents' recall); `start` and `count`
         cut its outline's lines as `nodwyn memory recall --json` does."""
         task, seq = bottle.request.query.get("task", ""), _query_int("seq")
         if not task or seq is None:
@@ -218,7 +218,7 @@ class Handlers:
         return next(h for h in hooks.hook_list({agent: said}).agents if h.agent == agent)
 
     def blame(self):
-        """Who wrote each line of a file on this machine (issue 25)."""
+        """Who wrote each line of a file on this machine."""
         from ..memory.provenance.blame import blame
 
         file = bottle.request.query.get("file", "")
@@ -228,7 +228,7 @@ class Handlers:
         return blame(self.store, Path(file).expanduser(), first, last)
 
     def who_wrote(self):
-        """The turns whose edits hold pasted code, or wrote a file's line (issue 25)."""
+        """The turns whose edits hold pasted code, or wrote a file's line."""
         from ..memory.provenance import holders
 
         return holders.holders(self.store, _body(holders.Asked))

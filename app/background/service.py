@@ -1,5 +1,5 @@
 """The search service: `nodwyn serve` with no window and no terminal, started by the first
-search that needs the sentence model when no app runs, and ended by itself (issue 23).
+search that needs the sentence model when no app runs, and ended by itself.
 
 A search, recall or `nodwyn mcp` asks the process named in `<data>/api.json` (running.py).
 When there is none and the search ranks by meaning, `start()` starts one, the way build

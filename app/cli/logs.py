@@ -1,4 +1,4 @@
-"""`nodwyn import AGENT` (issues 3 and 18) and `nodwyn scrub` (issue 14): the commands that
+"""`nodwyn import AGENT` and `nodwyn scrub`: the commands that
 write the logs, an agent's sessions imported as tasks or every log redacted again.
 
 Split from memory.py (ADR 0045), which keeps search and recall.
@@ -11,7 +11,7 @@ from .console import store
 
 
 def add_import(sub) -> None:
-    """`nodwyn import AGENT [PATH...]` (issues 3 and 18), AGENT one of the registry's."""
+    """`nodwyn import AGENT [PATH...]`, AGENT one of the registry's."""
     from ..importers import registry
 
     cmd = sub.add_parser("import", help="import an agent's sessions as tasks")

@@ -1,4 +1,4 @@
-"""`nodwyn memory search|recall` (issues 4 and 13); `nodwyn import` and `nodwyn scrub` are in
+"""`nodwyn memory search|recall`; `nodwyn import` and `nodwyn scrub` are in
 logs.py.
 
 A search takes one path: it asks the running app or the search service (running.py), and
@@ -15,7 +15,7 @@ from .console import import_msgspec, store
 
 
 def add_memory(sub) -> None:
-    """`nodwyn memory search|recall` (issue 4)."""
+    """`nodwyn memory search|recall`."""
     memory = sub.add_parser("memory", help="search and recall what tasks came to")
     inner = memory.add_subparsers(title="memory commands", metavar="COMMAND")
     cmd = inner.add_parser("search", help="find turns by words (all tasks unless narrowed)")

@@ -1,4 +1,4 @@
-"""`nodwyn blame FILE` and `nodwyn commit SHA` (issues 25, 36): the turn that wrote each line of
+"""`nodwyn blame FILE` and `nodwyn commit SHA`: the turn that wrote each line of
 a file, and the turns that made a commit, from the logs checked against git where there is one.
 A turn is named as people count a task's turns (its 1st, 2nd...: `nodwyn sessions`' count);
 the record number is in --json only, beside it (turn_seq)."""

@@ -124,7 +124,7 @@ def add_summaries_setting(change) -> None:
     """`nodwyn settings summaries PROVIDER [ADDRESS] [MODEL] [--key [KEY]]`: what Settings >
     Summaries chooses (the address and model may come in either order: an address starts
     with http)."""
-    each = change.add_parser("summaries", help="the model that summarizes past tasks (#26)")
+    each = change.add_parser("summaries", help="the model that summarizes past tasks")
     each.add_argument("provider", choices=("off", "ollama", "openai", "anthropic"))
     each.add_argument(
         "given", nargs="*", metavar="ADDRESS|MODEL",

@@ -1,5 +1,5 @@
-"""`nodwyn sessions`, `rename`, `archive`, `unarchive`, `close`, `resume`, `delete` and `serve`
-(issues 2 and 5): what a person does to tasks, and the console in a browser."""
+"""`nodwyn sessions`, `rename`, `archive`, `unarchive`, `close`, `resume`, `delete` and `serve`:
+what a person does to tasks, and the console in a browser."""
 
 import json
 import sys

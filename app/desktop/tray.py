@@ -5,7 +5,7 @@ is chosen here before the import: on Linux the xorg one, which needs no GTK, or 
 X display (the person's own PYSTRAY_BACKEND wins). The menu's items call what the app offers
 (app.App: show, search, toggle_following, quit); a desktop without a tray gets no icon, and
 closing the window then quits. Above them, one line per agent whose logs hold rate limits
-(quota.meter, issue 30), also in the icon's tooltip; `Quota` keeps them current: after each
+(quota.meter), also in the icon's tooltip; `Quota` keeps them current: after each
 import, and once at the next moment a figure turns stale or reset, with no timer otherwise.
 """
 

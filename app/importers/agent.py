@@ -4,7 +4,7 @@ An agent is an `Agent`: its names (the word in commands and settings, the tool i
 name, the label people read, the prefix of its task ids), where it keeps its sessions on this
 computer, which files below a folder may be sessions, and how a file becomes nodwyn's
 records. The shared core (`sources` finds files, `sync` keeps the `.imp` state and the log,
-`prices` prices tokens) does everything else (docs/decisions/0018-importer-registry.md).
+`prices` prices tokens) does everything else (ADR 0018).
 
 Two shapes of source:
 - append-only lines (`whole = False`): the core feeds each new whole line to the agent's
@@ -20,7 +20,7 @@ Invariants: an agent only turns its format into records; it never writes a log. 
 does not know is refused with a one-line reason (`recognise` / `read` return a str), never
 half-read. Reading a source never changes it (databases are opened read-only). This module
 imports no agent and no part of the core, so every agent and the registry import it and
-nothing imports in a circle (docs/decisions/0036-importer-types.md).
+nothing imports in a circle (ADR 0036).
 """
 
 import json

@@ -6,7 +6,7 @@ per agent, chosen from one table. The states: ASKS (a permission, a question, an
 `what` says what it asks, e.g. "Bash: rm -rf build"), RUNNING (a prompt submitted, a tool at
 work after an answer), TURN (the turn ended; the agent waits for the next prompt), ENDED (the
 session ended: no state). A payload an agent documents but that says nothing of these gives
-None. The fields each agent gives are in docs/decisions/0046-live-states-and-hooks.md.
+None. The fields each agent gives are in ADR 0046.
 """
 
 import time

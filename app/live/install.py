@@ -1,5 +1,5 @@
 """`nodwyn hooks install AGENT [--write]` and `nodwyn hooks remove AGENT`: nodwyn's hook command
-put into an agent's user settings, and taken out again (docs/decisions/0046).
+put into an agent's user settings, and taken out again (ADR 0046).
 
 With the care of `nodwyn mcp install --write` (ADR 0043): user scope only, never a
 repository's files; the person's own hooks, comments and order kept byte for byte (entries are

@@ -18,9 +18,9 @@ JSON line stays JSON; `[redacted]` matches none of them, so redacting twice chan
 RULES numbers this rule set: when it changes, logs written under older rules are scrubbed once
 (scrub.py).
 
-Each expression is compiled when it is first used, not at import: compiling all of them took
-3.7 ms, a tenth of a new `nodwyn memory search` process, which uses few of them (a rule runs
-only on text holding one of its strings, see redact.py).
+Each expression is compiled when it is first used, not at import: compiling all of them is a
+good part of a new `nodwyn memory search` process, which uses few of them (a rule runs only on
+text holding one of its strings, see redact.py; figures in ADR 0027).
 """
 
 import os

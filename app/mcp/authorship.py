@@ -1,4 +1,4 @@
-"""The who-wrote MCP tool (issue 25): which turn wrote lines A-B of a file, answered with that
+"""The who-wrote MCP tool: which turn wrote lines A-B of a file, answered with that
 turn's card, so an agent can recall why before it changes the code.
 
 Under the leave of index-search (toolbox.py): a turn of the calling conversation is always

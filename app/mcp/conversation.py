@@ -1,6 +1,6 @@
 """Which task is "this conversation": the agent session that is calling nodwyn's MCP tools.
 
-The rule (docs/decisions/0009 and 0035), first match wins:
+The rule (ADR 0009 and ADR 0035), first match wins:
 1. `NODWYN_SESSION` in the server's environment: a nodwyn task id, or the path of the agent's
    own session file. For scripts and for people who pin a server to one session.
 2. A session id the agent sends with the call in `_meta` (Codex sends

@@ -1,5 +1,5 @@
 """`nodwyn mcp install AGENT`: the lines an agent's configuration needs to start `nodwyn mcp`,
-printed, or added with `--write` (docs/decisions/0035-mcp-for-every-agent.md, 0043).
+printed, or added with `--write` (ADR 0035, ADR 0043).
 
 Invariants: `--write` adds nodwyn's entry and changes nothing else a person wrote, and the
 file it leaves is read by the agent's own parser rules with nodwyn's entry in it. Codex's

@@ -7,7 +7,7 @@ Invariants:
   writes), read afresh at every call; another project's task never, whatever the switch.
 - Everything sent is redacted (again: the log is redacted when written) and framed as data
   quoted from logs, not instructions; an answer is at most LIMIT characters, and a cut says so.
-- What a model sends is checked before it is read (issue 38): each argument's type ("query
+- What a model sends is checked before it is read: each argument's type ("query
   must be text"); a search's query over QUERY_MAX, a title over TITLE_MAX and a summary over
   recording.LIMIT are cut, and the answer says so; a task id, a path, a scope or a level over
   LONGEST is refused. Nothing a model sent is echoed whole.
@@ -48,7 +48,7 @@ ARGUMENTS = {
     "recall": {"seq": int, "task": str},
     "name-task": {"title": str},
     "record-summary": {"text": str, "level": str},
-    "who-wrote": {"file": str, "start": int, "end": int},  # authorship.py (issue 25)
+    "who-wrote": {"file": str, "start": int, "end": int},  # authorship.py
 }
 KINDS = {str: "text", int: "a whole number"}
 # characters of a query that are searched: about what the sentence model reads (256 word
@@ -149,7 +149,7 @@ class Toolbox:
 
     def searched(self, query: str, scope: str, task: str | None, project: str | None = None):
         """Results from the running app (one model loaded once for every agent's server),
-        else from this process (issue 13)."""
+        else from this process."""
         from .. import memory
 
         given = {"q": query, "scope": scope, "task": task, "limit": RESULTS}

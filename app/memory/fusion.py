@@ -14,12 +14,12 @@
   turns apart meaning decides (bm25/max against a min-max of cosines from the floor: the right
   turn in the top 5 as often, MRR@5 0.803 -> 0.842, on action questions 0.831 -> 0.928).
   WEIGHT was chosen on tests/data/search_questions.tsv with tools/eval_search.py
-  (docs/decisions/0010-sentence-model-and-fusion.md gives the curve); reciprocal rank fusion
+  (ADR 0010 gives the curve); reciprocal rank fusion
   (`rrf`, kept for that comparison) lost to it at every K tried.
   Ties go to the turn with the higher word score, then by key.
 
 The mode is the argument, else the setting `search_mode`. Meaning needs vectors, and a search
-never makes them (issue 23): it encodes its query alone and ranks what is encoded so far; the
+never makes them: it encodes its query alone and ranks what is encoded so far; the
 turns of tasks not encoded yet take part by words alone (their meaning the lowest z, as any
 turn missing from one ranking), and the answer says how many of the tasks searched meaning
 covered (`covered` of `searched`). Vectors are made in the background, newest tasks first, by
@@ -51,15 +51,15 @@ from .words.search import search as word_search
 
 MODES = ("words", "meaning", "both")
 K = 60
-WEIGHT = 0.5  # of the word score in `both` (docs/decisions/0010-sentence-model-and-fusion.md)
+WEIGHT = 0.5  # of the word score in `both` (ADR 0010)
 DEPTH = 100  # events of the word ranking, turns of the meaning ranking, that take part
 # Cosines below which a text is not taken as related: (floor for a text at all, floor for a
 # turn that no word found). The static table's nearest card for words unlike anything in the
 # logs ("quokka", "sourdough bread") scores 0.10-0.19, an answer turn 0.47 (median): 0.2
-# (docs/decisions/0008-search-by-meaning.md). The sentence model's scores 0.14-0.29 for such
+# (ADR 0008). The sentence model's scores 0.14-0.29 for such
 # words and 0.44 (median) for an answer turn, 0.22 for the tenth percentile: texts count from
 # 0.15, and a turn found by meaning alone from 0.3, so unrelated words still find nothing
-# (docs/decisions/0010-sentence-model-and-fusion.md). No floor for a provider's vectors (their
+# (ADR 0010). No floor for a provider's vectors (their
 # scales differ).
 FLOORS = {"builtin:": (0.2, 0.2), "minilm:": (0.15, 0.3)}
 
@@ -174,9 +174,9 @@ def query_vector(encoder, text: str):
 
 
 class Ahead:
-    """The query's vector, made by a thread kept for that (a new thread a search cost 0.13 ms)
+    """The query's vector, made by a thread kept for that (a new thread a search would slow it)
     while this one searches by words and reads the best word turns: the model works outside
-    the GIL (in its own process, or in onnxruntime), so its 4-5 ms and theirs overlap on two
+    the GIL (in its own process, or in onnxruntime), so its time and theirs overlap on two
     cores instead of adding up."""
 
     def __init__(self, encoder, text: str):

@@ -2,7 +2,7 @@
 
 The page builds elements from this tree and the HTML export serialises it, so both render a
 reply alike. A node is `[tag, attrs, *children]`, a child a node or a string (text, never
-markup). Safe by construction (docs/decisions/0025-rendered-transcript.md):
+markup). Safe by construction (ADR 0025):
 - raw HTML in a log is text: the parser runs with `html` off, so `<b>` reaches us as text;
 - a link keeps its href only for http(s) and mailto; any other target is plain text;
 - an image is never fetched: it becomes its alt text and, for http(s), a link to it;

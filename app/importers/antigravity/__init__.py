@@ -7,7 +7,7 @@ conversation id is its `brain/<id>` folder (else, for a copied file, a hash of i
 step); its title is the one Antigravity keeps in `agyhub_summaries_proto.pb` (a protobuf read
 for that one field); its folder is the first one its calls work in (`steps`). A sub-agent
 is a conversation of its own, in its own brain folder, and is imported as its own task.
-Docs: docs/decisions/0021-antigravity.md.
+Docs: ADR 0021.
 """
 
 import hashlib

@@ -2,7 +2,7 @@
 
 Each line is one step `{step_index, source, type, status, created_at, content?, thinking?,
 tool_calls?, error?}` (FORMATS-AGENTS.md 6; there is no official schema, so only these
-fields are read). The map (docs/decisions/0021-antigravity.md): a USER_INPUT is a prompt (the
+fields are read). The map (ADR 0021): a USER_INPUT is a prompt (the
 text inside `<USER_REQUEST>`; the model named in `<USER_SETTINGS_CHANGE>` is the only place
 the model is written); a PLANNER_RESPONSE a reply, its `thinking` the thinking and its
 `tool_calls` the calls (with no ids of their own, so each gets `<step>/<n>`; the JSON-encoded

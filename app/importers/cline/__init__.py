@@ -11,7 +11,7 @@ recorded (Roo Code's `history_item.json` `workspace`, Cline's `state/taskHistory
 Cline adds to its requests. Neither keeps a title apart from the task's first words, which
 are what the task is called anyway. `<User>` is each VS Code-family editor's user folder
 (`folders`), and Cline's own `~/.cline/data/tasks` (its CLI and JetBrains plugin).
-Docs: docs/decisions/0052-cline-and-continue.md.
+Docs: ADR 0052.
 """
 
 import hashlib

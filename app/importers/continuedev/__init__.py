@@ -7,7 +7,7 @@ The title is the index's (Continue names a session from its first exchange), els
 session's own; the folder the session's `workspaceDirectory`, a `file://` URI (`file:///c%3A/x`
 on Windows) or, in older sessions, a path; the time its index entry's `dateCreated`, else
 the file's modification time. The index is not a session: imported by hand it is refused,
-naming the sessions it lists whose files are gone. Docs: docs/decisions/0052-cline-and-continue.md.
+naming the sessions it lists whose files are gone. Docs: ADR 0052.
 """
 
 import json

@@ -4,7 +4,7 @@ Two layouts are read, both append-only JSONL of the same events (`events`):
 `session-state/<id>/events.jsonl` (1.0.11+), whose `workspace.yaml` beside it gives the
 session's name and cwd, and the flat `session-state/<id>.jsonl` (0.0.342 to 1.0.10), which
 has neither. The older `history-session-state/session_*.json` (before 0.0.342) is refused:
-its layout is not known well enough to read it whole (docs/decisions/0020-copilot.md).
+its layout is not known well enough to read it whole (ADR 0020).
 """
 
 import re

@@ -2,7 +2,7 @@
 
 Each line is `{type, data, id, timestamp, parentId}` (github/copilot-sdk's generated
 session-events schema; only the fields read are declared). The map
-(docs/decisions/0020-copilot.md): `session.start` starts the session (cwd and branch from
+(ADR 0020): `session.start` starts the session (cwd and branch from
 its `context`); `user.message` is a prompt (`content` as typed, a slash command kept
 literal; the `<current_datetime>` old files glued on is cut); `assistant.message` a reply
 with its `toolRequests` as calls, `reasoningText` as thinking, `outputTokens` as usage;

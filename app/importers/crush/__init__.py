@@ -7,7 +7,7 @@ are listed in `projects.json` beside its global data (`$CRUSH_GLOBAL_DATA`, else
 those data folders are followed. The database is opened read-only (`readonly`): neither it
 nor its WAL is written. Each top-level session row is a task: its title Crush's own, its
 folder the project holding `.crush`; sub-agents' sessions are read with their parent (Crush
-adds their cost to the parent's), their own cost left out (docs/decisions/0053-qwen-crush-pi.md).
+adds their cost to the parent's), their own cost left out (ADR 0053).
 """
 
 import json

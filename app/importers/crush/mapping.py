@@ -6,7 +6,7 @@ A message (`messages`: role `user`, `assistant` or `tool`, `parts` a JSON list o
 (`reason`: end_turn, tool_use, canceled, error, permission_denied, ...). Crush keeps a cost only
 per session (`cost`, the sum of its requests'; its token columns hold the last request's): it
 becomes one reply of its own once the session is no longer written, and no token is counted
-(docs/decisions/0053-qwen-crush-pi.md).
+(ADR 0053).
 """
 
 import json

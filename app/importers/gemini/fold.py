@@ -1,6 +1,6 @@
 """A Gemini CLI session file folded into its metadata and its messages, whatever its version.
 
-Three shapes (docs/decisions/0019-gemini.md, FORMATS-AGENTS.md 1):
+Three shapes (ADR 0019, FORMATS-AGENTS.md 1):
 - `.json` up to v0.38 and `/export-session` files: one ConversationRecord, rewritten whole;
 - `.jsonl` from v0.39: a metadata line, then message lines (an id written again replaces its
   earlier copy in place), `{"$set": {...}}` patches (`messages` replaces the list) and

@@ -1,4 +1,4 @@
-"""A folded Gemini CLI session as nodwyn records (the map in docs/decisions/0019-gemini.md).
+"""A folded Gemini CLI session as nodwyn records (the map in ADR 0019).
 
 Prompts are `user` messages with text that a person wrote: Gemini's injected context
 (`<session_context>`, `<hook_context>`, workspace listings) is not one, a `<state_snapshot>`

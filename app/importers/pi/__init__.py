@@ -4,7 +4,7 @@ Each session is `sessions/--<cwd with / as ->--/<time>_<uuid>.jsonl`, appended t
 line (`entries`); `PI_CODING_AGENT_DIR` moves `~/.pi/agent`. The folder is the header's `cwd`
 (the folder name loses which `-` was a `/`), the title Pi's own session name where one was
 given (`/name`), else the first prompt. Pi resumes a session by its file or id
-(`pi --session`); it speaks no MCP (docs/decisions/0053-qwen-crush-pi.md).
+(`pi --session`); it speaks no MCP (ADR 0053).
 """
 
 from pathlib import Path

@@ -3,7 +3,7 @@
 The first line is the header `{type: "session", version, id, timestamp, cwd}`; every other
 line an entry `{type, id, parentId, timestamp, ...}` of a tree (a branch made with `/tree`
 appends children of an earlier entry; every branch is kept here, in the file's order). The
-map (docs/decisions/0053-qwen-crush-pi.md): a `message` entry holds a user prompt, an
+map (ADR 0053): a `message` entry holds a user prompt, an
 assistant reply (`text`, `thinking` and `toolCall` blocks, its `model`, `usage` with the
 log's own `cost`, `stopReason`, `errorMessage`), a `toolResult`, or a person's `!` shell run
 (`bashExecution`); a `compaction` and a `branch_summary` are episodes (context.compact with the

@@ -3,7 +3,7 @@
 Each line is one `ChatRecord` (QwenLM/qwen-code's chatRecordingService): `{uuid, parentUuid,
 sessionId, timestamp, type, cwd, version, gitBranch, ...}` with `type` one of `user`,
 `assistant`, `tool_result` or `system` (its `subtype` says which). The map
-(docs/decisions/0053-qwen-crush-pi.md): a `user` record is a prompt (Gemini API `parts`); a
+(ADR 0053): a `user` record is a prompt (Gemini API `parts`); a
 `slash_command` invocation before it gives what the person typed, the expanded prompt kept as
 its attachment; an `assistant` record is a reply (`text` parts, `thought` parts as thinking,
 `functionCall` parts as calls, its `model`); a `tool_result` record is a call's result

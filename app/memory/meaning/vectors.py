@@ -211,7 +211,7 @@ def searchable(
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """(turn of each row, rows, whether they hold all the log has) of a log's vectors made so
     far by the encoder `model` (its id), or None: none yet. Nothing is encoded here: a search
-    uses what the background has made (issue 23). `seen` is the log's (size, mtime_ns) when
+    uses what the background has made. `seen` is the log's (size, mtime_ns) when
     the caller has just looked (saves a stat)."""
     if seen is None:
         try:

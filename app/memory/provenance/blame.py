@@ -1,4 +1,4 @@
-"""Which turn wrote each line of a file (issues 25, 36): the file's edits, from every log,
+"""Which turn wrote each line of a file: the file's edits, from every log,
 replayed in time order over line keys, set against the file as it is, and checked with git.
 
 Replay: a Write (or apply_patch's Add) sets the file's lines; a line it repeats unchanged keeps

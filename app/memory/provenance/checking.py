@@ -1,4 +1,4 @@
-"""Blame's answers checked against git (issue 36): a line git dates to a commit made before an
+"""Blame's answers checked against git: a line git dates to a commit made before an
 edit was not written by that edit, however alike the text. Such a claim goes to the latest
 earlier edit that added the same line, where one did before the commit, else to no session.
 """

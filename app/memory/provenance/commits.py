@@ -1,8 +1,8 @@
-"""Which turn made a commit (issue 25), found two ways, each answer saying which:
+"""Which turn made a commit, found two ways, each answer saying which:
 
 - "commit line": a tool output of the turn shows the commit, `[main 0afe44b] message` as
   `git commit` prints it (and where a `git log` of the same turn shows the whole hash, that);
-- "lines": no output names it, so the commit's own diff against its parent is read (issue 36)
+- "lines": no output names it, so the commit's own diff against its parent is read
   and each line it added goes to the latest successful edit made before the commit that added
   that line to that file (or to the path it was renamed from), however long before; turns rank
   by the lines they hold. None: "no session's edit is among its lines".

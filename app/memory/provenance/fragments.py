@@ -1,4 +1,4 @@
-"""Lines an edit changed inside (issue 36): an Edit whose old and new text are parts of one line
+"""Lines an edit changed inside: an Edit whose old and new text are parts of one line
 (`vsla_copy(` -> `vsla_copy_basic(`, every one with replace_all) leaves no whole line whose key
 the ledger knows. Its text is read back from the log (one record, at the offset the ledger
 keeps: the ledger holds no text), and a line holding its new text is "changed by" that edit

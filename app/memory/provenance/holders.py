@@ -1,4 +1,4 @@
-"""Who wrote this? (issue 25): the turns whose edits hold a pasted piece of code, or the turn
+"""Who wrote this: the turns whose edits hold a pasted piece of code, or the turn
 that wrote one line of a file, as a list that reads like search results.
 
 Pasted code is matched line by line: each line's key (ledger.key) against the lines every

@@ -1,6 +1,6 @@
 """`sessions/<id>.lines`: what one log's edits, moves and commits were, as line keys.
 
-Provenance (issue 25): for each edit call of any agent (reading/edits.py reads them as
+Provenance: for each edit call of any agent (reading/edits.py reads them as
 diffs), its hunks as marks and a key per line (crc32 of the line with its white space
 collapsed: `key`); the renames its shell calls made (`git mv a b`, `mv a b`, apply_patch's
 `Move to`); the commits its tool output names (`[main 0afe44b] message`, and a `git log` of
@@ -27,7 +27,7 @@ from ..cards.fold import SHELLS, call_input, command_of
 from ..cards.frames import crc_of, holds
 from ..cards.heading import one_line
 
-FORMAT = 2  # 2: each edit's byte offset in its log (issue 36)
+FORMAT = 2  # 2: each edit's byte offset in its log
 MAGIC = b"nodwyn-lines 2\n"
 ASKED = 80  # characters of a prompt kept: its first words
 COMMIT_LINE = re.compile(

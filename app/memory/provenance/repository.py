@@ -1,9 +1,10 @@
-"""What git knows of a file and a commit (issue 36): when each line of the file was committed
+"""What git knows of a file and a commit: when each line of the file was committed
 and under which paths, and which lines a commit added. Blame and commit answers are checked
 against these, so that no turn is named for a line git dates before the turn's edit.
 
 One `git blame -w --porcelain` per question (white space ignored, as the line keys do; whole-
-file renames followed, as git blame does by default): 10-40 ms on files of a few thousand lines.
+file renames followed, as git blame does by default), quick enough for files of a few
+thousand lines (ADR 0040).
 No git, a file outside a repository, or one git does not track: None, and the answer rests on
 the logs alone.
 """

@@ -1,4 +1,4 @@
-"""Lines carried from the version the sessions left (issue 36). A file changed by hand after its
+"""Lines carried from the version the sessions left. A file changed by hand after its
 last edits was first committed as the sessions left it; blamed at that commit, the answer is
 carried to the file as it is by a line diff, as git blame carries a line through versions: a
 line the diff keeps unchanged (a blank line too) keeps the turn it had there, where the answer

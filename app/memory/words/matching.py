@@ -90,8 +90,8 @@ def _snippet_by_line(text: str, terms: set[str]) -> list[str]:
 
 def _first_line(text: str) -> list[str]:
     """The first line that is not blank, as splitlines() cuts lines, looked for in a piece of
-    the text four times longer each time (a prompt may hold 100 KB pasted: all its lines
-    cost 0.2 ms)."""
+    the text four times longer each time (a prompt may hold a long paste, whose lines are not
+    all needed)."""
     size = FIRST_PIECE
     while True:
         lines = text[:size].splitlines()

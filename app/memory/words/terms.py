@@ -16,7 +16,7 @@ k1 = 1.2, b = 0.75 (tantivy's), N the events of the index, n(w, f) those holding
   scored as a rare word, and short calls naming such tools ranked above the output that
   answers. Each field's term is boosted by idf(w) / idf_f(w), which gives it the word's own
   idf (tools/eval_search.py: words alone, action questions MRR@5 0.938 -> 0.959, pick 0.818
-  -> 0.864; docs/decisions/0010-sentence-model-and-fusion.md).
+  -> 0.864; ADR 0010).
 - **The task's folder.** A word of the query that is a word of the name of the folder a task
   ran in (its last part: `trezo-ai`, `Empire-of-bits-main`) adds idf(w) to every event of
   that task the query matches otherwise: "the grant run inside the trezo-ai folder" finds that

@@ -6,10 +6,9 @@ Two token streams are made of every text, one per index field:
 - `parts`: the pieces of compound identifiers, split at case changes and between letters and
   digits: `TestPagerOrder` -> test, pager, order; `http2` -> http, 2. Python picks the
   compounds out of the text and cuts them into parts (`compounds`), and tantivy's simple
-  tokenizer reads those: tantivy's regex tokenizer over all text cost 3.5 times the CPU of its
-  simple tokenizer (measured: 1.78 s against 0.50 s for 15 MB of agent-log text), and even over
-  the compounds alone it cost more than cutting them in Python (a first build of 17,616
-  events: 0.05 s of tantivy's CPU against 0.02 s of Python's, which the fold helper can take).
+  tokenizer reads those: tantivy's regex tokenizer over all text cost several times the CPU of
+  its simple tokenizer, and even over the compounds alone it cost more than cutting them in
+  Python, which the fold helper can take (figures in ADR 0059).
 Both drop the commonest English words (STOP) and tokens of LONG bytes or more (base64 and
 hashes would only bloat the index).
 
