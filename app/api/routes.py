@@ -141,10 +141,15 @@ class Handlers:
         query = bottle.request.query
         importing = self.feed.status.snapshot().phase in ("importing", "indexing")
         return memory.search(
-            self.store, query.get("q", ""), scope=query.get("scope", "all"),
-            task=query.get("task") or None, project=query.get("project") or None,
-            limit=_query_int("limit", 50), mode=query.get("mode") or None, importing=importing,
-        )  # fmt: skip
+            self.store,
+            query.get("q", ""),
+            scope=query.get("scope", "all"),
+            task=query.get("task") or None,
+            project=query.get("project") or None,
+            limit=_query_int("limit", 50),
+            mode=query.get("mode") or None,
+            importing=importing,
+        )
 
     def recall(self):
         """One event back whole (the CLI's and agents' recall); `start` and `count`
@@ -251,8 +256,9 @@ class Handlers:
 
         query = bottle.request.query
         with self.memory_lock:  # reading the cards may write their .mem
-            return cost.estimate(self.store, query.get("kind", ""), query.get("model", ""),
-                                 query.get("url", ""))  # fmt: skip
+            return cost.estimate(
+                self.store, query.get("kind", ""), query.get("model", ""), query.get("url", "")
+            )
 
     def ssh_add(self):
         """Add an SSH machine and start pulling it; the list as it is now."""

@@ -153,8 +153,9 @@ class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
             waiting = self._idle.pop() if self._idle else None
             if waiting is None:
                 waiting = queue.SimpleQueue()
-                worker = threading.Thread(target=self._serve_each, args=(waiting,),
-                                          name="nodwyn-api-request", daemon=True)  # fmt: skip
+                worker = threading.Thread(
+                    target=self._serve_each, args=(waiting,), name="nodwyn-api-request", daemon=True
+                )
                 self._workers = [*(w for w in self._workers if w.is_alive()), worker]
                 worker.start()
         waiting.put((request, client_address))

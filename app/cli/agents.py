@@ -5,12 +5,8 @@ import os
 import sys
 
 from ..errors import NodwynError
+from ..mcp import AGENTS as MCP_AGENTS
 from .console import print_json, store
-
-# The agents that speak MCP (conversation.AGENTS, written out: the parser is built without
-# importing the store; a test checks the two agree).
-MCP_AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush",
-              "cline", "continue")  # fmt: skip
 
 
 def add_agents(sub) -> None:
@@ -77,13 +73,17 @@ def cmd_embeddings(args) -> int:
     if args.kind == "builtin":
         print("Vectors come from the built-in model; nothing is sent anywhere.")
     else:
-        print(f"Vectors now come from {args.url} ({args.model}): the text of every turn's card "
-              "and compaction note, and every search, will be sent there.")  # fmt: skip
+        print(
+            f"Vectors now come from {args.url} ({args.model}): the text of every turn's card "
+            "and compaction note, and every search, will be sent there."
+        )
         found = cost.estimate(data, args.kind, args.model, args.url)
         print(f"Your {found.texts} cards and notes are about {found.tokens} tokens: {found.price}.")
         if args.kind == "voyage" and not settings.embeddings_key(data.root):
-            print("Voyage AI needs an API key: set it in Settings > Search, or in "
-                  "NODWYN_EMBEDDINGS_KEY.")  # fmt: skip
+            print(
+                "Voyage AI needs an API key: set it in Settings > Search, or in "
+                "NODWYN_EMBEDDINGS_KEY."
+            )
     return 0
 
 
@@ -105,8 +105,10 @@ def settings_shown(args) -> dict:
     from .. import settings
 
     root = store(args).root
-    return {**to_builtins(settings.load(root)),
-            "summaries_key_set": settings.key_path(root, "summaries").exists()}  # fmt: skip
+    return {
+        **to_builtins(settings.load(root)),
+        "summaries_key_set": settings.key_path(root, "summaries").exists(),
+    }
 
 
 def cmd_mcp(args) -> int:

@@ -109,9 +109,12 @@ def wrap(text: str, room: int) -> list[str]:
 
 
 def boxed(
-    rows: list[list[str]], right: set[int], flexible: dict[int, int], room: int,
+    rows: list[list[str]],
+    right: set[int],
+    flexible: dict[int, int],
+    room: int,
     from_end: frozenset[int] = frozenset(),
-) -> str:  # fmt: skip
+) -> str:
     """`rows` (the head first, a cell's lines split by newlines) box-drawn in `room` cells:
     the `flexible` columns (index -> the narrowest they are made first) are narrowed, widest
     first, until the table fits, their text wrapped (or, for the `from_end` columns, cut at its

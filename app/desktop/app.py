@@ -188,8 +188,12 @@ class App:
         """Keep where the window is (or was, as `geometry` says) for the next launch."""
         window = self.window
         if geometry is None and window is not None:
-            geometry = {"width": window.width, "height": window.height, "x": window.x,
-                        "y": window.y}  # fmt: skip
+            geometry = {
+                "width": window.width,
+                "height": window.height,
+                "x": window.x,
+                "y": window.y,
+            }
         try:
             kept = msgspec.convert(geometry, Geometry)
         except (msgspec.ValidationError, TypeError):  # no window yet: keep what was kept

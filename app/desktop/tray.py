@@ -113,8 +113,10 @@ def menu(app) -> pystray.Menu:
     def items() -> tuple:
         # shown, not clicked: the page's overview has the detail
         quota = [pystray.MenuItem(line, None, enabled=False) for line in app.quota.lines]
-        asking = [pystray.MenuItem(f"Needs your answer: {words}", opener(task))
-                  for task, words in app.answers.lines()]  # fmt: skip
+        asking = [
+            pystray.MenuItem(f"Needs your answer: {words}", opener(task))
+            for task, words in app.answers.lines()
+        ]
         return (
             *asking,
             *([pystray.Menu.SEPARATOR] if asking else []),

@@ -137,9 +137,14 @@ def serve(window) -> None:
 def main() -> None:
     asked = on_a_screen(json.loads(sys.stdin.readline()), list(webview.screens or []))
     window = webview.create_window(
-        asked.get("title", "nodwyn"), asked["url"], width=asked.get("width", 1100),
-        height=asked.get("height", 720), x=asked.get("x"), y=asked.get("y"), min_size=(480, 360),
-    )  # fmt: skip
+        asked.get("title", "nodwyn"),
+        asked["url"],
+        width=asked.get("width", 1100),
+        height=asked.get("height", 720),
+        x=asked.get("x"),
+        y=asked.get("y"),
+        min_size=(480, 360),
+    )
     last = {"geometry": None}
 
     def closing() -> bool:

@@ -19,9 +19,19 @@ from .agent import Found, head_of, whole_lines
 
 PROBE = 256 * 1024  # bytes read to recognise a file
 CLAUDE_TYPES = {
-    "user", "assistant", "system", "summary", "ai-title", "custom-title", "last-prompt",
-    "file-history-snapshot", "queue-operation", "attachment", "progress", "permission-mode",
-}  # fmt: skip
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "ai-title",
+    "custom-title",
+    "last-prompt",
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+    "progress",
+    "permission-mode",
+}
 CHAINED = {"user", "assistant", "system", "attachment", "progress"}
 CODEX_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -75,8 +85,11 @@ def orphan(path: Path) -> bool:
     """Whether a file is a Claude Code sub-agent's (`<session>/subagents/agent-*.jsonl`) whose
     session's own file is absent: then it is a task of its own, so its tokens are counted."""
     folder = path.parent
-    return (path.name.startswith("agent-") and folder.name == "subagents"
-            and not (folder.parent.parent / f"{folder.parent.name}.jsonl").exists())  # fmt: skip
+    return (
+        path.name.startswith("agent-")
+        and folder.name == "subagents"
+        and not (folder.parent.parent / f"{folder.parent.name}.jsonl").exists()
+    )
 
 
 def _scan(lines: list[bytes], seen: str = "") -> tuple[str, str]:

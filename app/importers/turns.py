@@ -45,16 +45,53 @@ class Turn(Struct, kw_only=True):
         cost = round(self.cost, 8) if self.priced and not self.unpriced else None
         out.append(
             r.TurnEnd(
-                at=at, src=r.Src(id=f"end/{self.key}"), status=status,
-                duration_ms=ms_between(self.at, at), cost_usd=cost,
+                at=at,
+                src=r.Src(id=f"end/{self.key}"),
+                status=status,
+                duration_ms=ms_between(self.at, at),
+                cost_usd=cost,
             )
-        )  # fmt: skip
+        )
 
 
 def cost_of(turn: dict) -> float | None:
     """The cost of a turn a whole-file mapping keeps as a dict ({cost, unknown}): None when a
     reply of it had no price, or none had a cost."""
     return None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
+
+
+def reply(at: str, src: r.Src, said: tuple[str, str, list], model: str, usage, cost, agent=None):
+    """A reply of (text, thinking, calls), with its model, tokens and cost: how the mappings
+    that meet all of these at once write one."""
+    text, thinking, calls = said
+    return r.Reply(
+        at=at,
+        src=src,
+        agent=agent,
+        text=text,
+        thinking=thinking,
+        calls=calls,
+        model=model,
+        usage=usage,
+        cost_usd=cost,
+    )
+
+
+def result(at: str, src: r.Src, call: str, tool: str, ran: tuple, files: list, agent=None):
+    """A call's result from what it ran to, (output, error, exit code); the files the call wrote
+    count only when it did not fail."""
+    output, error, code = ran
+    return r.Result(
+        at=at,
+        src=src,
+        agent=agent,
+        call=call,
+        tool=tool,
+        output=output,
+        error=error,
+        exit=code,
+        files=[] if error else files,
+    )
 
 
 class Carry(Struct, kw_only=True):
@@ -89,6 +126,14 @@ class Fold:
 
     def line(self, n: int, line, out: list) -> None:
         raise NotImplementedError
+
+    def result(self, at: str, src: r.Src, call: str, output: str, error: bool, code=None, **more):
+        """A call's result, its tool and files as the carry knows them (`more`: its `tool` when
+        the carry knows none, its `agent`)."""
+        c = self.carry
+        fallback = more.pop("tool", "")
+        tool = c.calls.pop(call, "") or fallback
+        return result(at, src, call, tool, (output, error, code), c.files.pop(call, []), **more)
 
     def kept_title(self, title: str, where: str, out: list) -> None:
         """The title its agent keeps apart from the file (an index, a workspace.yaml), given out

@@ -79,8 +79,12 @@ class Toolbox:
 
     def run(self, name: str, arguments: dict, meta: dict | None = None) -> Answer:
         """Call a tool by name; expected errors become refusals the model reads."""
-        tools = {"index-search": self.search, "recall": self.recall, "name-task": self.name_task,
-                 "record-summary": self.record_summary}  # fmt: skip
+        tools = {
+            "index-search": self.search,
+            "recall": self.recall,
+            "name-task": self.name_task,
+            "record-summary": self.record_summary,
+        }
         tools["who-wrote"] = self.who_wrote
         if name not in tools:
             return refused(f"no tool named {echo(name)!r}")
@@ -99,8 +103,10 @@ class Toolbox:
             return refused("query is empty: give the words to look for")
         answer = self._search(query, scope, meta)
         if whole > len(query):
-            said = (f"(The query was cut to its first {len(query):,} of {whole:,} characters: "
-                    f"a search reads at most {QUERY_MAX:,}.)\n")  # fmt: skip
+            said = (
+                f"(The query was cut to its first {len(query):,} of {whole:,} characters: "
+                f"a search reads at most {QUERY_MAX:,}.)\n"
+            )
             return Answer(text=said + answer.text, error=answer.error)
         return answer
 
@@ -197,14 +203,17 @@ class Toolbox:
         from ..summarizing import recording
 
         task = self.this_task(meta)
-        written = recording.record(self.store, task, level, text, by="agent",
-                                   model=self.agent or "")  # fmt: skip
+        written = recording.record(
+            self.store, task, level, text, by="agent", model=self.agent or ""
+        )
         what = "digest" if level == "digest" else "close summary"
         said = f"Recorded this task's {what} of seqs {written.first_seq}-{written.last_seq}."
         whole = len(text.strip())
         if whole > recording.LIMIT:
-            said += (f" It was cut to its first {len(written.text):,} of {whole:,} characters: "
-                     "a summary is a few lines.")  # fmt: skip
+            said += (
+                f" It was cut to its first {len(written.text):,} of {whole:,} characters: "
+                "a summary is a few lines."
+            )
         return Answer(text=said)
 
 

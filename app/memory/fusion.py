@@ -104,8 +104,13 @@ def word_scores(found: list[Hit]) -> dict[tuple[str, int], float]:
     return out
 
 
-def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEIGHT,
-             alone: float = 0.0, floor: float = 0.0):  # fmt: skip
+def weighted(
+    words: dict,
+    meant: list[tuple[object, float]],
+    weight: float = WEIGHT,
+    alone: float = 0.0,
+    floor: float = 0.0,
+):
     """[(key, score)] best first: weight * z(bm25) + (1 - weight) * z(cosine), each the
     standard score of a turn among that ranking's candidates (cosines from `floor`); a turn
     absent from one ranking gets that ranking's lowest; a turn with no word score is left out
@@ -119,8 +124,9 @@ def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEI
     shown = words.keys() | {key for key, cosine in meant if cosine >= alone}
     scores = {}
     for key in shown:
-        scores[key] = (weight * by_words.get(key, low_words)
-                       + (1 - weight) * by_meaning.get(key, low_meaning))  # fmt: skip
+        scores[key] = weight * by_words.get(key, low_words) + (1 - weight) * by_meaning.get(
+            key, low_meaning
+        )
     return sorted(scores.items(), key=lambda item: (-item[1], -words.get(item[0], 0.0), item[0]))
 
 
@@ -139,8 +145,9 @@ def standard(scores: list[float]) -> list[float]:
     return [(score - mean) / spread if spread > 0 else 0.0 for score in scores]
 
 
-def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0,
-                    vector=None):  # fmt: skip
+def meaning_ranking(
+    store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0, vector=None
+):
     """[((task, turn), cosine)] best first (cosine >= floor) over the vectors made so far,
     and the tasks that have none yet (they take part by words alone); `vector` the query's,
     when it was made already."""
@@ -155,8 +162,9 @@ def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH,
     order, scores = order[scores >= floor], scores[scores >= floor]
     names = stack.names
     ranked: dict = {}
-    rows = zip(stack.owner[order].tolist(), stack.turns[order].tolist(),
-               scores.tolist(), strict=True)  # fmt: skip
+    rows = zip(
+        stack.owner[order].tolist(), stack.turns[order].tolist(), scores.tolist(), strict=True
+    )
     for owner, turn, cosine in rows:  # plain Python numbers: numpy's scalars are slow here
         key = (names[owner], turn)
         if key not in ranked:
@@ -221,8 +229,9 @@ def _start(asked: Ahead) -> None:
         import queue
 
         waiting = queue.SimpleQueue()
-        threading.Thread(target=_make_each, args=(waiting,), name="nodwyn-query",
-                         daemon=True).start()  # fmt: skip
+        threading.Thread(
+            target=_make_each, args=(waiting,), name="nodwyn-query", daemon=True
+        ).start()
     waiting.put(asked)
 
 
@@ -262,8 +271,9 @@ def search(
     rather than waiting seconds for that work."""
     mode = mode_of(store, mode)
     if importing:
-        found = word_search(store, words_text, scope=scope, task=task, project=project,
-                            limit=limit, fresh=False)  # fmt: skip
+        found = word_search(
+            store, words_text, scope=scope, task=task, project=project, limit=limit, fresh=False
+        )
         return FusedResults(**msgspec.structs.asdict(found), mode="words")
     with BUILDING:  # another thread of this process may be building the derived files
         if mode != "words":
@@ -273,8 +283,7 @@ def search(
                 return _by_meaning(store, words_text, scope, task, project, limit, mode)
             except encodermod.Unavailable:
                 pass  # fail open: words alone
-        found = word_search(store, words_text, scope=scope, task=task, project=project,
-                            limit=limit)  # fmt: skip
+        found = word_search(store, words_text, scope=scope, task=task, project=project, limit=limit)
     return FusedResults(**msgspec.structs.asdict(found), mode="words")
 
 
@@ -297,8 +306,9 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
         floor, alone = floors_of(encoder)
         stack, _ = stacked(store, state, tasks, encoder)
         made = turns_meanwhile(store, state, found, set(terms), limit, vector.is_alive)
-        meant, without = meaning_ranking(store, state, text, tasks, encoder, floor=floor,
-                                         vector=vector.result())  # fmt: skip
+        meant, without = meaning_ranking(
+            store, state, text, tasks, encoder, floor=floor, vector=vector.result()
+        )
     except encodermod.Unavailable:
         raise
     except NodwynError as exc:  # a provider failing
@@ -313,8 +323,9 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     turns = assemble(store, state, order[:limit], found, set(terms), made)
     note = (encodermod.fallback() or "") if isinstance(encoder, encodermod.Builtin) else ""
-    return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note,
-                        **covered)  # fmt: skip
+    return FusedResults(
+        turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note, **covered
+    )
 
 
 def members_of(found: list[Hit]) -> dict:
@@ -386,8 +397,9 @@ def _prompt_hit(handle, log, task: str, seq: int) -> tuple[Hit, records.Event]:
         handle.seek(offset)
         record = records.decode(handle.readline().rstrip(b"\n"))
     heading = wordindex.heading(record, {})
-    return Hit(score=0.0, task=task, seq=seq, turn=seq, offset=offset, heading=heading,
-               turn_at=offset), record  # fmt: skip
+    return Hit(
+        score=0.0, task=task, seq=seq, turn=seq, offset=offset, heading=heading, turn_at=offset
+    ), record
 
 
 def _indexed(log, seq: int) -> int | None:

@@ -20,12 +20,24 @@ TAGS = frozenset(
     ("p", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "s", "code", "pre", "blockquote",
      "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "a", "hr", "br", "input",
      "span")
-)  # fmt: skip
+)  # fmt: skip  # a table
 LINKS = ("http://", "https://", "mailto:")
 MAX_TEXT = 200_000  # characters rendered as Markdown; longer text is shown as it is
 MAX_HIGHLIGHT = 50_000  # characters of one code block highlighted; longer ones stay plain
-_BLOCKS = {"paragraph", "heading", "blockquote", "bullet_list", "ordered_list", "list_item",
-           "table", "thead", "tbody", "tr", "th", "td"}  # fmt: skip
+_BLOCKS = {
+    "paragraph",
+    "heading",
+    "blockquote",
+    "bullet_list",
+    "ordered_list",
+    "list_item",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+}
 
 
 @lru_cache(maxsize=1)

@@ -147,10 +147,12 @@ class Parser(turns.Fold):
         first = c.pending[0] if c.pending else None
         out.append(
             r.SessionStart(
-                at=first.at if first else c.last_at, src=first.src if first else None,
-                project=folder, origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
+                at=first.at if first else c.last_at,
+                src=first.src if first else None,
+                project=folder,
+                origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
             )
-        )  # fmt: skip
+        )
         self.kept_title(self.title, "agyhub_summaries", out)
         out.extend(c.pending)
         c.pending = []
@@ -219,10 +221,4 @@ class Parser(turns.Fold):
         found = _EXIT.search(output[:400])
         code = int(found.group(1)) if found else None
         error = step.status == "ERROR" or code not in (None, 0)
-        files = c.files.pop(call, [])
-        out.append(
-            r.Result(
-                at=at, src=src, call=call, tool=tool, output=output, error=error, exit=code,
-                files=[] if error else files,
-            )
-        )  # fmt: skip
+        out.append(self.result(at, src, call, output, error, code, tool=tool))

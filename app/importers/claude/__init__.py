@@ -30,8 +30,9 @@ class Claude(Agent):
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
         finder = subagents.subagent_finder(path, found.session)
-        return claude.Parser(str(path), carry_of(carry, claude.Carry), subagents=finder,
-                             alone=formats.orphan(path))  # fmt: skip
+        return claude.Parser(
+            str(path), carry_of(carry, claude.Carry), subagents=finder, alone=formats.orphan(path)
+        )
 
 
 AGENT = Claude()

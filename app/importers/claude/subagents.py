@@ -31,8 +31,13 @@ def subagent_finder(path: Path, session: str) -> Callable[..., tuple[str, list[b
     def name_of(file: Path) -> str:
         return file.relative_to(folder).as_posix()
 
-    def find(agent_id: str | None, prompt: str, parent: str = "", until: str = "",
-             done: tuple | list = ()) -> tuple[str, list[bytes]] | None:  # fmt: skip
+    def find(
+        agent_id: str | None,
+        prompt: str,
+        parent: str = "",
+        until: str = "",
+        done: tuple | list = (),
+    ) -> tuple[str, list[bytes]] | None:
         if parent:
             return _compaction(homes, parent, until, list(done), name_of)
         if agent_id:

@@ -203,20 +203,7 @@ class Parser(turns.Fold):
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call = str(p.call_id or "")
             text, code = output_of(p.output)
-            files = c.files.pop(call, [])
-            error = code not in (None, 0)
-            out.append(
-                r.Result(
-                    at=at,
-                    src=src,
-                    call=call,
-                    tool=c.calls.pop(call, ""),
-                    output=text,
-                    error=error,
-                    exit=code,
-                    files=[] if error else files,
-                )
-            )
+            out.append(self.result(at, src, call, text, code not in (None, 0), code))
 
     def _call(self, p: _Payload, at: str, src: r.Src, out: list) -> None:
         c = self.carry

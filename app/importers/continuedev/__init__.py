@@ -70,11 +70,14 @@ class Continue(Agent):
         mapper = Mapper(at, str(data.get("chatModelTitle") or ""))
         mapper.items(data["history"], live)
         start = r.SessionStart(
-            at=at, src=r.Src(id="session"),
-            project=folder_of(str(entry.get("workspaceDirectory") or data.get("workspaceDirectory") or "")),  # noqa: E501
+            at=at,
+            src=r.Src(id="session"),
+            project=folder_of(
+                str(entry.get("workspaceDirectory") or data.get("workspaceDirectory") or "")
+            ),  # noqa: E501
             origin=r.Origin(tool=self.tool, path=str(path), id=str(data["sessionId"])),
             model=next((x.model for x in mapper.out if isinstance(x, r.Reply) and x.model), ""),
-        )  # fmt: skip
+        )
         out: list[r.Known] = [start]
         title = one_line(str(entry.get("title") or data.get("title") or ""))
         if title and title != DEFAULT_TITLE:

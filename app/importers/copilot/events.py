@@ -95,11 +95,14 @@ class Parser(turns.Fold):
         version = _text(data.get("copilotVersion"))
         out.append(
             r.SessionStart(
-                at=at, src=src, project=_text(context.get("cwd")) or self.workspace_cwd,
+                at=at,
+                src=src,
+                project=_text(context.get("cwd")) or self.workspace_cwd,
                 origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=version),
-                model=c.model, branch=_text(context.get("branch")),
+                model=c.model,
+                branch=_text(context.get("branch")),
             )
-        )  # fmt: skip
+        )
         self.kept_title(self.workspace_title, "workspace.yaml", out)
 
     def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
@@ -137,10 +140,16 @@ class Parser(turns.Fold):
         if text or thinking or calls or usage:
             out.append(
                 r.Reply(
-                    at=at, src=src, agent=self.agent_of(line), text=text, thinking=thinking,
-                    calls=calls, model=c.model, usage=usage,
+                    at=at,
+                    src=src,
+                    agent=self.agent_of(line),
+                    text=text,
+                    thinking=thinking,
+                    calls=calls,
+                    model=c.model,
+                    usage=usage,
                 )
-            )  # fmt: skip
+            )
 
     def _reasoning(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         thinking = _text(line.data.get("content"))
@@ -167,7 +176,7 @@ class Parser(turns.Fold):
             )
 
     def _complete(self, line: _Line, at: str, src: r.Src, out: list) -> None:
-        data, c = line.data, self.carry
+        data = line.data
         call = _text(data.get("toolCallId"))
         result = data.get("result") if isinstance(data.get("result"), dict) else {}
         error = data.get("error") if isinstance(data.get("error"), dict) else {}
@@ -175,13 +184,7 @@ class Parser(turns.Fold):
         found = _EXIT.search(output[-300:]) if output else None
         code = int(found.group(1)) if found else None
         failed = data.get("success") is False or bool(error) or code not in (None, 0)
-        files = c.files.pop(call, [])
-        out.append(
-            r.Result(
-                at=at, src=src, agent=self.agent_of(line), call=call, tool=c.calls.pop(call, ""),
-                output=output, error=failed, exit=code, files=[] if failed else files,
-            )
-        )  # fmt: skip
+        out.append(self.result(at, src, call, output, failed, code, agent=self.agent_of(line)))
 
     def _asked(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         ask = line.data.get("permissionRequest")
@@ -263,8 +266,11 @@ def _run_usage(data: dict, model: str) -> list[tuple[str, r.Usage]]:
     details = data.get("tokenDetails") if isinstance(data.get("tokenDetails"), dict) else {}
     if not found and details:
         n = {k: _count(v.get("tokenCount")) for k, v in details.items() if isinstance(v, dict)}
-        usage = r.Usage(input=n.get("input", 0), cache_read=n.get("cache_read", 0),
-                        cache_write=n.get("cache_write", 0))  # fmt: skip
+        usage = r.Usage(
+            input=n.get("input", 0),
+            cache_read=n.get("cache_read", 0),
+            cache_write=n.get("cache_write", 0),
+        )
         found.append((model, usage))
     return [(name, usage) for name, usage in found if usage != r.Usage()]
 

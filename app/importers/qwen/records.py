@@ -92,10 +92,13 @@ class Parser(turns.Fold):
         origin = r.Origin(tool=TOOL, path=self.source, id=c.session, version=_text(line.version))
         out.append(
             r.SessionStart(
-                at=at, src=r.Src(line=src.line, id="session"), project=_text(line.cwd),
-                origin=origin, branch=_text(line.gitBranch),
+                at=at,
+                src=r.Src(line=src.line, id="session"),
+                project=_text(line.cwd),
+                origin=origin,
+                branch=_text(line.gitBranch),
             )
-        )  # fmt: skip
+        )
 
     def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         if line.provenance not in (None, "real_user") or line.subtype in NOT_A_PERSON:
@@ -141,11 +144,16 @@ class Parser(turns.Fold):
         cost = self._cost(c.model, usage, at)
         out.append(
             r.Reply(
-                at=at, src=src, text="\n".join(filter(None, text)),
-                thinking="\n\n".join(filter(None, thinking)), calls=calls, model=c.model,
-                usage=usage, cost_usd=cost,
+                at=at,
+                src=src,
+                text="\n".join(filter(None, text)),
+                thinking="\n\n".join(filter(None, thinking)),
+                calls=calls,
+                model=c.model,
+                usage=usage,
+                cost_usd=cost,
             )
-        )  # fmt: skip
+        )
         for call in calls:
             if call.tool == "todo_write" and isinstance(call.input, dict):
                 out.append(_plan(call, at, src))
@@ -158,7 +166,7 @@ class Parser(turns.Fold):
         return cost
 
     def _result(self, line: _Line, at: str, src: r.Src, out: list) -> None:
-        c, status = self.carry, line.toolCallResult if isinstance(line.toolCallResult, dict) else {}
+        status = line.toolCallResult if isinstance(line.toolCallResult, dict) else {}
         for part in _parts(line):
             answer = part.get("functionResponse")
             if not isinstance(answer, dict):
@@ -169,14 +177,9 @@ class Parser(turns.Fold):
             error = (
                 failed or status.get("status") in ("error", "cancelled") or code not in (None, 0)
             )
-            files = c.files.pop(call, [])
-            out.append(
-                r.Result(
-                    at=at, src=r.Src(line=src.line, id=f"{src.id}/{call}"), call=call,
-                    tool=c.calls.pop(call, "") or _text(answer.get("name")), output=output,
-                    error=error, exit=code, files=[] if error else files,
-                )
-            )  # fmt: skip
+            key = r.Src(line=src.line, id=f"{src.id}/{call}")
+            tool = _text(answer.get("name"))
+            out.append(self.result(at, key, call, output, error, code, tool=tool))
 
     def _telemetry(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         payload = line.systemPayload if isinstance(line.systemPayload, dict) else {}
@@ -198,9 +201,14 @@ class Parser(turns.Fold):
         if usage is not None:
             cost = self._cost(c.pending_model, usage, c.pending_at)
             out.append(
-                r.Reply(at=c.pending_at, src=r.Src(id=f"{c.pending_id}/usage"),
-                        model=c.pending_model, usage=usage, cost_usd=cost)
-            )  # fmt: skip
+                r.Reply(
+                    at=c.pending_at,
+                    src=r.Src(id=f"{c.pending_id}/usage"),
+                    model=c.pending_model,
+                    usage=usage,
+                    cost_usd=cost,
+                )
+            )
 
     def _compressed(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         payload = line.systemPayload if isinstance(line.systemPayload, dict) else {}
@@ -229,8 +237,10 @@ class Parser(turns.Fold):
 def _plan(call: r.Call, at: str, src: r.Src) -> r.Plan:
     """`todo_write`'s list as the task's plan (Qwen Code's todos: content and status)."""
     todos = [t for t in call.input.get("todos") or () if isinstance(t, dict)]
-    items = [r.PlanItem(text=str(t.get("content", "")), status=str(t.get("status", "pending")))
-             for t in todos]  # fmt: skip
+    items = [
+        r.PlanItem(text=str(t.get("content", "")), status=str(t.get("status", "pending")))
+        for t in todos
+    ]
     return r.Plan(at=at, src=r.Src(line=src.line, id=f"{src.id}/plan/{call.id}"), items=items)
 
 

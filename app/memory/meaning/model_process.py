@@ -105,8 +105,12 @@ class Child:
             raise NotLoadable(hello["error"])
         self.id, self.dims = hello["id"], hello["dims"]
         self.answers = {QUERY: queue.SimpleQueue(), CARDS: queue.SimpleQueue()}
-        self.reader = threading.Thread(target=_read_answers, args=(self.process, self.answers),
-                                       name="nodwyn-model-answers", daemon=True)  # fmt: skip
+        self.reader = threading.Thread(
+            target=_read_answers,
+            args=(self.process, self.answers),
+            name="nodwyn-model-answers",
+            daemon=True,
+        )
         self.reader.start()
 
     def encode(self, texts: list[str], lane: bytes = CARDS) -> np.ndarray:
@@ -168,8 +172,9 @@ class Child:
         if self.wait < 0:
             return
         if self.keeper is None:
-            self.keeper = threading.Thread(target=self._keep, name="nodwyn-model-keeper",
-                                           daemon=True)  # fmt: skip
+            self.keeper = threading.Thread(
+                target=self._keep, name="nodwyn-model-keeper", daemon=True
+            )
             self.keeper.start()
         else:
             self.changed.notify()
@@ -252,8 +257,12 @@ def serve(folder: Path) -> None:
     def encoded(asked: bytes) -> None:
         lane = asked[:1]
         try:
-            said = b"V" + np.ascontiguousarray(model.encode(json.loads(asked[1:])),
-                                               dtype=np.float32).tobytes()  # fmt: skip
+            said = (
+                b"V"
+                + np.ascontiguousarray(
+                    model.encode(json.loads(asked[1:])), dtype=np.float32
+                ).tobytes()
+            )
         except Exception as exc:  # noqa: BLE001  one bad request does not end the model
             said = b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
         with writing:

@@ -194,8 +194,14 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
             rows[at] = vector
     dims = len(rows[0]) if rows else (vec.dims if keep else 0)
     matrix = np.stack(rows).astype(np.float16) if rows else np.zeros((0, dims), np.float16)
-    out = Vec(model=encoder.id, dims=dims, end=end, tail_crc=_tail_crc(log, end),
-              entries=entries, vectors=matrix.tobytes())  # fmt: skip
+    out = Vec(
+        model=encoder.id,
+        dims=dims,
+        end=end,
+        tail_crc=_tail_crc(log, end),
+        entries=entries,
+        vectors=matrix.tobytes(),
+    )
     save(log, out)
     _cache.pop(log, None)  # a search reads the new rows
     _made[0] += 1

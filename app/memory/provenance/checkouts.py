@@ -30,8 +30,12 @@ def same(book, project: str, base: str, top: Path) -> bool:
         _known[:] = [book, {}]
     asked = (project, base, top.as_posix())
     if asked not in _known[1]:
-        edits = [edit for _, held in book.ledgers.values() if held.project == project
-                 for edit in held.edits]  # fmt: skip
+        edits = [
+            edit
+            for _, held in book.ledgers.values()
+            if held.project == project
+            for edit in held.edits
+        ]
         _known[1][asked] = _holds(base, edits, top)
     return _known[1][asked]
 

@@ -18,8 +18,14 @@ from .ledger import Edit
 LEAST = 4  # characters of new text under which a part of a line names nothing
 
 
-def changed(store, found: list[tuple[str, Edit]], lines: list[str], keys: list[int],
-            done: list, times: list[float | None]) -> None:  # fmt: skip
+def changed(
+    store,
+    found: list[tuple[str, Edit]],
+    lines: list[str],
+    keys: list[int],
+    done: list,
+    times: list[float | None],
+) -> None:
     """Mark, in place, lines no edit placed whole that an edit changed inside."""
     present = set(keys)
     for number, (task, edit) in enumerate(found):
@@ -32,8 +38,11 @@ def changed(store, found: list[tuple[str, Edit]], lines: list[str], keys: list[i
             part = new.strip()
             if "\n" in part or len(part) < LEAST or part in old:
                 continue
-            places = [j for j, line in enumerate(lines) if part in line and
-                      _open(done[j], number) and times[j] in (None, first)]  # fmt: skip
+            places = [
+                j
+                for j, line in enumerate(lines)
+                if part in line and _open(done[j], number) and times[j] in (None, first)
+            ]
             if every or len(places) == 1:
                 for j in places:
                     done[j] = ("changed by", number)

@@ -165,8 +165,9 @@ def feed(ledger: Ledger, record, where: int = -1) -> None:
             ledger.model = record.model
         case records.Message() if record.agent is None:
             ledger.turn, ledger.turn_at = record.seq, record.at
-            ledger.turns.append(Turn(seq=record.seq, at=record.at,
-                                     asked=one_line(record.text, ASKED)))  # fmt: skip
+            ledger.turns.append(
+                Turn(seq=record.seq, at=record.at, asked=one_line(record.text, ASKED))
+            )
             ledger.shells = {}
         case records.Reply():
             for call in record.calls:
@@ -210,7 +211,7 @@ def _call(ledger: Ledger, reply, call, where: int = -1) -> None:
                 model=reply.model or ledger.model,
                 agent=reply.agent or "",
                 where=where,
-            )  # fmt: skip
+            )
         )
     ledger.pending[call.id] = made
 
@@ -247,7 +248,7 @@ def _commits(ledger: Ledger, record) -> None:
                 at=record.at,
                 branch=found["branch"],
                 message=one_line(found["msg"], 120),
-            )  # fmt: skip
+            )
         )
     for full in LOG_LINE.findall(record.output):  # a git log of the same turn: the whole hash
         for commit in reversed(ledger.commits):

@@ -47,8 +47,17 @@ def ranked(searcher, query, known, tasks: set[str] | None, limit: int) -> list[t
         task = keys["task"][0]
         if task not in known or (tasks is not None and task not in tasks):
             continue  # a task deleted since the index last saw it
-        out.append((score, task, keys["seq"][0], keys["turn"][0], keys["offset"][0],
-                    keys["heading"][0], keys["turn_at"][0]))  # fmt: skip
+        out.append(
+            (
+                score,
+                task,
+                keys["seq"][0],
+                keys["turn"][0],
+                keys["offset"][0],
+                keys["heading"][0],
+                keys["turn_at"][0],
+            )
+        )
     # equal scores (the same words in two tasks) in a fixed order, whatever the segments
     out.sort(key=lambda hit: (-hit[0], hit[1], hit[2]))
     return out[:limit]

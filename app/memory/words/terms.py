@@ -64,16 +64,24 @@ def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None
         held = {field: searcher.doc_freq(field, term) for field in ("words", "parts")}
         weights[term] = idf(max(held.values()), total)
         looked = ("words", "parts") if term in fields["words"] else ("parts",)
-        own = [_term(schema, field, term, weights[term], held[field], total)
-               for field in looked if held[field]]  # fmt: skip
+        own = [
+            _term(schema, field, term, weights[term], held[field], total)
+            for field in looked
+            if held[field]
+        ]
         if own:
             should.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(own)))
     matched = tantivy.Query.boolean_query(should)
     bonus = [
-        (tantivy.Occur.Should, tantivy.Query.const_score_query(
-            tantivy.Query.term_set_query(schema, "task", folders[term]), FOLDER_WEIGHT * weight))
-        for term, weight in weights.items() if term in folders
-    ]  # fmt: skip
+        (
+            tantivy.Occur.Should,
+            tantivy.Query.const_score_query(
+                tantivy.Query.term_set_query(schema, "task", folders[term]), FOLDER_WEIGHT * weight
+            ),
+        )
+        for term, weight in weights.items()
+        if term in folders
+    ]
     if bonus:
         matched = tantivy.Query.boolean_query([(tantivy.Occur.Must, matched), *bonus])
     if tasks is None:

@@ -112,8 +112,10 @@ def compounds_of(texts: list[str]) -> list[str]:
     shares = np.bincount(owner, minlength=len(texts))
     shares += np.bincount(owner[cuts], minlength=len(texts))
     last = np.cumsum(shares)
-    return [out[a + 1 : b].decode() for a, b in zip((last - shares).tolist(), last.tolist(),
-                                                     strict=True)]  # fmt: skip
+    return [
+        out[a + 1 : b].decode()
+        for a, b in zip((last - shares).tolist(), last.tolist(), strict=True)
+    ]
 
 
 def _bytes_of(texts: list[str], np) -> tuple[bytes, object]:
@@ -151,8 +153,11 @@ def _compound_bytes(raw, np) -> tuple:
     before = np.cumsum(lengths) - lengths
     kept = np.arange(int(before[-1] + lengths[-1])) + np.repeat(begin - before, lengths)
     here, left = kinds[kept], kinds[kept - 1]
-    cuts = np.flatnonzero((left == 0) | np.take(joins, (left << 2) | here)
-                          | ((here == 1) & (left == 2) & (kinds[kept - 2] == 2)))  # fmt: skip
+    cuts = np.flatnonzero(
+        (left == 0)
+        | np.take(joins, (left << 2) | here)
+        | ((here == 1) & (left == 2) & (kinds[kept - 2] == 2))
+    )
     return kept, cuts
 
 
