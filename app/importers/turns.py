@@ -60,38 +60,30 @@ def cost_of(turn: dict) -> float | None:
     return None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
 
 
+def ended(turn: dict, key: str, cost: float | None = None) -> r.TurnEnd:
+    """The `turn.end` of a turn a whole-file mapping keeps as a dict ({at, last, status}): at
+    its last event, `key` naming the prompt that started it."""
+    last = turn["last"]
+    took = ms_between(turn["at"], last)
+    src = r.Src(id=f"end/{key}")
+    return r.TurnEnd(at=last, src=src, status=turn["status"], duration_ms=took, cost_usd=cost)
+
+
 def reply(at: str, src: r.Src, said: tuple[str, str, list], model: str, usage, cost, agent=None):
     """A reply of (text, thinking, calls), with its model, tokens and cost: how the mappings
     that meet all of these at once write one."""
     text, thinking, calls = said
-    return r.Reply(
-        at=at,
-        src=src,
-        agent=agent,
-        text=text,
-        thinking=thinking,
-        calls=calls,
-        model=model,
-        usage=usage,
-        cost_usd=cost,
-    )
+    spent = {"model": model, "usage": usage, "cost_usd": cost}
+    return r.Reply(at=at, src=src, agent=agent, text=text, thinking=thinking, calls=calls, **spent)
 
 
 def result(at: str, src: r.Src, call: str, tool: str, ran: tuple, files: list, agent=None):
     """A call's result from what it ran to, (output, error, exit code); the files the call wrote
     count only when it did not fail."""
     output, error, code = ran
-    return r.Result(
-        at=at,
-        src=src,
-        agent=agent,
-        call=call,
-        tool=tool,
-        output=output,
-        error=error,
-        exit=code,
-        files=[] if error else files,
-    )
+    kept = [] if error else files
+    ended = {"output": output, "error": error, "exit": code, "files": kept}
+    return r.Result(at=at, src=src, agent=agent, call=call, tool=tool, **ended)
 
 
 class Carry(Struct, kw_only=True):

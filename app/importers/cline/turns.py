@@ -12,8 +12,7 @@ import re
 
 from ...log import records as r
 from .. import prices
-from ..times import ms_between
-from ..turns import cost_of
+from ..turns import cost_of, ended
 
 # Cline's environment details name the folder it works in: "# Current Working Directory (x) Files"
 _FOLDER = re.compile(r"Current Working Directory \((.+?)\) Files")
@@ -171,15 +170,7 @@ class Turns:
         turn, self.turn = self.turn, None
         if turn is None:
             return
-        self.out.append(
-            r.TurnEnd(
-                at=turn["last"],
-                src=r.Src(id=f"end/{turn['key']}"),
-                status=turn["status"],
-                duration_ms=ms_between(turn["at"], turn["last"]),
-                cost_usd=cost_of(turn),
-            )
-        )
+        self.out.append(ended(turn, turn["key"], cost_of(turn)))
 
     def finish(self, live: bool, settled: bool = False) -> list[r.Known]:
         """The records; while Cline may still be writing, the last reply and turn stay open,

@@ -14,8 +14,8 @@ import os
 from typing import Any
 
 from ...log import records as r
-from .. import prices
-from ..times import at_ms, ms_between
+from .. import prices, turns
+from ..times import at_ms
 
 TOOL = "crush"
 WRITES = {"edit": "file_path", "write": "file_path", "multiedit": "file_path"}
@@ -162,14 +162,7 @@ class Mapper:
         turn, self.turn = self.turn, None
         if turn is None:
             return
-        self.out.append(
-            r.TurnEnd(
-                at=turn["last"],
-                src=r.Src(id=f"end/{turn['id']}"),
-                status=turn["status"],
-                duration_ms=ms_between(turn["at"], turn["last"]),
-            )
-        )
+        self.out.append(turns.ended(turn, turn["id"]))
 
 
 def folder_of(calls: list[r.Call]) -> str:
