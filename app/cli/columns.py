@@ -30,6 +30,9 @@ AGENTS = {
     "roo-code": "Roo Code",
     "kilo-code": "Kilo Code",
     "continue": "Continue",
+    "pi": "Pi",
+    "qwen-code": "Qwen Code",
+    "crush": "Crush",
     "nodwyn": "nodwyn",
 }
 
