@@ -410,9 +410,8 @@ class Parser:
             self.carry.boundary = r.ContextCompact(at=at, src=self._src(n), note=note + ")")
             if agent is None and self.subagents is not None and line.logicalParentUuid:
                 # the compaction's own sub-agent: its tokens are the session's (0038)
-                found = self.subagents(
-                    None, "", parent=line.logicalParentUuid, until=at, done=self.carry.agents_done
-                )
+                found = self.subagents(None, "", parent=line.logicalParentUuid, until=at,
+                                       done=self.carry.agents_done)  # fmt: skip
                 self._nested(found, Path(found[0]).stem[6:] if found else None, out)
         elif kind == "api_error" or line.level == "error":
             error = line.error if line.error is not None else line.content
