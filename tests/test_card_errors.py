@@ -59,7 +59,7 @@ def test_a_cards_errors_name_the_exit_and_say_each_failure_once(tmp_path):
             [r.Result(call=f"c{n}", tool="Bash", output=PDFTEX, exit=1) for n in range(4)]
         )
         writer.append([r.Reply(text="It fails."), r.TurnEnd(status="completed")])
-    [card] = memory.cards(store, "T")
+    [card] = memory.turn_cards(store, "T")
     assert card.errors == ["Bash (exit 1): ! Undefined control sequence."]
 
 
@@ -79,11 +79,11 @@ def test_no_card_of_the_real_corpus_names_a_banner_as_its_error(tmp_path, monkey
     errors = [
         e
         for info in store.list(archived=None)
-        for c in memory.cards(store, info.id)
+        for c in memory.turn_cards(store, info.id)
         for e in c.errors
     ]
     assert errors
     assert not [e for e in errors if "This is pdfTeX" in e]
     for info in store.list(archived=None):
-        for card in memory.cards(store, info.id):
+        for card in memory.turn_cards(store, info.id):
             assert len(card.errors) == len(set(card.errors)), json.dumps(card.errors)

@@ -6,7 +6,7 @@ The only package that imports bottle (STYLE 2). Its modules:
 - bodies.py: the Structs the routes take and give; settings_form.py: the settings as the page
   shows and changes them;
 - server.py: the WSGI app (the Host and token guard, the one JSON error shape, the size and
-  time limits on a body) and the server's thread (docs/decisions/0005-api-token.md).
+  time limits on a body) and the server's thread (ADR 0005).
 The page `/` is given only to a request whose `?token=` is the token; it carries the token to
 its scripts in a meta tag.
 

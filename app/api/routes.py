@@ -141,13 +141,18 @@ class Handlers:
         query = bottle.request.query
         importing = self.feed.status.snapshot().phase in ("importing", "indexing")
         return memory.search(
-            self.store, query.get("q", ""), scope=query.get("scope", "all"),
-            task=query.get("task") or None, project=query.get("project") or None,
-            limit=_query_int("limit", 50), mode=query.get("mode") or None, importing=importing,
-        )  # fmt: skip
+            self.store,
+            query.get("q", ""),
+            scope=query.get("scope", "all"),
+            task=query.get("task") or None,
+            project=query.get("project") or None,
+            limit=_query_int("limit", 50),
+            mode=query.get("mode") or None,
+            importing=importing,
+        )
 
     def recall(self):
-        """One event back whole (the CLI's and agents' recall, issue 13); `start` and `count`
+        """One event back whole (the CLI's and agents' recall); `start` and `count`
         cut its outline's lines as `nodwyn memory recall --json` does."""
         task, seq = bottle.request.query.get("task", ""), _query_int("seq")
         if not task or seq is None:
@@ -223,7 +228,7 @@ class Handlers:
         return next(h for h in hooks.hook_list({agent: said}).agents if h.agent == agent)
 
     def blame(self):
-        """Who wrote each line of a file on this machine (issue 25)."""
+        """Who wrote each line of a file on this machine."""
         from ..memory.provenance.blame import blame
 
         file = bottle.request.query.get("file", "")
@@ -233,7 +238,7 @@ class Handlers:
         return blame(self.store, Path(file).expanduser(), first, last)
 
     def who_wrote(self):
-        """The turns whose edits hold pasted code, or wrote a file's line (issue 25)."""
+        """The turns whose edits hold pasted code, or wrote a file's line."""
         from ..memory.provenance import holders
 
         return holders.holders(self.store, _body(holders.Asked))
@@ -256,8 +261,9 @@ class Handlers:
 
         query = bottle.request.query
         with self.memory_lock:  # reading the cards may write their .mem
-            return cost.estimate(self.store, query.get("kind", ""), query.get("model", ""),
-                                 query.get("url", ""))  # fmt: skip
+            return cost.estimate(
+                self.store, query.get("kind", ""), query.get("model", ""), query.get("url", "")
+            )
 
     def ssh_add(self):
         """Add an SSH machine and start pulling it; the list as it is now."""

@@ -1,7 +1,7 @@
 """The WSGI app and its threaded server on 127.0.0.1: the guard every request passes, the one
 JSON error shape, and the server's thread.
 
-Invariants (docs/decisions/0005-api-token.md):
+Invariants (ADR 0005):
 - Every request must carry a Host of `127.0.0.1:PORT` or `localhost:PORT` (PORT the one the
   server listens on), so a DNS-rebinding page cannot talk to it; every `/api/*` request must
   also carry the per-launch token in the `X-Nodwyn-Token` header, never in a cookie, so no
@@ -146,15 +146,16 @@ class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
         super().__init__(*args, **kwargs)  # closes the server when it cannot listen
 
     def process_request(self, request, client_address) -> None:
-        """Each request in a thread kept for requests (a new thread a request cost 0.13 ms of
-        a search's answer), or a new one when all are busy (a change feed waits in its own);
+        """Each request in a thread kept for requests (a new thread a request slows a search's
+        answer), or a new one when all are busy (a change feed waits in its own);
         KEPT of them wait once they are done, the others end."""
         with self._pool:
             waiting = self._idle.pop() if self._idle else None
             if waiting is None:
                 waiting = queue.SimpleQueue()
-                worker = threading.Thread(target=self._serve_each, args=(waiting,),
-                                          name="nodwyn-api-request", daemon=True)  # fmt: skip
+                worker = threading.Thread(
+                    target=self._serve_each, args=(waiting,), name="nodwyn-api-request", daemon=True
+                )
                 self._workers = [*(w for w in self._workers if w.is_alive()), worker]
                 worker.start()
         waiting.put((request, client_address))

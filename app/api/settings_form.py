@@ -29,32 +29,32 @@ class SettingsChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     search_tool_output: bool | None = None
     show_machine_runs: bool | None = None
     close_to_tray: bool | None = None
-    search_mode: Literal["words", "meaning", "both"] | None = None  # issue 8
-    # issue 8: where vectors come from; a provider is checked (address, model) before it is
+    search_mode: Literal["words", "meaning", "both"] | None = None
+    # where vectors come from; a provider is checked (address, model) before it is
     # kept. The key is write-only: it is kept apart (settings.set_embeddings_key), "" forgets
     # it, and an address changed without a new key forgets the old one (it was for that server).
     embeddings: Literal["builtin", "ollama", "openai", "voyage"] | None = None
     embeddings_url: str | None = None
     embeddings_model: str | None = None
     embeddings_key: str | None = None
-    # issue 26: the model that summarizes past tasks when the person asks, checked and its key
+    # the model that summarizes past tasks when the person asks, checked and its key
     # kept the same way (summarizing.providers.keep_key)
     summaries: Literal["off", "ollama", "openai", "anthropic"] | None = None
     summaries_url: str | None = None
     summaries_model: str | None = None
     summaries_key: str | None = None
-    # issue 9: project folder -> whether agents may search its earlier tasks; merged into the
+    # project folder -> whether agents may search its earlier tasks; merged into the
     # switches already set (false turns a switch off).
     earlier_tasks: dict[str, bool] | None = None
-    # issue 6: agent -> the imported folders the worker follows (the whole list; the page
+    # agent -> the imported folders the worker follows (the whole list; the page
     # sends it without a folder to stop following that one)
     extra_folders: dict[str, list[str]] | None = None
-    # issue 18: agent -> followed, for the agents after Claude Code and Codex; merged into
+    # agent -> followed, for the agents after Claude Code and Codex; merged into
     # the switches already set
     follow: dict[str, bool] | None = None
-    # issue 40: the terminal "Open in terminal" starts ("" for $TERMINAL or the desktop's own)
+    # the terminal "Open in terminal" starts ("" for $TERMINAL or the desktop's own)
     terminal: str | None = None
-    # issue 44: a desktop notification when a live session needs your answer
+    # a desktop notification when a live session needs your answer
     notify_answers: bool | None = None
 
 

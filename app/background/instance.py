@@ -7,7 +7,7 @@ Windows) and writes the port and a fresh per-launch secret to `<data>/app.json`,
 its owner only. A later process that finds the lock taken reads that file, connects, sends
 the secret and a request ("show" or "search"), and gets "ok" once the first process has
 acted. A connection without the secret is closed unanswered, so other users of the machine
-cannot drive the window. See docs/decisions/0006-desktop-app.md.
+cannot drive the window. See ADR 0006.
 """
 
 import hmac

@@ -1,4 +1,4 @@
-"""The running app's address, and the light client that asks it to search (issue 13).
+"""The running app's address, and the light client that asks it to search.
 
 A process that serves the local API (`nodwyn app`, `nodwyn serve`) writes `<data>/api.json`:
 its pid, port and per-launch token, readable by the person only (0600; on Windows the data
@@ -11,7 +11,7 @@ A file left by a crash is known quickly: its pid is gone (POSIX), or nothing lis
 port (refused at once on loopback), or the port now belongs to another launch, whose token
 differs (403). None of these waits for a timeout: `ask()` raises Stale, saying which, and the
 caller searches in-process; a file whose process is gone is removed on the way. See
-docs/decisions/0005-api-token.md (its amendment for issue 13).
+ADR 0005 (its amendment).
 """
 
 import json

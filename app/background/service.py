@@ -1,5 +1,5 @@
 """The search service: `nodwyn serve` with no window and no terminal, started by the first
-search that needs the sentence model when no app runs, and ended by itself (issue 23).
+search that needs the sentence model when no app runs, and ended by itself.
 
 A search, recall or `nodwyn mcp` asks the process named in `<data>/api.json` (running.py).
 When there is none and the search ranks by meaning, `start()` starts one, the way build
@@ -113,9 +113,13 @@ def _spawn(root):
     else:
         detached = {"process_group": 0}  # in the session, not in the terminal's foreground
     process = subprocess.Popen(
-        command(root), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, close_fds=True, **detached,
-    )  # fmt: skip
+        command(root),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+        **detached,
+    )
     # a long-lived starter (`nodwyn mcp`) reaps it when it ends; a search ends first anyway
     threading.Thread(target=process.wait, name="nodwyn-service-reaper", daemon=True).start()
     return process

@@ -9,8 +9,10 @@ def of(store, progress: dict | None) -> dict:
     """{"serving": whether a process serves the data directory, "phase", "done", "total",
     "left" (seconds, -1 unknown); with none serving, "encoded" of "tasks"}."""
     if progress is not None:
-        return {"serving": True, **{key: progress.get(key) for key in
-                                    ("phase", "done", "total", "left")}}  # fmt: skip
+        return {
+            "serving": True,
+            **{key: progress.get(key) for key in ("phase", "done", "total", "left")},
+        }
     logs = list(store.sessions.glob("*.jsonl"))
     model = encoder.expected_id(store.root)
     done = sum(1 for log in logs if model and vectors.fresh(log, vectors.load(log), model))
@@ -27,8 +29,10 @@ def said(found: dict) -> str:
         return f"{found['phase']} {done:,} of {total:,}"
     if found["serving"]:
         return "idle: nothing under way (the vectors are up to date)"
-    return (f"no app or search service is running; meaning covers {done:,} of {total:,} tasks "
-            "(the next search by meaning starts the service, which encodes the rest)")  # fmt: skip
+    return (
+        f"no app or search service is running; meaning covers {done:,} of {total:,} tasks "
+        "(the next search by meaning starts the service, which encodes the rest)"
+    )
 
 
 def duration(seconds: float) -> str:

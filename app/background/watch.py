@@ -149,8 +149,10 @@ class _Root(FileSystemEventHandler):
     def on_any_event(self, event) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return
-        names = {os.path.basename(os.fsdecode(name))
-                 for name in (event.src_path, getattr(event, "dest_path", ""))}  # fmt: skip
+        names = {
+            os.path.basename(os.fsdecode(name))
+            for name in (event.src_path, getattr(event, "dest_path", ""))
+        }
         if "settings.json" in names:
             self.stirred(None)
         if journal.NAME in names and self.noted is not None:

@@ -19,7 +19,7 @@ from .console import import_msgspec, print_json, show, store  # noqa: F401 (read
 
 # The store (and msgspec with it) is imported inside the commands, so that a listing from a
 # current catalogue (listing.fast_json) starts in the least time; and only the parser of the
-# command's own group is built (issue 16: a test reads `python -X importtime` to keep it so).
+# command's own group is built (a test reads `python -X importtime` to keep it so).
 
 # Each command's group, in help order: its parser is made by add_<group>(sub) in tasks.py,
 # agents.py, memory.py or reading.py (see _adder).
@@ -46,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     the process at once (see leave)."""
     one_shot = argv is None and command_of(sys.argv[1:]) == "memory"
     if one_shot:
-        # A search or recall makes no garbage that needs the cycle collector before it
-        # leaves (its process lives 20-50 ms); the passes it made while modules were
-        # imported and lines decoded were 1.5-2.5 ms of CPU.
+        # A search or recall makes no garbage that needs the cycle collector before its
+        # short process leaves; the passes it made while modules were imported and lines
+        # decoded were a good part of its time (ADR 0027).
         import gc
 
         gc.disable()
@@ -60,9 +60,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def leave(code: int) -> None:
     """End this process now that its answer is written: stdout and stderr flushed, then
-    os._exit, skipping the interpreter's teardown of every module and object (1-4 ms of a
-    20-30 ms search; a search or recall holds no file, lock or thread that needs it: a log's
-    lock, the only one, goes with the process as ever)."""
+    os._exit, skipping the interpreter's teardown of every module and object (ADR 0027): a
+    search or recall holds no file, lock or thread that needs it (a log's lock, the only one,
+    goes with the process as ever)."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -168,7 +168,7 @@ def build_parser(command: str | None = None):
 
 def _parser_class():
     """argparse's parser whose help is as wide as the terminal, found without shutil: its
-    import (with bz2, lzma, zlib and fnmatch) was 2-3 ms of every command's start, paid when
+    import (with bz2, lzma, zlib and fnmatch) would slow every command's start, paid when
     each argument is added. Sub-parsers are made of the same class."""
     import argparse  # not on quick_listing's path
 

@@ -1,16 +1,12 @@
-"""`nodwyn mcp`, `mcp install`, `settings` (issues 8, 9 and 10) and `app` (issue 6): the
+"""`nodwyn mcp`, `mcp install`, `settings` and `app`: the
 commands that serve agents or start the desktop app."""
 
 import os
 import sys
 
 from ..errors import NodwynError
+from ..mcp import AGENTS as MCP_AGENTS
 from .console import print_json, store
-
-# The agents that speak MCP (conversation.AGENTS, written out: the parser is built without
-# importing the store; a test checks the two agree).
-MCP_AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush",
-              "cline", "continue")  # fmt: skip
 
 
 def add_agents(sub) -> None:
@@ -19,7 +15,7 @@ def add_agents(sub) -> None:
 
 
 def add_agent_commands(sub) -> None:
-    """`nodwyn mcp`, `nodwyn mcp install` and `nodwyn settings` (issues 9 and 10)."""
+    """`nodwyn mcp`, `nodwyn mcp install` and `nodwyn settings`."""
     cmd = sub.add_parser("mcp", help="serve nodwyn's tools to an agent over MCP (stdio)")
     cmd.add_argument("--agent", choices=MCP_AGENTS, help="the agent that starts it")
     cmd.add_argument("--folder", help="the folder the agent works in (default: where it starts)")
@@ -38,7 +34,7 @@ def add_agent_commands(sub) -> None:
     each.add_argument("project", help="the project's folder")
     each.add_argument("switch", choices=("on", "off"))
     each.set_defaults(run=cmd_earlier_tasks)
-    each = change.add_parser("search-mode", help="rank search by words, meaning or both (#8)")
+    each = change.add_parser("search-mode", help="rank search by words, meaning or both")
     each.add_argument("mode", choices=("words", "meaning", "both"))
     each.set_defaults(run=cmd_search_mode)
     each = change.add_parser("embeddings", help="vectors from the built-in model or a provider")
@@ -46,7 +42,7 @@ def add_agent_commands(sub) -> None:
     each.add_argument("url", nargs="?", default="", help="the provider's address (Voyage: its own)")
     each.add_argument("model", nargs="?", default="", help="the provider's model name")
     each.set_defaults(run=cmd_embeddings)
-    each = change.add_parser("terminal", help="the terminal 'Open in terminal' starts (#40)")
+    each = change.add_parser("terminal", help="the terminal 'Open in terminal' starts")
     each.add_argument("command", nargs="?", default="", help="e.g. kitty; none: automatic")
     each.set_defaults(run=cmd_terminal)
     from .summaries import add_summaries_setting
@@ -77,13 +73,17 @@ def cmd_embeddings(args) -> int:
     if args.kind == "builtin":
         print("Vectors come from the built-in model; nothing is sent anywhere.")
     else:
-        print(f"Vectors now come from {args.url} ({args.model}): the text of every turn's card "
-              "and compaction note, and every search, will be sent there.")  # fmt: skip
+        print(
+            f"Vectors now come from {args.url} ({args.model}): the text of every turn's card "
+            "and compaction note, and every search, will be sent there."
+        )
         found = cost.estimate(data, args.kind, args.model, args.url)
         print(f"Your {found.texts} cards and notes are about {found.tokens} tokens: {found.price}.")
         if args.kind == "voyage" and not settings.embeddings_key(data.root):
-            print("Voyage AI needs an API key: set it in Settings > Search, or in "
-                  "NODWYN_EMBEDDINGS_KEY.")  # fmt: skip
+            print(
+                "Voyage AI needs an API key: set it in Settings > Search, or in "
+                "NODWYN_EMBEDDINGS_KEY."
+            )
     return 0
 
 
@@ -105,8 +105,10 @@ def settings_shown(args) -> dict:
     from .. import settings
 
     root = store(args).root
-    return {**to_builtins(settings.load(root)),
-            "summaries_key_set": settings.key_path(root, "summaries").exists()}  # fmt: skip
+    return {
+        **to_builtins(settings.load(root)),
+        "summaries_key_set": settings.key_path(root, "summaries").exists(),
+    }
 
 
 def cmd_mcp(args) -> int:
@@ -144,7 +146,7 @@ def cmd_earlier_tasks(args) -> int:
 
 
 def add_app_command(sub) -> None:
-    """`nodwyn app` (issue 6): the window, the tray and the worker; `nodwyn-app` runs it."""
+    """`nodwyn app`: the window, the tray and the worker; `nodwyn-app` runs it."""
     import argparse
 
     cmd = sub.add_parser("app", help="open the app: a window, a tray icon, agents followed")

@@ -2,9 +2,9 @@
 
 `nodwyn usage` draws boxed tables and `nodwyn sessions` plain columns; both measure text in
 the cells a terminal gives it (a Chinese or Japanese character takes two), so a row never runs
-past the edge. Written by hand rather than with rich: rich's import was 23-25 ms more of every
-`nodwyn usage` and 55-58 ms of a listing that takes 50 ms in all, and the listing must import
-nothing heavy (tests/test_cli_imports.py); see docs/decisions/0042-tables-that-fit.md.
+past the edge. Written by hand rather than with rich: rich's import would more than double a
+listing's time, and the listing must import nothing heavy (tests/test_cli_imports.py); figures
+in ADR 0042.
 
 The width: COLUMNS, else the terminal that stdout (then stderr) is, else 80, as shutil's
 get_terminal_size has it (with stderr asked too, so `nodwyn usage | less` fits the screen).
@@ -16,7 +16,7 @@ import sys
 ELLIPSIS = "…"
 FLOOR = 6  # cells: no flexible column is made narrower, even if the table runs over
 # The agents' names as people read them, by the tool their logs name (the importers' labels:
-# a test checks them against app/importers/; the registry's import was 30 ms of a listing).
+# a test checks them against app/importers/; the registry's import would slow a listing).
 AGENTS = {
     "claude-code": "Claude Code",
     "codex": "Codex",
@@ -112,9 +112,12 @@ def wrap(text: str, room: int) -> list[str]:
 
 
 def boxed(
-    rows: list[list[str]], right: set[int], flexible: dict[int, int], room: int,
+    rows: list[list[str]],
+    right: set[int],
+    flexible: dict[int, int],
+    room: int,
     from_end: frozenset[int] = frozenset(),
-) -> str:  # fmt: skip
+) -> str:
     """`rows` (the head first, a cell's lines split by newlines) box-drawn in `room` cells:
     the `flexible` columns (index -> the narrowest they are made first) are narrowed, widest
     first, until the table fits, their text wrapped (or, for the `from_end` columns, cut at its

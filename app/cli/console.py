@@ -15,7 +15,7 @@ def import_msgspec() -> None:
     search or recall in this process): msgspec takes from it only get_type_hints, Required
     and NotRequired, which on Python 3.11 and later are typing's own but for ReadOnly (3.13,
     which no record uses), and falls back to typing's when it cannot be imported; importing
-    it (with inspect, ast, dis and tokenize) was 6 of msgspec's 15 ms. A later import of
+    it (with inspect, ast, dis and tokenize) was most of msgspec's import. A later import of
     typing_extensions in this process (a library needing it) loads it as ever."""
     if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
         return
@@ -28,7 +28,7 @@ def import_msgspec() -> None:
 
 def store(args):
     """The data directory's store, its logs scrubbed first if the redaction rules changed
-    (scrub.py imported only then: with logging, 2-3 ms of a search's start)."""
+    (scrub.py, which imports logging, imported only then)."""
     from ..log.redact_rules import RULES, scrubbed_rules
     from ..tasks.store import Store
 

@@ -1,4 +1,4 @@
-"""`nodwyn import AGENT` (issues 3 and 18) and `nodwyn scrub` (issue 14): the commands that
+"""`nodwyn import AGENT` and `nodwyn scrub`: the commands that
 write the logs, an agent's sessions imported as tasks or every log redacted again.
 
 Split from memory.py (ADR 0045), which keeps search and recall.
@@ -11,7 +11,7 @@ from .console import store
 
 
 def add_import(sub) -> None:
-    """`nodwyn import AGENT [PATH...]` (issues 3 and 18), AGENT one of the registry's."""
+    """`nodwyn import AGENT [PATH...]`, AGENT one of the registry's."""
     from ..importers import registry
 
     cmd = sub.add_parser("import", help="import an agent's sessions as tasks")
@@ -82,12 +82,16 @@ def reasons(tool: str, report, named: bool = False) -> list[str]:
     looked = report.created + report.extended + report.unchanged + report.skipped
     if named and not looked and not report.stopped:
         types = ", ".join(registry.get(tool).content)
-        lines.append(f"no file there could be a {label} session: none named as its sessions "
-                     f"nor of its types ({types})")  # fmt: skip
+        lines.append(
+            f"no file there could be a {label} session: none named as its sessions "
+            f"nor of its types ({types})"
+        )
     if report.renamed:
         count = len(report.renamed)
-        lines.append(f"{count} file{'s are' if count > 1 else ' is'} not named as {label} "
-                     "names its sessions: read by their content")  # fmt: skip
+        lines.append(
+            f"{count} file{'s are' if count > 1 else ' is'} not named as {label} "
+            "names its sessions: read by their content"
+        )
     grouped: dict[str, list] = {}
     for skipped in report.skipped:
         grouped.setdefault(skipped.reason, []).append(skipped)
@@ -122,9 +126,10 @@ def looked_in(tool: str, paths: list, named: bool) -> str:
 
 def add_scrub(sub) -> None:
     cmd = sub.add_parser(
-        "scrub", help="redact every log again with the current rules (done by itself once "
+        "scrub",
+        help="redact every log again with the current rules (done by itself once "
         "when the rules change)",
-    )  # fmt: skip
+    )
     cmd.add_argument("--json", action="store_true", help="print JSON")
     cmd.set_defaults(run=cmd_scrub)
 

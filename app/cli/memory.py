@@ -1,4 +1,4 @@
-"""`nodwyn memory search|recall` (issues 4 and 13); `nodwyn import` and `nodwyn scrub` are in
+"""`nodwyn memory search|recall`; `nodwyn import` and `nodwyn scrub` are in
 logs.py.
 
 A search takes one path: it asks the running app or the search service (running.py), and
@@ -15,7 +15,7 @@ from .console import import_msgspec, store
 
 
 def add_memory(sub) -> None:
-    """`nodwyn memory search|recall` (issue 4)."""
+    """`nodwyn memory search|recall`."""
     memory = sub.add_parser("memory", help="search and recall what tasks came to")
     inner = memory.add_subparsers(title="memory commands", metavar="COMMAND")
     cmd = inner.add_parser("search", help="find turns by words (all tasks unless narrowed)")
@@ -25,14 +25,16 @@ def add_memory(sub) -> None:
     cmd.add_argument("--all", action="store_true", help="every task (the default)")
     cmd.add_argument("-n", type=int, default=20, help="at most N matching events (default 20)")
     cmd.add_argument(
-        "--mode", choices=("words", "meaning", "both"),
+        "--mode",
+        choices=("words", "meaning", "both"),
         help="rank by words, by meaning, or both fused (default: the search_mode setting)",
-    )  # fmt: skip
+    )
     cmd.add_argument("--json", action="store_true", help="print JSON")
     cmd.add_argument(
-        "--no-service", action="store_true",
+        "--no-service",
+        action="store_true",
         help="search in this process, not in the search service (which it would start)",
-    )  # fmt: skip
+    )
     cmd.set_defaults(run=cmd_memory_search)
     cmd = inner.add_parser("recall", help="one event back whole; a turn's first message: its card")
     cmd.add_argument("task")
@@ -51,8 +53,14 @@ def cmd_memory_search(args) -> int:
         scope, project = "project", args.project
     else:
         scope, project = ("task" if args.task else "all"), None
-    given = {"q": " ".join(args.words), "scope": scope, "task": args.task,
-             "project": project, "limit": args.n, "mode": args.mode}  # fmt: skip
+    given = {
+        "q": " ".join(args.words),
+        "scope": scope,
+        "task": args.task,
+        "project": project,
+        "limit": args.n,
+        "mode": args.mode,
+    }
     answer = from_the_app(args, "search", given)
     if answer is None and needs_the_model(args):
         answer = from_the_service(args, "search", given)
@@ -65,8 +73,10 @@ def cmd_memory_search(args) -> int:
     if found.get("note"):
         said.append(f"({found['note']})")
     if found.get("covered", 0) < found.get("searched", 0):
-        said.append(f"(meaning: {found['covered']:,} of {found['searched']:,} tasks so far; "
-                    "the rest by words until they are encoded)")  # fmt: skip
+        said.append(
+            f"(meaning: {found['covered']:,} of {found['searched']:,} tasks so far; "
+            "the rest by words until they are encoded)"
+        )
     if not args.json:
         said += [f"(log {name} has lines that could not be read)" for name in found["incomplete"]]
     names = None
@@ -147,12 +157,16 @@ def from_the_service(args, route: str, given: dict) -> bytes | None:
         return None
     if not service.live(root):
         if not service.start(root):
-            print("(nodwyn: the search service could not be started: searched in this process)",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                "(nodwyn: the search service could not be started: searched in this process)",
+                file=sys.stderr,
+            )
             return None
-        print("(nodwyn: started the search service, which keeps the model loaded and ends "
-              "after some minutes unused; --no-service searches in this process)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "(nodwyn: started the search service, which keeps the model loaded and ends "
+            "after some minutes unused; --no-service searches in this process)",
+            file=sys.stderr,
+        )
     return from_the_app(args, route, given)
 
 
@@ -167,14 +181,20 @@ def search_here(args, given: dict) -> bytes:
     if (args.mode or settings.load(data.root).search_mode) != "words":
         load_the_model(data.root)
     found = memory.search(
-        data, given["q"], scope=given["scope"], task=args.task, project=given["project"],
-        limit=args.n, mode=args.mode,
-    )  # fmt: skip
+        data,
+        given["q"],
+        scope=given["scope"],
+        task=args.task,
+        project=given["project"],
+        limit=args.n,
+        mode=args.mode,
+    )
     from ..memory.words import index
 
     if index.ASIDE:  # a read-only data folder: searched all the same, from a copy
-        print("(the data folder is read-only: the word index was read from a copy)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "(the data folder is read-only: the word index was read from a copy)", file=sys.stderr
+        )
     return msgspec.json.encode(found)
 
 
@@ -218,8 +238,9 @@ def cmd_memory_recall(args) -> int:
         lines = json.dumps(found["event"], indent=2, ensure_ascii=False).splitlines()
     shown = lines[args.start : end]
     if end < len(lines):
-        shown.append(f"({len(lines) - end} more lines: nodwyn memory recall {args.task} "
-                     f"{args.seq} {end})")  # fmt: skip
+        shown.append(
+            f"({len(lines) - end} more lines: nodwyn memory recall {args.task} {args.seq} {end})"
+        )
     write("".join(f"{line}\n" for line in shown))
     return 0
 

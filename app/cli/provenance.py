@@ -1,4 +1,4 @@
-"""`nodwyn blame FILE` and `nodwyn commit SHA` (issues 25, 36): the turn that wrote each line of
+"""`nodwyn blame FILE` and `nodwyn commit SHA`: the turn that wrote each line of
 a file, and the turns that made a commit, from the logs checked against git where there is one.
 A turn is named as people count a task's turns (its 1st, 2nd...: `nodwyn sessions`' count);
 the record number is in --json only, beside it (turn_seq)."""
@@ -94,8 +94,9 @@ def cmd_commit(args) -> int:
     from ..memory.provenance.commits import find
 
     folder = Path(args.folder)
-    answer = find(store(args), args.sha, folder if (folder / ".git").exists() or _in_git(folder)
-                  else None)  # fmt: skip
+    answer = find(
+        store(args), args.sha, folder if (folder / ".git").exists() or _in_git(folder) else None
+    )
     if args.json:
         sys.stdout.write(msgspec.json.encode(answer).decode() + "\n")
         return 0
@@ -106,8 +107,10 @@ def cmd_commit(args) -> int:
         o = found.origin
         held = f"{found.lines} of its lines in " if found.lines else ""
         files = f" · {held}{', '.join(found.files)}" if found.files else ""
-        print(f"{found.sha[:12]} · {o.task} {ordinal(o.turn)} turn ({found.how}) · {o.agent} · "
-              f"{o.model} · {o.at} · asked {o.asked!r}{files}")  # fmt: skip
+        print(
+            f"{found.sha[:12]} · {o.task} {ordinal(o.turn)} turn ({found.how}) · {o.agent} · "
+            f"{o.model} · {o.at} · asked {o.asked!r}{files}"
+        )
     return 0
 
 

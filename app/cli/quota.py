@@ -1,4 +1,4 @@
-"""`nodwyn quota` (issue 30): how much of each agent's rate limits its logs last said was used,
+"""`nodwyn quota`: how much of each agent's rate limits its logs last said was used,
 and when each window starts over; `--json` gives the meter as the API does."""
 
 from datetime import UTC, datetime

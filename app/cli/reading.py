@@ -1,4 +1,4 @@
-"""`nodwyn export`, `resume-command`, `star` and `starred` (issue 17): taking a task out of
+"""`nodwyn export`, `resume-command`, `star` and `starred`: taking a task out of
 nodwyn, back to its agent, and the turns a person starred."""
 
 import sys

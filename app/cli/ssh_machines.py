@@ -17,9 +17,12 @@ def add_ssh_commands(each) -> None:
     one = kinds.add_parser("ssh", help="a computer reached over ssh, where no nodwyn runs")
     one.add_argument("host", help="a Host of ~/.ssh/config, or [user@]hostname")
     one.add_argument(
-        "--folder", action="append", default=[], metavar="AGENT=PATH",
+        "--folder",
+        action="append",
+        default=[],
+        metavar="AGENT=PATH",
         help="a folder of an agent's sessions there (again for more; default: the agents' own)",
-    )  # fmt: skip
+    )
     one.add_argument("--name", default="", help="the name people read (default: the host)")
     one.add_argument("--no-pull", action="store_true", help="add it without pulling it now")
     one.set_defaults(run=cmd_add_ssh)

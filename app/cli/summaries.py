@@ -32,8 +32,10 @@ def cmd_summarize(args) -> int:
     plan = estimate(found, job.summarizer, args.tasks, args.project)
     print(estimate_text(plan))
     for request in plan.requests if args.texts else ():
-        print(f"\n--- to {plan.address}, {request.task} seqs {request.first_seq}-"
-              f"{request.last_seq}:\n{request.prompt}")  # fmt: skip
+        print(
+            f"\n--- to {plan.address}, {request.task} seqs {request.first_seq}-"
+            f"{request.last_seq}:\n{request.prompt}"
+        )
     if not plan.requests or args.estimate:
         return 0
     if not (args.yes or _asked()):
@@ -41,8 +43,11 @@ def cmd_summarize(args) -> int:
         return 0
     done = _run_until_stopped(job, plan)
     if done.state == "cancelled":
-        print(f"cancelled: {done.done} of {len(plan.requests)} summaries recorded; "
-              "run it again to go on", file=sys.stderr)  # fmt: skip
+        print(
+            f"cancelled: {done.done} of {len(plan.requests)} summaries recorded; "
+            "run it again to go on",
+            file=sys.stderr,
+        )
         return 130
     if done.state == "failed":
         print(f"nodwyn: {done.error} ({done.done} summaries recorded before)", file=sys.stderr)
@@ -72,8 +77,11 @@ def _run_until_stopped(job, plan):
         presses.append(signum)
         if len(presses) == 1:
             job.cancel()
-            print("stopping after the summary under way (Ctrl+C again stops at once)",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                "stopping after the summary under way (Ctrl+C again stops at once)",
+                file=sys.stderr,
+                flush=True,
+            )
         else:
             wake.set()
 
@@ -93,14 +101,20 @@ def _run_until_stopped(job, plan):
 def estimate_text(plan) -> str:
     if not plan.requests:
         return "nothing to summarize: every turn of these tasks has a provider's summary"
-    minutes = f"{plan.seconds // 60} min {plan.seconds % 60} s" if plan.seconds >= 60 else (
-        f"{plan.seconds} s")  # fmt: skip
-    return "\n".join((
-        f"{plan.tasks} task(s), {plan.turns} turn(s), {len(plan.requests)} request(s)",
-        f"about {plan.input_tokens:,} input tokens, at most {plan.output_tokens:,} output tokens",
-        f"cost: {plan.price}; time: about {minutes}",
-        plan.sentence,
-    ))  # fmt: skip
+    minutes = (
+        f"{plan.seconds // 60} min {plan.seconds % 60} s"
+        if plan.seconds >= 60
+        else (f"{plan.seconds} s")
+    )
+    return "\n".join(
+        (
+            f"{plan.tasks} task(s), {plan.turns} turn(s), {len(plan.requests)} request(s)",
+            f"about {plan.input_tokens:,} input tokens, "
+            f"at most {plan.output_tokens:,} output tokens",
+            f"cost: {plan.price}; time: about {minutes}",
+            plan.sentence,
+        )
+    )
 
 
 def _asked() -> bool:
@@ -113,8 +127,11 @@ def _asked() -> bool:
 
 
 def _said(request, progress) -> None:
-    print(f"summarized {request.task} ({request.title}): {progress.done} of "
-          f"{progress.requests} requests done", flush=True)  # fmt: skip
+    print(
+        f"summarized {request.task} ({request.title}): {progress.done} of "
+        f"{progress.requests} requests done",
+        flush=True,
+    )
 
 
 ASK = "\0ask"  # `--key` without a value: the key is asked for
@@ -124,18 +141,25 @@ def add_summaries_setting(change) -> None:
     """`nodwyn settings summaries PROVIDER [ADDRESS] [MODEL] [--key [KEY]]`: what Settings >
     Summaries chooses (the address and model may come in either order: an address starts
     with http)."""
-    each = change.add_parser("summaries", help="the model that summarizes past tasks (#26)")
+    each = change.add_parser("summaries", help="the model that summarizes past tasks")
     each.add_argument("provider", choices=("off", "ollama", "openai", "anthropic"))
     each.add_argument(
-        "given", nargs="*", metavar="ADDRESS|MODEL",
+        "given",
+        nargs="*",
+        metavar="ADDRESS|MODEL",
         help="the server's address (default: the provider's own) and the model's name",
-    )  # fmt: skip
+    )
     each.add_argument("--url", help="the server's address (as ADDRESS)")
     each.add_argument("--model", help="the model's name (as MODEL)")
-    each.add_argument("--key", nargs="?", const=ASK, metavar="KEY",
-                      help="the API key: asked for without echo (or one line of standard input "
-                           "when that is no terminal); a KEY typed here stays in your shell's "
-                           "history")  # fmt: skip
+    each.add_argument(
+        "--key",
+        nargs="?",
+        const=ASK,
+        metavar="KEY",
+        help="the API key: asked for without echo (or one line of standard input "
+        "when that is no terminal); a KEY typed here stays in your shell's "
+        "history",
+    )
     each.add_argument("--forget-key", action="store_true", help="forget the API key kept")
     each.set_defaults(run=cmd_summaries_setting)
 
@@ -164,8 +188,10 @@ def cmd_summaries_setting(args) -> int:
         return 0
     kept = "set" if settings.key_path(root, "summaries").exists() else "not set"
     where = Summarizer(args.provider, url, model).address
-    print(f"Summaries now come from {model} at {where}; nothing is sent until you confirm an "
-          f"estimate (`nodwyn summarize`). API key: {kept}.")  # fmt: skip
+    print(
+        f"Summaries now come from {model} at {where}; nothing is sent until you confirm an "
+        f"estimate (`nodwyn summarize`). API key: {kept}."
+    )
     return 0
 
 
@@ -181,8 +207,9 @@ def _address_and_model(args) -> tuple[str, str]:
     if len(urls) > 1 or len(names) > 1 or (urls and args.url) or (names and args.model):
         raise BadInput("give one address (http...) and one model name")
     if args.provider != "off" and not model:
-        raise BadInput(f"{args.provider} summaries need a model name, e.g. "
-                       f"{EXAMPLE_MODELS[args.provider]}")  # fmt: skip
+        raise BadInput(
+            f"{args.provider} summaries need a model name, e.g. {EXAMPLE_MODELS[args.provider]}"
+        )
     return url, model
 
 

@@ -1,5 +1,5 @@
-"""`nodwyn sessions`, `rename`, `archive`, `unarchive`, `close`, `resume`, `delete` and `serve`
-(issues 2 and 5): what a person does to tasks, and the console in a browser."""
+"""`nodwyn sessions`, `rename`, `archive`, `unarchive`, `close`, `resume`, `delete` and `serve`:
+what a person does to tasks, and the console in a browser."""
 
 import json
 import sys
@@ -115,8 +115,10 @@ def print_live(args) -> int:
     else:
         why = "no app follows this data folder"
     if answer is None:
-        print(f"nodwyn: {why}; live states come from `nodwyn app` or `nodwyn serve --follow`",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"nodwyn: {why}; live states come from `nodwyn app` or `nodwyn serve --follow`",
+            file=sys.stderr,
+        )
         return 1
     states = json.loads(answer)["states"]
     if args.json:
@@ -162,8 +164,15 @@ def cost_notes(tasks: list[dict]) -> list[str]:
     return [f"{note}: {n} task{'s' if n > 1 else ''}" for note, n in sorted(counted.items())]
 
 
-HEAD = {"id": "ID", "when": "WHEN", "agent": "AGENT", "turns": "TURNS", "cost": "COST",
-        "title": "TITLE", "project": "FOLDER"}  # fmt: skip
+HEAD = {
+    "id": "ID",
+    "when": "WHEN",
+    "agent": "AGENT",
+    "turns": "TURNS",
+    "cost": "COST",
+    "title": "TITLE",
+    "project": "FOLDER",
+}
 WIDE_FROM = 100  # columns: narrower terminals get each task on two lines
 
 
@@ -188,8 +197,10 @@ def listing_lines(rows: list[dict], room: int) -> list[str]:
         out = []
         for row in rows:
             folder = cut_left(row["project"], room - len(indent) - cells(row["id"]) - 2)
-            out += [f"{line(row, keys)}  {cut(row['title'], title)}",
-                    f"{indent}{row['id']}  {folder}"]  # fmt: skip
+            out += [
+                f"{line(row, keys)}  {cut(row['title'], title)}",
+                f"{indent}{row['id']}  {folder}",
+            ]
         return out
     keys = ("id", "when", "agent", *machine, "turns", "cost")
     rest = room - len(line(head, keys)) - 2

@@ -8,8 +8,15 @@ cut at its start (its last folders kept) to fit; a figure is never cut.
 
 FIGURES = ("Turns", "Input", "Output", "Cache Create", "Cache Read", "Total Tokens")
 COMPACT = ("Turns", "Input", "Output")  # as ccusage's compact form: cache columns left out
-FIRST = {"day": "Date", "week": "Week", "month": "Month", "project": "Project",
-         "model": "Model", "agent": "Agent", "machine": "Machine"}  # fmt: skip
+FIRST = {
+    "day": "Date",
+    "week": "Week",
+    "month": "Month",
+    "project": "Project",
+    "model": "Model",
+    "agent": "Agent",
+    "machine": "Machine",
+}
 FULL_FROM = 100  # columns: narrower terminals get the compact form, as ccusage's
 
 
@@ -68,9 +75,14 @@ def _key(key: str, by: str) -> str:
 
 
 def _figures(row, figures: tuple[str, ...]) -> list[str]:
-    value = {"Turns": row.turns, "Input": row.input, "Output": row.output,
-             "Cache Create": row.cache_write, "Cache Read": row.cache_read,
-             "Total Tokens": row.tokens}  # fmt: skip
+    value = {
+        "Turns": row.turns,
+        "Input": row.input,
+        "Output": row.output,
+        "Cache Create": row.cache_write,
+        "Cache Read": row.cache_read,
+        "Total Tokens": row.tokens,
+    }
     return [f"{value[name]:,}" for name in figures]
 
 

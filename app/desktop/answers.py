@@ -79,8 +79,9 @@ class Answers:
                 icon.notify(body, title)
             return
         asked = [command, "--app-name=nodwyn", "--action=open=Open", "--wait", title, body]
-        threading.Thread(target=self._wait, args=(asked, task), name="nodwyn-notify",
-                         daemon=True).start()  # fmt: skip
+        threading.Thread(
+            target=self._wait, args=(asked, task), name="nodwyn-notify", daemon=True
+        ).start()
 
     def _wait(self, asked: list[str], task: str) -> None:
         try:

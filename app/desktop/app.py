@@ -5,7 +5,7 @@ the window in a process of its own (window.py, driven through viewer.py).
 and exits, see instance.py), starts the API server on 127.0.0.1 and the worker in daemon
 threads, opens the window on the server's page and puts an icon in the tray (tray.py). The
 page's token reaches the window process through its stdin pipe only: never a command line, a
-file or the environment (docs/decisions/0006-desktop-app.md); the web view runs in private
+file or the environment (ADR 0006); the web view runs in private
 mode, so no history of that URL is written to disk.
 
 Invariants:
@@ -188,8 +188,12 @@ class App:
         """Keep where the window is (or was, as `geometry` says) for the next launch."""
         window = self.window
         if geometry is None and window is not None:
-            geometry = {"width": window.width, "height": window.height, "x": window.x,
-                        "y": window.y}  # fmt: skip
+            geometry = {
+                "width": window.width,
+                "height": window.height,
+                "x": window.x,
+                "y": window.y,
+            }
         try:
             kept = msgspec.convert(geometry, Geometry)
         except (msgspec.ValidationError, TypeError):  # no window yet: keep what was kept

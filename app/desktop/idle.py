@@ -113,11 +113,16 @@ def state(seconds: float) -> dict:
         wakes[key[0]] += count - slept.get(key, 0)
     sizes = memory(pids)
     each = [
-        {"kind": kind(pid), "rss_mb": round(sizes[pid][0], 1), "pss_mb": round(sizes[pid][1], 1),
-         "cpu_percent": round(100 * used.get(pid, 0) / spent, 3),
-         "wakeups_per_min": round(60 * wakes[pid] / spent, 1)}
-        for pid in pids if pid in sizes
-    ]  # fmt: skip
+        {
+            "kind": kind(pid),
+            "rss_mb": round(sizes[pid][0], 1),
+            "pss_mb": round(sizes[pid][1], 1),
+            "cpu_percent": round(100 * used.get(pid, 0) / spent, 3),
+            "wakeups_per_min": round(60 * wakes[pid] / spent, 1),
+        }
+        for pid in pids
+        if pid in sizes
+    ]
     return {
         "processes": len(each),
         "rss_mb": round(sum(row["rss_mb"] for row in each), 1),
@@ -147,8 +152,14 @@ def measure(app, seconds: float) -> dict:
     shown = window.events.shown.wait(30)
     reopened = time.monotonic() - began
     window.events.loaded.wait(30)
-    return {"open": opened, "closed": closed, "reopen_seconds": round(reopened, 3),
-            "reshown": shown, "window_alive": window.alive, "model": model}  # fmt: skip
+    return {
+        "open": opened,
+        "closed": closed,
+        "reopen_seconds": round(reopened, 3),
+        "reshown": shown,
+        "window_alive": window.alive,
+        "model": model,
+    }
 
 
 def model_at_rest(deadline: float = 300.0) -> dict:
@@ -166,7 +177,11 @@ def model_at_rest(deadline: float = 300.0) -> dict:
         time.sleep(0.2)
     from ..memory.meaning import encoder
 
-    return {"seen": seen, "rss_mb": round(largest, 1), "ended": not running,
-            "waited_s": round(time.monotonic() - began, 1),
-            "started": getattr(encoder._builtin, "starts", 0),
-            "onnxruntime": "onnxruntime" in sys.modules}  # fmt: skip
+    return {
+        "seen": seen,
+        "rss_mb": round(largest, 1),
+        "ended": not running,
+        "waited_s": round(time.monotonic() - began, 1),
+        "started": getattr(encoder._builtin, "starts", 0),
+        "onnxruntime": "onnxruntime" in sys.modules,
+    }

@@ -140,8 +140,9 @@ def photograph(path: Path) -> str:
 
         ImageGrab.grab().save(path)
     else:
-        done = subprocess.run([sys.executable, "-c", GRAB, str(path)], capture_output=True,
-                              text=True, timeout=60)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", GRAB, str(path)], capture_output=True, text=True, timeout=60
+        )
         if done.returncode:
             raise RuntimeError(f"the screenshot failed: {done.stderr[-2000:]}")
     return str(path)

@@ -5,7 +5,7 @@ is chosen here before the import: on Linux the xorg one, which needs no GTK, or 
 X display (the person's own PYSTRAY_BACKEND wins). The menu's items call what the app offers
 (app.App: show, search, toggle_following, quit); a desktop without a tray gets no icon, and
 closing the window then quits. Above them, one line per agent whose logs hold rate limits
-(quota.meter, issue 30), also in the icon's tooltip; `Quota` keeps them current: after each
+(quota.meter), also in the icon's tooltip; `Quota` keeps them current: after each
 import, and once at the next moment a figure turns stale or reset, with no timer otherwise.
 """
 
@@ -113,8 +113,10 @@ def menu(app) -> pystray.Menu:
     def items() -> tuple:
         # shown, not clicked: the page's overview has the detail
         quota = [pystray.MenuItem(line, None, enabled=False) for line in app.quota.lines]
-        asking = [pystray.MenuItem(f"Needs your answer: {words}", opener(task))
-                  for task, words in app.answers.lines()]  # fmt: skip
+        asking = [
+            pystray.MenuItem(f"Needs your answer: {words}", opener(task))
+            for task, words in app.answers.lines()
+        ]
         return (
             *asking,
             *([pystray.Menu.SEPARATOR] if asking else []),

@@ -63,14 +63,16 @@ class Viewer:
 
     def _start(self) -> None:
         self.events = Events()
-        self._process = subprocess.Popen(command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         text=True, bufsize=1)  # fmt: skip
+        self._process = subprocess.Popen(
+            command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
         self.started += 1
         first = {"url": self.url, "title": self.title, **self.last}
         self._process.stdin.write(json.dumps(first) + "\n")
         self._process.stdin.flush()
-        threading.Thread(target=self._read, args=(self._process, self.events),
-                         name="nodwyn-viewer", daemon=True).start()  # fmt: skip
+        threading.Thread(
+            target=self._read, args=(self._process, self.events), name="nodwyn-viewer", daemon=True
+        ).start()
 
     def _read(self, process: subprocess.Popen, events: Events) -> None:
         geometry = None

@@ -65,7 +65,7 @@ def chromium_flags(given: str, wanted: list[str]) -> str:
 def steady_caret() -> None:
     """The caret of a text field stays lit instead of blinking: each blink made Chromium and
     Qt draw a frame, twice a second for as long as the field held the keyboard, the only
-    work of an idle window (0.6-2.9% of a core). GNOME stops blinking after 10 s; WCAG
+    work of an idle window (ADR 0028). GNOME stops blinking after 10 s; WCAG
     2.2.2 asks for blinking to stop within 5 s. Made before pywebview makes its QApplication,
     which then uses this one (Qt reads the flash time as a field gets the focus)."""
     if os.environ.get("PYWEBVIEW_GUI") != "qt":
@@ -137,9 +137,14 @@ def serve(window) -> None:
 def main() -> None:
     asked = on_a_screen(json.loads(sys.stdin.readline()), list(webview.screens or []))
     window = webview.create_window(
-        asked.get("title", "nodwyn"), asked["url"], width=asked.get("width", 1100),
-        height=asked.get("height", 720), x=asked.get("x"), y=asked.get("y"), min_size=(480, 360),
-    )  # fmt: skip
+        asked.get("title", "nodwyn"),
+        asked["url"],
+        width=asked.get("width", 1100),
+        height=asked.get("height", 720),
+        x=asked.get("x"),
+        y=asked.get("y"),
+        min_size=(480, 360),
+    )
     last = {"geometry": None}
 
     def closing() -> bool:

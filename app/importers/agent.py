@@ -4,7 +4,7 @@ An agent is an `Agent`: its names (the word in commands and settings, the tool i
 name, the label people read, the prefix of its task ids), where it keeps its sessions on this
 computer, which files below a folder may be sessions, and how a file becomes nodwyn's
 records. The shared core (`sources` finds files, `sync` keeps the `.imp` state and the log,
-`prices` prices tokens) does everything else (docs/decisions/0018-importer-registry.md).
+`prices` prices tokens) does everything else (ADR 0018).
 
 Two shapes of source:
 - append-only lines (`whole = False`): the core feeds each new whole line to the agent's
@@ -20,7 +20,7 @@ Invariants: an agent only turns its format into records; it never writes a log. 
 does not know is refused with a one-line reason (`recognise` / `read` return a str), never
 half-read. Reading a source never changes it (databases are opened read-only). This module
 imports no agent and no part of the core, so every agent and the registry import it and
-nothing imports in a circle (docs/decisions/0036-importer-types.md).
+nothing imports in a circle (ADR 0036).
 """
 
 import json
@@ -122,16 +122,48 @@ def home_of(variable: str, *default: str) -> Path:
     return Path(value) if value else Path.home().joinpath(*default)
 
 
-def first_line(path: Path, label: str, probe: int = 64 * 1024):
-    """A JSON-lines file's first line decoded, or why it is no session of `label`'s."""
-    with open(path, "rb") as handle:
-        head = handle.readline(probe)
+PROBE = 64 * 1024  # bytes of a file's start read to tell whose session it is
+
+
+def unreadable(head: bytes) -> str:
+    """Why a file's start can be no agent's session (blank, or binary), else "": the one probe
+    every importer makes before it looks at its own format."""
     if not head.strip():
         return "empty file"
     if b"\0" in head:
         return "not a text file (binary content)"
+    return ""
+
+
+def head_of(path: Path, size: int = PROBE, refused: str = "") -> bytes | str:
+    """A file's first `size` bytes, or why it can be no agent's session (see `unreadable`): a
+    binary file named as what it is ("not a Copilot CLI session: a SQLite database", the
+    agent's words in `refused`)."""
+    with open(path, "rb") as handle:
+        head = handle.read(size)
+    why = unreadable(head)
+    if why and b"\0" in head:
+        from . import kinds  # names files by their name and start; imports nothing of ours
+
+        return f"{refused or 'not an agent session'}: {kinds.named(path, head)}"
+    return why or head
+
+
+def whole_lines(head: bytes, size: int = PROBE) -> list[bytes]:
+    """The lines of a file's start read by `head_of`, less the last when the read cut it."""
+    lines = head.split(b"\n")
+    return lines[:-1] if len(head) == size else lines
+
+
+def first_line(path: Path, label: str, size: int = PROBE):
+    """A JSON-lines file's first line that is not blank, decoded, or why it is no session of
+    `label`'s."""
+    head = head_of(path, size, f"not a {label} session")
+    if isinstance(head, str):
+        return head
+    line = next(line for line in head.split(b"\n") if line.strip())
     try:
-        return msgspec.json.decode(head)
+        return msgspec.json.decode(line)
     except msgspec.DecodeError:
         return f"not a {label} session (its first line is not JSON)"
 

@@ -6,26 +6,32 @@ line; Qwen Code's chats, whose records look like Claude's but hold Gemini `parts
 apart and sent to their own importer. Anything else (hook logs, hand-made summaries,
 Markdown, binary junk, an empty file) gets a one-line reason and never becomes a task. Names
 do not matter, except that Claude's `agent-*.jsonl` files belong to their session and are
-read with it.
+read with it (claude/subagents.py finds them).
 """
 
 import re
-from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from ..errors import BadInput
-from .agent import Found
+from .agent import Found, head_of, whole_lines
 
-TOOLS = ("claude", "codex")
 PROBE = 256 * 1024  # bytes read to recognise a file
 CLAUDE_TYPES = {
-    "user", "assistant", "system", "summary", "ai-title", "custom-title", "last-prompt",
-    "file-history-snapshot", "queue-operation", "attachment", "progress", "permission-mode",
-}  # fmt: skip
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "ai-title",
+    "custom-title",
+    "last-prompt",
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+    "progress",
+    "permission-mode",
+}
 CHAINED = {"user", "assistant", "system", "attachment", "progress"}
 CODEX_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -48,11 +54,6 @@ _meta = msgspec.json.Decoder(_Meta).decode
 _any = msgspec.json.Decoder().decode
 
 
-def check_tool(tool: str) -> None:
-    if tool not in TOOLS:
-        raise BadInput(f"unknown agent {tool!r}: use one of {', '.join(TOOLS)}")
-
-
 def is_json_object(line: bytes) -> bool:
     try:
         return isinstance(_any(line), dict)
@@ -64,14 +65,13 @@ def recognise(path: Path, tool: str) -> "Found | str":
     """The session a file holds, or why it is not one of `tool`'s sessions."""
     if tool == "claude" and path.name.startswith("agent-") and not orphan(path):
         return "a sub-agent's file: imported with the session that started it"
-    with open(path, "rb") as handle:
-        head = handle.read(PROBE)
-        if not head:
-            return "empty file"
-        if b"\0" in head:
-            return "not a text file (binary content)"
-        seen, session = _scan(head.split(b"\n")[:-1] if len(head) == PROBE else head.split(b"\n"))
-        if seen == "claude" and not session:  # summaries or snapshots first: look further
+    head = head_of(path, PROBE)
+    if isinstance(head, str):
+        return head
+    seen, session = _scan(whole_lines(head, PROBE))
+    if seen == "claude" and not session:  # summaries or snapshots first: look further
+        with open(path, "rb") as handle:
+            handle.seek(len(head))
             for line in handle:
                 seen, session = _scan([line.rstrip(b"\n")], seen)
                 if session:
@@ -85,8 +85,11 @@ def orphan(path: Path) -> bool:
     """Whether a file is a Claude Code sub-agent's (`<session>/subagents/agent-*.jsonl`) whose
     session's own file is absent: then it is a task of its own, so its tokens are counted."""
     folder = path.parent
-    return (path.name.startswith("agent-") and folder.name == "subagents"
-            and not (folder.parent.parent / f"{folder.parent.name}.jsonl").exists())  # fmt: skip
+    return (
+        path.name.startswith("agent-")
+        and folder.name == "subagents"
+        and not (folder.parent.parent / f"{folder.parent.name}.jsonl").exists()
+    )
 
 
 def _scan(lines: list[bytes], seen: str = "") -> tuple[str, str]:
@@ -149,109 +152,3 @@ def _verdict(path: Path, tool: str, seen: str, session: str) -> "Found | str":
 
 def _safe(session: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-]", "-", session)[:120]
-
-
-def _whole_lines(path: Path) -> list[bytes]:
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    if lines and lines[-1] and not is_json_object(lines[-1]):
-        lines.pop()
-    return [line for line in lines if line]
-
-
-def subagent_finder(path: Path, session: str) -> Callable[..., tuple[str, list[bytes]] | None]:
-    """How a Claude transcript finds a sub-agent's own file: by agent id, else by its prompt;
-    a compaction's (2.1's `agent-acompact-*`, started by no call) by `parent`, the uuid its
-    first line and the compact boundary's `logicalParentUuid` most often both name, else as the
-    first such file not `done` that began by the boundary's time `until`."""
-    folder = path.parent
-    homes = [folder / path.stem / "subagents", folder / session / "subagents", folder]
-
-    def name_of(file: Path) -> str:
-        return file.relative_to(folder).as_posix()
-
-    def find(agent_id: str | None, prompt: str, parent: str = "", until: str = "",
-             done: tuple | list = ()) -> tuple[str, list[bytes]] | None:  # fmt: skip
-        if parent:
-            return _compaction(homes, parent, until, list(done), name_of)
-        if agent_id:
-            for home in homes:
-                file = home / f"agent-{agent_id}.jsonl"
-                if file.is_file():
-                    return name_of(file), _whole_lines(file)
-        if not prompt:
-            return None
-        for home in homes:
-            for file in sorted(home.glob("agent-*.jsonl")) if home.is_dir() else ():
-                lines = _whole_lines(file)
-                if _asks(lines, session, prompt):
-                    return name_of(file), lines
-        return None
-
-    return find
-
-
-def _compaction(homes: list[Path], parent: str, until: str, done: list[str], name_of):
-    found = []
-    for home in homes:
-        for file in sorted(home.glob("agent-acompact-*.jsonl")) if home.is_dir() else ():
-            lines = _whole_lines(file)
-            try:
-                first = _any(lines[0]) if lines else None
-            except msgspec.MsgspecError:
-                continue
-            if isinstance(first, dict) and name_of(file) not in done:
-                at = str(first.get("timestamp") or "")
-                found.append((first.get("parentUuid") != parent, at, name_of(file), lines))
-    found = sorted(f for f in found if not f[0] or (until and f[1] <= until))
-    return (found[0][2], found[0][3]) if found else None
-
-
-def _asks(lines: list[bytes], session: str, prompt: str) -> bool:
-    """Whether a sub-agent file belongs to `session` and starts with `prompt`."""
-    for line in lines[:5]:
-        try:
-            record = _any(line)
-        except msgspec.MsgspecError:
-            continue
-        if not isinstance(record, dict) or record.get("type") != "user":
-            continue
-        if record.get("sessionId") not in (session, None):
-            return False
-        content = (record.get("message") or {}).get("content")
-        if isinstance(content, list):
-            content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
-        return content == prompt
-    return False
-
-
-def codex_index_title(path: Path, session: str) -> str:
-    """The thread name Codex keeps for a session in `session_index.jsonl` (latest wins)."""
-    for parent in list(path.parents)[:6]:
-        index = parent / "session_index.jsonl"
-        try:
-            stamp = index.stat().st_mtime_ns
-        except OSError:
-            continue
-        return _index(str(index), stamp).get(session, "")
-    return ""
-
-
-@lru_cache(maxsize=4)
-def _index(index: str, _stamp: int) -> dict[str, str]:
-    """id -> thread name of one session index (cached while the file is unchanged)."""
-    names: dict[str, str] = {}
-    try:
-        with open(index, "rb") as handle:
-            for line in handle:
-                try:
-                    entry = _any(line)
-                except msgspec.MsgspecError:
-                    continue
-                if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-                    name = " ".join(str(entry.get("thread_name") or "").split())[:120]
-                    if name:
-                        names[entry["id"]] = name
-    except OSError:
-        return {}
-    return names

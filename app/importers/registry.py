@@ -1,8 +1,8 @@
 """Every agent nodwyn imports, chosen by name from one table.
 
-The interface an agent meets lives in `agent` (docs/decisions/0036-importer-types.md); this
+The interface an agent meets lives in `agent` (ADR 0036); this
 module only lists the agents, so a new agent is a new module or folder and one line in
-`_agents` (docs/decisions/0018-importer-registry.md). It imports every agent and no agent
+`_agents` (ADR 0018). It imports every agent and no agent
 imports it.
 """
 

@@ -104,10 +104,16 @@ class Board:
                 live = None
             else:
                 same = before is not None and before.state == event.state
-                live = Live(task=task, agent=event.agent, state=event.state, what=event.what,
-                            folder=event.cwd or (before.folder if before else ""),
-                            since=before.since if same else event.at, at=event.at,
-                            pid=event.pid or (before.pid if before else 0))  # fmt: skip
+                live = Live(
+                    task=task,
+                    agent=event.agent,
+                    state=event.state,
+                    what=event.what,
+                    folder=event.cwd or (before.folder if before else ""),
+                    since=before.since if same else event.at,
+                    at=event.at,
+                    pid=event.pid or (before.pid if before else 0),
+                )
                 self._states[task] = live
         if live != before:
             self._tell(task, live)
@@ -160,8 +166,11 @@ class Board:
         if not event.cwd:
             return ""
         folder = os.path.realpath(event.cwd)
-        mine = [info for info in self.store.list() if info.origin == agent.tool
-                and os.path.realpath(info.project or "/nowhere") == folder]  # fmt: skip
+        mine = [
+            info
+            for info in self.store.list()
+            if info.origin == agent.tool and os.path.realpath(info.project or "/nowhere") == folder
+        ]
         return max(mine, key=lambda info: info.last_activity).id if mine else ""
 
 

@@ -6,7 +6,7 @@ per agent, chosen from one table. The states: ASKS (a permission, a question, an
 `what` says what it asks, e.g. "Bash: rm -rf build"), RUNNING (a prompt submitted, a tool at
 work after an answer), TURN (the turn ended; the agent waits for the next prompt), ENDED (the
 session ended: no state). A payload an agent documents but that says nothing of these gives
-None. The fields each agent gives are in docs/decisions/0046-live-states-and-hooks.md.
+None. The fields each agent gives are in ADR 0046.
 """
 
 import time
@@ -53,8 +53,9 @@ def read(line: Line) -> Event | None:
     state, session, what = found
     cwd = _text(payload.get("cwd")) or _first(payload.get("workspace_roots")) or line.cwd
     at = line.at or time.time()  # a line that says no time is heard now
-    return Event(agent=agent, session=session, state=state, what=_cut(what), cwd=cwd,
-                 pid=line.pid, at=at)  # fmt: skip
+    return Event(
+        agent=agent, session=session, state=state, what=_cut(what), cwd=cwd, pid=line.pid, at=at
+    )
 
 
 def asked(tool: str, given) -> str:
@@ -126,8 +127,12 @@ def _copilot(event: str, p: dict):
         if kind in ("permission_prompt", "elicitation_dialog"):
             return ASKS, session, _text(p.get("message")) or _text(p.get("title"))
         return (TURN, session, "") if kind == "agent_idle" else None
-    states = {"userPromptSubmitted": RUNNING, "postToolUse": RUNNING, "agentStop": TURN,
-              "sessionEnd": ENDED}  # fmt: skip
+    states = {
+        "userPromptSubmitted": RUNNING,
+        "postToolUse": RUNNING,
+        "agentStop": TURN,
+        "sessionEnd": ENDED,
+    }
     return (states[event], session, "") if event in states else None
 
 
@@ -172,9 +177,16 @@ def _aider(event: str, p: dict):
     return TURN, "", "waits for you: a prompt or a confirmation"
 
 
-READERS = {"claude": _claude, "codex": _codex, "codex-notify": _codex_notify,
-           "gemini": _gemini, "copilot": _copilot, "opencode": _opencode, "cursor": _cursor,
-           "aider": _aider}  # fmt: skip
+READERS = {
+    "claude": _claude,
+    "codex": _codex,
+    "codex-notify": _codex_notify,
+    "gemini": _gemini,
+    "copilot": _copilot,
+    "opencode": _opencode,
+    "cursor": _cursor,
+    "aider": _aider,
+}
 
 
 def _text(value) -> str:

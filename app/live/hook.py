@@ -47,8 +47,14 @@ def _run(argv: list[str]) -> None:
         value = json.loads(payload) if payload else None
     except ValueError:
         value = payload[:CUT] if isinstance(payload, str) else None
-    line = {"agent": agent, "event": event, "payload": _slim(value, 0), "pid": agent_pid(),
-            "at": time.time(), "cwd": os.getcwd()}  # fmt: skip
+    line = {
+        "agent": agent,
+        "event": event,
+        "payload": _slim(value, 0),
+        "pid": agent_pid(),
+        "at": time.time(),
+        "cwd": os.getcwd(),
+    }
     body = _dumps(line)
     root = paths.data_root(data_dir)
     if not post(root, body):

@@ -1,5 +1,5 @@
 """`nodwyn hooks install AGENT [--write]` and `nodwyn hooks remove AGENT`: nodwyn's hook command
-put into an agent's user settings, and taken out again (docs/decisions/0046).
+put into an agent's user settings, and taken out again (ADR 0046).
 
 With the care of `nodwyn mcp install --write` (ADR 0043): user scope only, never a
 repository's files; the person's own hooks, comments and order kept byte for byte (entries are
@@ -32,7 +32,7 @@ EVENTS = {
     "gemini": ("Notification", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"),
     "copilot": ("notification", "userPromptSubmitted", "postToolUse", "agentStop", "sessionEnd"),
     "cursor": ("beforeSubmitPrompt", "stop"),
-}  # fmt: skip
+}  # fmt: skip  # a table
 DIALECT = {"claude": "json", "codex": "json", "gemini": "comments", "cursor": "jsonc"}
 
 
@@ -294,11 +294,19 @@ def hook_list(said: dict[str, str] | None = None) -> HookList:
     from ..importers.agents import shown
 
     said = said or {}
-    return HookList([
-        Hooked(agent=name, label=registry.get(name).label, file=shown(file_of(name)),
-               installed=installed(name), detected=_detected(name), said=said.get(name, ""))
-        for name in AGENTS
-    ])  # fmt: skip
+    return HookList(
+        [
+            Hooked(
+                agent=name,
+                label=registry.get(name).label,
+                file=shown(file_of(name)),
+                installed=installed(name),
+                detected=_detected(name),
+                said=said.get(name, ""),
+            )
+            for name in AGENTS
+        ]
+    )
 
 
 def _detected(agent: str) -> bool:

@@ -26,8 +26,11 @@ from .board import Live
 LONG = 60.0  # seconds a call may wait for its result before the log says "waiting or running"
 TAIL = 256 * 1024  # bytes of a source's end read
 WAITING = "waiting or running"
-ASKING = {"AskUserQuestion": "question", "ExitPlanMode": "approve the plan",
-          "request_user_input": "question"}  # fmt: skip
+ASKING = {
+    "AskUserQuestion": "question",
+    "ExitPlanMode": "approve the plan",
+    "request_user_input": "question",
+}
 
 
 def said(store: Store, task: str, now: float | None = None) -> Live | None:
@@ -49,8 +52,7 @@ def said(store: Store, task: str, now: float | None = None) -> Live | None:
     agent = next(
         (a.name for a in registry.all_agents().values() if a.tool == start.origin.tool), ""
     )
-    return Live(task=task, agent=agent, state=state, what=what, folder=start.project,
-                source="log")  # fmt: skip
+    return Live(task=task, agent=agent, state=state, what=what, folder=start.project, source="log")
 
 
 def tail(path: Path) -> list[dict]:

@@ -1,6 +1,6 @@
 """The records of a task log: one tagged union of msgspec Structs, tagged by `kind`.
 
-Invariants (docs/decisions/0001-log-format.md):
+Invariants (ADR 0001):
 - every record has `seq` (1, 2, 3, ... with no gaps) and `at` (RFC 3339 UTC, milliseconds);
   the writer assigns both, so code that makes a record leaves them at their defaults;
 - `agent` names the sub-agent that produced a record (None for the main agent); `src` says
@@ -161,7 +161,7 @@ class Error(Record, tag="error"):
 
 
 class Limit(Record, tag="limit"):
-    """One rate-limit window as the agent reported it at `at` (docs/decisions/0037): how much
+    """One rate-limit window as the agent reported it at `at` (ADR 0037): how much
     of it was used and when it starts over. A fact as of that event, never carried forward."""
 
     name: str = ""  # the agent's limit id ("codex"), or the agent's name when it gives none

@@ -3,7 +3,7 @@
 Invariants:
 - No byte of a log is ever removed or rewritten. Appending is the only write, with one
   exception: `rewrite()`, which scrub.py calls once when the redaction rules change, to take
-  out secrets that older rules let through (docs/decisions/0016-redaction.md). It holds the
+  out secrets that older rules let through (ADR 0016). It holds the
   writer's lock, keeps every line (and so every seq) where it was, and swaps the whole file
   at once (a temporary file renamed over the log).
 - Only a `Writer` appends, and it holds the log's exclusive lock (locks.py) while it lives;

@@ -96,11 +96,15 @@ def _missing(host: ssh.Host, seen: remote.Look) -> list[str]:
     """The errors of the folders not there: each named one, or all the defaults."""
     gone = [f for f, kind in seen.kinds.items() if kind == "missing"]
     if host.folders and gone:
-        return [f"{host.name}: no folder {remote.shown(gone[0])} there; check --folder "
-                "(nodwyn machines add ssh HOST --folder AGENT=PATH)"]  # fmt: skip
+        return [
+            f"{host.name}: no folder {remote.shown(gone[0])} there; check --folder "
+            "(nodwyn machines add ssh HOST --folder AGENT=PATH)"
+        ]
     if not host.folders and len(gone) == len(seen.kinds):
-        return [f"{host.name}: no agent's sessions in the usual folders there; name them "
-                f"with nodwyn machines add ssh {host.host} --folder AGENT=PATH"]  # fmt: skip
+        return [
+            f"{host.name}: no agent's sessions in the usual folders there; name them "
+            f"with nodwyn machines add ssh {host.host} --folder AGENT=PATH"
+        ]
     return []
 
 

@@ -44,11 +44,19 @@ def listing(root: Path) -> Listing:
         pulling = set(_PULLING)
     hosts = ssh.hosts(root)
     shown = [
-        Shown(id=h.id, host=h.host, name=h.name, named=bool(h.folders), pulled=h.pulled,
-              error=h.error, via=h.via, pulling=h.id in pulling,
-              folders={a: [remote.shown(f) for f in fs] for a, fs in h.places().items()})
+        Shown(
+            id=h.id,
+            host=h.host,
+            name=h.name,
+            named=bool(h.folders),
+            pulled=h.pulled,
+            error=h.error,
+            via=h.via,
+            pulling=h.id in pulling,
+            folders={a: [remote.shown(f) for f in fs] for a, fs in h.places().items()},
+        )
         for h in hosts
-    ]  # fmt: skip
+    ]
     added = {h.host for h in hosts}
     return Listing(machines=shown, offered=[h for h in sshconfig.offered() if h not in added])
 

@@ -60,8 +60,11 @@ def _strictness(host: str) -> str:
     try:
         done = subprocess.run(
             ["ssh", *config_words(), "-G", "--", host],
-            capture_output=True, text=True, timeout=CONNECT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=CONNECT,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return ""
     for line in done.stdout.splitlines():

@@ -67,9 +67,19 @@ def folder_rows(store: Store, counts: dict) -> list[Row]:
         if entry.kind != "folder":
             continue
         tasks, size = counts.get(machine, (0, 0))
-        rows.append(Row(id=machine, name=entry.name, kind="folder", last_seen=entry.seen,
-                        tasks=tasks, size=size, kept_only=entry.kept_only, error=entry.error,
-                        forgotten=entry.forgotten))  # fmt: skip
+        rows.append(
+            Row(
+                id=machine,
+                name=entry.name,
+                kind="folder",
+                last_seen=entry.seen,
+                tasks=tasks,
+                size=size,
+                kept_only=entry.kept_only,
+                error=entry.error,
+                forgotten=entry.forgotten,
+            )
+        )
     return rows
 
 
@@ -79,8 +89,17 @@ def ssh_rows(store: Store, counts: dict) -> list[Row]:
     for host in ssh.hosts(store.root):
         tasks, size = counts.get(host.id, (0, 0))
         seen = _iso(host.pulled) if host.pulled else ""
-        rows.append(Row(id=host.id, name=host.name, kind="ssh", last_seen=seen, tasks=tasks,
-                        size=size, error=host.error))  # fmt: skip
+        rows.append(
+            Row(
+                id=host.id,
+                name=host.name,
+                kind="ssh",
+                last_seen=seen,
+                tasks=tasks,
+                size=size,
+                error=host.error,
+            )
+        )
     return rows
 
 

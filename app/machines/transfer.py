@@ -31,8 +31,19 @@ from . import remote
 from .remote import Failed
 
 # The kinds of files some agent reads (the others, an OpenCode snapshot's git objects, stay).
-KINDS = ("*.jsonl", "*.json", "*.db", "*.db-wal", "*.yaml", "*.pb", "*.md", "*.vscdb",
-         "*.vscdb-wal", ".project_root", ".aider.input.history")  # fmt: skip
+KINDS = (
+    "*.jsonl",
+    "*.json",
+    "*.db",
+    "*.db-wal",
+    "*.yaml",
+    "*.pb",
+    "*.md",
+    "*.vscdb",
+    "*.vscdb-wal",
+    ".project_root",
+    ".aider.input.history",
+)
 FILTER = ["--include=*/", *(f"--include={kind}" for kind in KINDS), "--exclude=*", "-m"]
 RECEIVED = re.compile(r"Total bytes received: ([\d,.]+)")
 SENT = re.compile(r"Total bytes sent: ([\d,.]+)")
@@ -71,8 +82,19 @@ def by_rsync(host: str, name: str, mirror: Path, folders: list[str], whole: bool
     for base, chosen in _by_base(folders).items():
         (mirror / base).mkdir(parents=True, exist_ok=True)
         sources = [f"{host}:{remote.remote_path(f)}" for f in chosen]
-        argv = ["rsync", "-rtRz", "-s", "--delete", "--stats", *FILTER, *mode, "-e", rsh, *sources,
-                f"{mirror / base}/"]  # fmt: skip
+        argv = [
+            "rsync",
+            "-rtRz",
+            "-s",
+            "--delete",
+            "--stats",
+            *FILTER,
+            *mode,
+            "-e",
+            rsh,
+            *sources,
+            f"{mirror / base}/",
+        ]
         done = remote.run(argv, name, host, env={**os.environ, "LC_ALL": "C"})
         copied = Copied(folders=chosen)
         copied.received, copied.sent = _number(RECEIVED, done.stdout), _number(SENT, done.stdout)

@@ -11,3 +11,19 @@ May import: the top modules, log/, tasks/, memory/, importers/, summarizing/ and
 (running.py: the running app answers a search). Only server.py imports the `mcp` SDK, and only
 when `nodwyn mcp` runs. (This package is nodwyn.mcp; the SDK stays the top-level `mcp`.)
 """
+
+# The agents that speak MCP, in the registry's order (conversation.AGENTS; written out here, in
+# a package that imports nothing, so that the command line's parser is built without the store;
+# a test checks the two agree).
+AGENTS = (
+    "claude",
+    "codex",
+    "gemini",
+    "copilot",
+    "opencode",
+    "cursor",
+    "qwen",
+    "crush",
+    "cline",
+    "continue",
+)

@@ -76,8 +76,12 @@ def recall_text(found) -> str:
         return f"task {found.task} seq {found.seq}\n{event}"
     card = found.card
     tokens = sum(msgspec.structs.astuple(card.tokens))
-    parts = [f"task {found.task} · {card.head}", f"at {card.at}", f"asked: {card.asked}",
-             f"cost: {cost_words(card)} · {tokens:,} tokens"]  # fmt: skip
+    parts = [
+        f"task {found.task} · {card.head}",
+        f"at {card.at}",
+        f"asked: {card.asked}",
+        f"cost: {cost_words(card)} · {tokens:,} tokens",
+    ]
     if card.plan:
         parts.append("plan: " + "; ".join(f"[{item.status}] {item.text}" for item in card.plan))
     if card.files:

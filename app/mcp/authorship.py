@@ -1,4 +1,4 @@
-"""The who-wrote MCP tool (issue 25): which turn wrote lines A-B of a file, answered with that
+"""The who-wrote MCP tool: which turn wrote lines A-B of a file, answered with that
 turn's card, so an agent can recall why before it changes the code.
 
 Under the leave of index-search (toolbox.py): a turn of the calling conversation is always
@@ -37,8 +37,12 @@ def who_wrote(toolbox, file: str = "", start: int = 1, end: int | None = None, m
     project = toolbox.store.get(task).project
     path = Path(file).expanduser()
     try:
-        done = blame(toolbox.store, path if path.is_absolute() else toolbox.cwd / path, start,
-                     end if end is not None else start)  # fmt: skip
+        done = blame(
+            toolbox.store,
+            path if path.is_absolute() else toolbox.cwd / path,
+            start,
+            end if end is not None else start,
+        )
     except BadInput as exc:
         return refused(str(exc))
     counts: dict[int, int] = {}
@@ -66,16 +70,22 @@ def _line(value) -> bool:
 
 def _answer(done, shown, hidden: int, refusal: str | None, own: str) -> Answer:
     lines = [
-        f"{line.line}: {line.status}" + (f" · turn {done.origins[line.origin].turn} of "
-                                         f"{done.origins[line.origin].task}"
-                                         if line.origin is not None else "")
+        f"{line.line}: {line.status}"
+        + (
+            f" · turn {done.origins[line.origin].turn} of {done.origins[line.origin].task}"
+            if line.origin is not None
+            else ""
+        )
         for line in done.lines
-    ]  # fmt: skip
+    ]
     parts = ["lines:", *(f"  {line}" for line in lines)]
     for origin, found in shown:
         whose = "this conversation" if origin.task == own else f"earlier task {origin.task}"
-        parts += ["", f"{whose} · {origin.agent} · {origin.model} · {origin.tool} at seq "
-                      f"{origin.seq}", _recall_text(found)]  # fmt: skip
+        parts += [
+            "",
+            f"{whose} · {origin.agent} · {origin.model} · {origin.tool} at seq {origin.seq}",
+            _recall_text(found),
+        ]
     if hidden:
         parts.append(f"\n{hidden} turn(s) of another project: not shown here")
     if refusal and not shown:

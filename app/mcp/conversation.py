@@ -1,6 +1,6 @@
 """Which task is "this conversation": the agent session that is calling nodwyn's MCP tools.
 
-The rule (docs/decisions/0009 and 0035), first match wins:
+The rule (ADR 0009 and ADR 0035), first match wins:
 1. `NODWYN_SESSION` in the server's environment: a nodwyn task id, or the path of the agent's
    own session file. For scripts and for people who pin a server to one session.
 2. A session id the agent sends with the call in `_meta` (Codex sends
@@ -30,10 +30,18 @@ from .live_sessions import claude_root, claude_slug, codex_root  # noqa: F401 (t
 
 AGENTS = tuple(live_sessions.FINDERS)  # the agents that speak MCP, in the registry's order
 _META_KEYS = ("sessionId", "session_id", "sessionID", "threadId", "thread_id")
-_LABELS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI",
-           "copilot": "Copilot CLI", "opencode": "OpenCode", "cursor": "Cursor",
-           "qwen": "Qwen Code", "crush": "Crush", "cline": "Cline",
-           "continue": "Continue"}  # fmt: skip
+_LABELS = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "copilot": "Copilot CLI",
+    "opencode": "OpenCode",
+    "cursor": "Cursor",
+    "qwen": "Qwen Code",
+    "crush": "Crush",
+    "cline": "Cline",
+    "continue": "Continue",
+}
 
 
 class NoConversation(NodwynError):
@@ -110,9 +118,10 @@ def not_known(agent: str | None, cwd: Path, session_id: str | None) -> NotKnownY
     install = f"nodwyn mcp install {agent or 'AGENT'}"
     return NotKnownYet(
         f"this conversation is not known yet: earlier tasks only. nodwyn found no session of "
-        f"{whose} being written for {cwd}" + (f" with id {session_id}" if session_id else "")
+        f"{whose} being written for {cwd}"
+        + (f" with id {session_id}" if session_id else "")
         + f": start nodwyn's MCP server from the agent (see `{install}`)"
-    )  # fmt: skip
+    )
 
 
 def _agent_of_file(path: Path) -> str:

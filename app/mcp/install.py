@@ -1,5 +1,5 @@
 """`nodwyn mcp install AGENT`: the lines an agent's configuration needs to start `nodwyn mcp`,
-printed, or added with `--write` (docs/decisions/0035-mcp-for-every-agent.md, 0043).
+printed, or added with `--write` (ADR 0035, ADR 0043).
 
 Invariants: `--write` adds nodwyn's entry and changes nothing else a person wrote, and the
 file it leaves is read by the agent's own parser rules with nodwyn's entry in it. Codex's
@@ -25,7 +25,7 @@ from pathlib import Path
 import msgspec
 
 from ..errors import BadInput
-from . import jsonc
+from . import AGENTS, jsonc
 from .live_sessions import claude_root, codex_root, copilot_root, gemini_root
 
 NAME = "nodwyn"
@@ -188,14 +188,23 @@ def json_target(agent: str) -> tuple[Path, tuple[str, ...], dict]:
     raise BadInput(f"unknown agent {agent!r}: {', '.join(AGENTS)}")
 
 
-AGENTS = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "qwen", "crush", "cline",
-          "continue")  # fmt: skip
 # How each agent parses its JSON file (jsonc.DIALECTS; the sources are in ADR 0043, 0052, 0053)
-DIALECTS = {"claude": "json", "copilot": "json", "gemini": "comments", "opencode": "jsonc",
-            "cursor": "jsonc", "qwen": "comments", "crush": "json", "cline": "json",
-            "continue": "json"}  # fmt: skip
-DIALECT_WORDS = {"json": "", "comments": " (comments allowed, no trailing comma)",
-                 "jsonc": " even with its comments and trailing commas"}  # fmt: skip
+DIALECTS = {
+    "claude": "json",
+    "copilot": "json",
+    "gemini": "comments",
+    "opencode": "jsonc",
+    "cursor": "jsonc",
+    "qwen": "comments",
+    "crush": "json",
+    "cline": "json",
+    "continue": "json",
+}
+DIALECT_WORDS = {
+    "json": "",
+    "comments": " (comments allowed, no trailing comma)",
+    "jsonc": " even with its comments and trailing commas",
+}
 
 
 class Connection(msgspec.Struct, frozen=True, kw_only=True):
@@ -233,9 +242,14 @@ def connection(agent: str, said: str = "") -> Connection:
 
     label = registry.get(agent).label
     return Connection(
-        agent=agent, label=label, detected=detected(agent), connected=has_entry(agent),
-        file=str(config_file(agent)), lines=lines(agent), said=said,
-    )  # fmt: skip
+        agent=agent,
+        label=label,
+        detected=detected(agent),
+        connected=has_entry(agent),
+        file=str(config_file(agent)),
+        lines=lines(agent),
+        said=said,
+    )
 
 
 def connections() -> Connections:

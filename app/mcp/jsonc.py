@@ -1,5 +1,5 @@
 """JSON configuration files read as their agent reads them, and one member put in without
-touching a byte of the rest (docs/decisions/0035-mcp-for-every-agent.md, 0043).
+touching a byte of the rest (ADR 0035, ADR 0043).
 
 Three dialects, as the agents parse their files (ADR 0043 names the sources):
 - "json": the standard, as JSON.parse reads it (Claude Code's ~/.claude.json, Copilot CLI's

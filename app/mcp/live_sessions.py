@@ -6,7 +6,7 @@ A finder names the source to import: the session's own file, or the database tha
 (OpenCode's `opencode.db`, Cursor's `state.vscdb`), where the session is picked after the
 import (`conversation`). Without an id, only a file still being written counts (changed in
 the last `LIVE_FOR` seconds): the caller is writing its session as it calls, and an older
-file is an earlier task, not this conversation (docs/decisions/0035-mcp-for-every-agent.md).
+file is an earlier task, not this conversation (ADR 0035).
 
 - Claude Code: `projects/<folder's slug>/<id>.jsonl`; Codex: rollouts whose `session_meta`
   names the folder (ADR 0009: the newest, written or not, as before).

@@ -7,7 +7,7 @@ Invariants:
   writes), read afresh at every call; another project's task never, whatever the switch.
 - Everything sent is redacted (again: the log is redacted when written) and framed as data
   quoted from logs, not instructions; an answer is at most LIMIT characters, and a cut says so.
-- What a model sends is checked before it is read (issue 38): each argument's type ("query
+- What a model sends is checked before it is read: each argument's type ("query
   must be text"); a search's query over QUERY_MAX, a title over TITLE_MAX and a summary over
   recording.LIMIT are cut, and the answer says so; a task id, a path, a scope or a level over
   LONGEST is refused. Nothing a model sent is echoed whole.
@@ -48,7 +48,7 @@ ARGUMENTS = {
     "recall": {"seq": int, "task": str},
     "name-task": {"title": str},
     "record-summary": {"text": str, "level": str},
-    "who-wrote": {"file": str, "start": int, "end": int},  # authorship.py (issue 25)
+    "who-wrote": {"file": str, "start": int, "end": int},  # authorship.py
 }
 KINDS = {str: "text", int: "a whole number"}
 # characters of a query that are searched: about what the sentence model reads (256 word
@@ -79,8 +79,12 @@ class Toolbox:
 
     def run(self, name: str, arguments: dict, meta: dict | None = None) -> Answer:
         """Call a tool by name; expected errors become refusals the model reads."""
-        tools = {"index-search": self.search, "recall": self.recall, "name-task": self.name_task,
-                 "record-summary": self.record_summary}  # fmt: skip
+        tools = {
+            "index-search": self.search,
+            "recall": self.recall,
+            "name-task": self.name_task,
+            "record-summary": self.record_summary,
+        }
         tools["who-wrote"] = self.who_wrote
         if name not in tools:
             return refused(f"no tool named {echo(name)!r}")
@@ -99,8 +103,10 @@ class Toolbox:
             return refused("query is empty: give the words to look for")
         answer = self._search(query, scope, meta)
         if whole > len(query):
-            said = (f"(The query was cut to its first {len(query):,} of {whole:,} characters: "
-                    f"a search reads at most {QUERY_MAX:,}.)\n")  # fmt: skip
+            said = (
+                f"(The query was cut to its first {len(query):,} of {whole:,} characters: "
+                f"a search reads at most {QUERY_MAX:,}.)\n"
+            )
             return Answer(text=said + answer.text, error=answer.error)
         return answer
 
@@ -149,7 +155,7 @@ class Toolbox:
 
     def searched(self, query: str, scope: str, task: str | None, project: str | None = None):
         """Results from the running app (one model loaded once for every agent's server),
-        else from this process (issue 13)."""
+        else from this process."""
         from .. import memory
 
         given = {"q": query, "scope": scope, "task": task, "limit": RESULTS}
@@ -197,14 +203,17 @@ class Toolbox:
         from ..summarizing import recording
 
         task = self.this_task(meta)
-        written = recording.record(self.store, task, level, text, by="agent",
-                                   model=self.agent or "")  # fmt: skip
+        written = recording.record(
+            self.store, task, level, text, by="agent", model=self.agent or ""
+        )
         what = "digest" if level == "digest" else "close summary"
         said = f"Recorded this task's {what} of seqs {written.first_seq}-{written.last_seq}."
         whole = len(text.strip())
         if whole > recording.LIMIT:
-            said += (f" It was cut to its first {len(written.text):,} of {whole:,} characters: "
-                     "a summary is a few lines.")  # fmt: skip
+            said += (
+                f" It was cut to its first {len(written.text):,} of {whole:,} characters: "
+                "a summary is a few lines."
+            )
         return Answer(text=said)
 
 

@@ -16,9 +16,9 @@ import _thread
 import os
 
 # numpy's one product per search by meaning (every card's vector times the query's) runs in
-# OpenBLAS, whose threads made it 30-100 times slower on a busy 2-core machine (2,000 x 256:
-# 2-12 ms against 0.05-0.09 ms on one thread; 80,000 x 256: 88 ms against 6 ms) and spin while
-# they wait. One thread, unless the person chose otherwise; it must be said before numpy loads.
+# OpenBLAS, whose threads made it many times slower on a busy 2-core machine (ADR 0059) and
+# spin while they wait. One thread, unless the person chose otherwise; it must be said before
+# numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # What this package exports is imported on first use (PEP 562), so that a command that needs
@@ -30,7 +30,7 @@ _EXPORTS = {
     "Recall": "readback", "Window": "readback", "turn_cards": "readback",
     "context": "readback", "episodes": "readback", "recall": "readback",
     "EventHit": "words.search", "Results": "words.search", "TurnHit": "words.search",
-}  # fmt: skip
+}  # fmt: skip  # a table
 
 
 def __getattr__(name: str):
@@ -57,7 +57,7 @@ def refresh(store, progress=None, full: bool = False) -> None:
     from .words import index
 
     index.refresh(store, progress, full)
-    ledgers.refresh(store)  # the lines each edit added (issue 25), kept beside each .mem
+    ledgers.refresh(store)  # the lines each edit added, kept beside each .mem
     encode(store, progress)
 
 

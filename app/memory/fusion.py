@@ -14,12 +14,12 @@
   turns apart meaning decides (bm25/max against a min-max of cosines from the floor: the right
   turn in the top 5 as often, MRR@5 0.803 -> 0.842, on action questions 0.831 -> 0.928).
   WEIGHT was chosen on tests/data/search_questions.tsv with tools/eval_search.py
-  (docs/decisions/0010-sentence-model-and-fusion.md gives the curve); reciprocal rank fusion
+  (ADR 0010 gives the curve); reciprocal rank fusion
   (`rrf`, kept for that comparison) lost to it at every K tried.
   Ties go to the turn with the higher word score, then by key.
 
 The mode is the argument, else the setting `search_mode`. Meaning needs vectors, and a search
-never makes them (issue 23): it encodes its query alone and ranks what is encoded so far; the
+never makes them: it encodes its query alone and ranks what is encoded so far; the
 turns of tasks not encoded yet take part by words alone (their meaning the lowest z, as any
 turn missing from one ranking), and the answer says how many of the tasks searched meaning
 covered (`covered` of `searched`). Vectors are made in the background, newest tasks first, by
@@ -51,15 +51,15 @@ from .words.search import search as word_search
 
 MODES = ("words", "meaning", "both")
 K = 60
-WEIGHT = 0.5  # of the word score in `both` (docs/decisions/0010-sentence-model-and-fusion.md)
+WEIGHT = 0.5  # of the word score in `both` (ADR 0010)
 DEPTH = 100  # events of the word ranking, turns of the meaning ranking, that take part
 # Cosines below which a text is not taken as related: (floor for a text at all, floor for a
 # turn that no word found). The static table's nearest card for words unlike anything in the
 # logs ("quokka", "sourdough bread") scores 0.10-0.19, an answer turn 0.47 (median): 0.2
-# (docs/decisions/0008-search-by-meaning.md). The sentence model's scores 0.14-0.29 for such
+# (ADR 0008). The sentence model's scores 0.14-0.29 for such
 # words and 0.44 (median) for an answer turn, 0.22 for the tenth percentile: texts count from
 # 0.15, and a turn found by meaning alone from 0.3, so unrelated words still find nothing
-# (docs/decisions/0010-sentence-model-and-fusion.md). No floor for a provider's vectors (their
+# (ADR 0010). No floor for a provider's vectors (their
 # scales differ).
 FLOORS = {"builtin:": (0.2, 0.2), "minilm:": (0.15, 0.3)}
 
@@ -104,8 +104,13 @@ def word_scores(found: list[Hit]) -> dict[tuple[str, int], float]:
     return out
 
 
-def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEIGHT,
-             alone: float = 0.0, floor: float = 0.0):  # fmt: skip
+def weighted(
+    words: dict,
+    meant: list[tuple[object, float]],
+    weight: float = WEIGHT,
+    alone: float = 0.0,
+    floor: float = 0.0,
+):
     """[(key, score)] best first: weight * z(bm25) + (1 - weight) * z(cosine), each the
     standard score of a turn among that ranking's candidates (cosines from `floor`); a turn
     absent from one ranking gets that ranking's lowest; a turn with no word score is left out
@@ -119,8 +124,9 @@ def weighted(words: dict, meant: list[tuple[object, float]], weight: float = WEI
     shown = words.keys() | {key for key, cosine in meant if cosine >= alone}
     scores = {}
     for key in shown:
-        scores[key] = (weight * by_words.get(key, low_words)
-                       + (1 - weight) * by_meaning.get(key, low_meaning))  # fmt: skip
+        scores[key] = weight * by_words.get(key, low_words) + (1 - weight) * by_meaning.get(
+            key, low_meaning
+        )
     return sorted(scores.items(), key=lambda item: (-item[1], -words.get(item[0], 0.0), item[0]))
 
 
@@ -139,8 +145,9 @@ def standard(scores: list[float]) -> list[float]:
     return [(score - mean) / spread if spread > 0 else 0.0 for score in scores]
 
 
-def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0,
-                    vector=None):  # fmt: skip
+def meaning_ranking(
+    store, state, text: str, tasks, encoder, depth: int = DEPTH, floor=0.0, vector=None
+):
     """[((task, turn), cosine)] best first (cosine >= floor) over the vectors made so far,
     and the tasks that have none yet (they take part by words alone); `vector` the query's,
     when it was made already."""
@@ -155,8 +162,9 @@ def meaning_ranking(store, state, text: str, tasks, encoder, depth: int = DEPTH,
     order, scores = order[scores >= floor], scores[scores >= floor]
     names = stack.names
     ranked: dict = {}
-    rows = zip(stack.owner[order].tolist(), stack.turns[order].tolist(),
-               scores.tolist(), strict=True)  # fmt: skip
+    rows = zip(
+        stack.owner[order].tolist(), stack.turns[order].tolist(), scores.tolist(), strict=True
+    )
     for owner, turn, cosine in rows:  # plain Python numbers: numpy's scalars are slow here
         key = (names[owner], turn)
         if key not in ranked:
@@ -174,9 +182,9 @@ def query_vector(encoder, text: str):
 
 
 class Ahead:
-    """The query's vector, made by a thread kept for that (a new thread a search cost 0.13 ms)
+    """The query's vector, made by a thread kept for that (a new thread a search would slow it)
     while this one searches by words and reads the best word turns: the model works outside
-    the GIL (in its own process, or in onnxruntime), so its 4-5 ms and theirs overlap on two
+    the GIL (in its own process, or in onnxruntime), so its time and theirs overlap on two
     cores instead of adding up."""
 
     def __init__(self, encoder, text: str):
@@ -221,8 +229,9 @@ def _start(asked: Ahead) -> None:
         import queue
 
         waiting = queue.SimpleQueue()
-        threading.Thread(target=_make_each, args=(waiting,), name="nodwyn-query",
-                         daemon=True).start()  # fmt: skip
+        threading.Thread(
+            target=_make_each, args=(waiting,), name="nodwyn-query", daemon=True
+        ).start()
     waiting.put(asked)
 
 
@@ -262,8 +271,9 @@ def search(
     rather than waiting seconds for that work."""
     mode = mode_of(store, mode)
     if importing:
-        found = word_search(store, words_text, scope=scope, task=task, project=project,
-                            limit=limit, fresh=False)  # fmt: skip
+        found = word_search(
+            store, words_text, scope=scope, task=task, project=project, limit=limit, fresh=False
+        )
         return FusedResults(**msgspec.structs.asdict(found), mode="words")
     with BUILDING:  # another thread of this process may be building the derived files
         if mode != "words":
@@ -273,8 +283,7 @@ def search(
                 return _by_meaning(store, words_text, scope, task, project, limit, mode)
             except encodermod.Unavailable:
                 pass  # fail open: words alone
-        found = word_search(store, words_text, scope=scope, task=task, project=project,
-                            limit=limit)  # fmt: skip
+        found = word_search(store, words_text, scope=scope, task=task, project=project, limit=limit)
     return FusedResults(**msgspec.structs.asdict(found), mode="words")
 
 
@@ -297,8 +306,9 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
         floor, alone = floors_of(encoder)
         stack, _ = stacked(store, state, tasks, encoder)
         made = turns_meanwhile(store, state, found, set(terms), limit, vector.is_alive)
-        meant, without = meaning_ranking(store, state, text, tasks, encoder, floor=floor,
-                                         vector=vector.result())  # fmt: skip
+        meant, without = meaning_ranking(
+            store, state, text, tasks, encoder, floor=floor, vector=vector.result()
+        )
     except encodermod.Unavailable:
         raise
     except NodwynError as exc:  # a provider failing
@@ -313,8 +323,9 @@ def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     turns = assemble(store, state, order[:limit], found, set(terms), made)
     note = (encodermod.fallback() or "") if isinstance(encoder, encodermod.Builtin) else ""
-    return FusedResults(turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note,
-                        **covered)  # fmt: skip
+    return FusedResults(
+        turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note, **covered
+    )
 
 
 def members_of(found: list[Hit]) -> dict:
@@ -387,8 +398,9 @@ def _prompt_hit(handle, log, task: str, seq: int) -> tuple[Hit, records.Event]:
         handle.seek(offset)
         record = records.decode(handle.readline().rstrip(b"\n"))
     heading = wordindex.heading(record, {})
-    return Hit(score=0.0, task=task, seq=seq, turn=seq, offset=offset, heading=heading,
-               turn_at=offset), record  # fmt: skip
+    return Hit(
+        score=0.0, task=task, seq=seq, turn=seq, offset=offset, heading=heading, turn_at=offset
+    ), record
 
 
 def _indexed(log, seq: int) -> int | None:

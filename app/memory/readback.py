@@ -134,8 +134,15 @@ def context(
     elif not 1 <= seq <= max(total, 1):
         raise BadInput(f"task {task} has events 1 to {total}, not {seq}")
     if total == 0:
-        return Window(task=task, events=[], first_seq=0, last_seq=0, has_earlier=False,
-                      has_later=False, total=0)  # fmt: skip
+        return Window(
+            task=task,
+            events=[],
+            first_seq=0,
+            last_seq=0,
+            has_earlier=False,
+            has_later=False,
+            total=0,
+        )
     first, last = max(1, seq - before), min(total, seq + after)
     events = []
     for _, _, record in logfile.read(log, table[first - 1]):
@@ -144,6 +151,11 @@ def context(
         if record.seq >= first:
             events.append(plain(record, WINDOW_TEXT))
     return Window(
-        task=task, events=events, first_seq=first, last_seq=last,
-        has_earlier=first > 1, has_later=last < total, total=total,
-    )  # fmt: skip
+        task=task,
+        events=events,
+        first_seq=first,
+        last_seq=last,
+        has_earlier=first > 1,
+        has_later=last < total,
+        total=total,
+    )

@@ -6,7 +6,7 @@ A shell's output often carries SGR sequences (`ESC [ 31 m`): shown raw they read
 control sequence (cursor moves, OSC titles, ...). 256-colour and true-colour codes are
 dropped with their arguments: the text stays, uncoloured. Hand-written: the grammar is small
 (ECMA-48 CSI and OSC), and the Python libraries for it render to HTML or a terminal, not to
-runs (docs/decisions/0025-rendered-transcript.md).
+runs (ADR 0025).
 """
 
 import re

@@ -131,8 +131,11 @@ def _apply_patch(data) -> list[dict]:
 
 
 def _file_head(line: str) -> tuple[str, str] | None:
-    for prefix, op in (("*** Update File: ", "update"), ("*** Add File: ", "add"),
-                       ("*** Delete File: ", "delete")):  # fmt: skip
+    for prefix, op in (
+        ("*** Update File: ", "update"),
+        ("*** Add File: ", "add"),
+        ("*** Delete File: ", "delete"),
+    ):
         if line.startswith(prefix):
             return op, line[len(prefix) :].strip()
     return None
@@ -163,10 +166,12 @@ def _merged(path: str, op: str, hunks: list[dict]) -> dict:
         kept.append(hunk)
     lines = [line for hunk in kept for line in hunk["lines"]]
     entry = {
-        "path": path, "op": op, "hunks": kept,
+        "path": path,
+        "op": op,
+        "hunks": kept,
         "added": sum(1 for line in lines if line[0] == "+"),
         "removed": sum(1 for line in lines if line[0] == "-"),
-    }  # fmt: skip
+    }
     if cut:
         entry["cut"] = True
     return entry

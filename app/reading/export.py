@@ -27,7 +27,7 @@ TEXT = 1_000_000  # characters of one string field an export keeps whole
 # reads the same, with the other agents' spellings: Antigravity's CommandLine, OpenCode's ...)
 LINE_KEYS = ("command", "cmd", "CommandLine", "file_path", "filePath", "path", "AbsolutePath",
              "TargetFile", "DirectoryPath", "pattern", "url", "Url", "query", "sql", "skill",
-             "description", "Description", "intent", "prompt")  # fmt: skip
+             "description", "Description", "intent", "prompt")  # fmt: skip  # a table
 _BASE_CSS = """
 :root { --bg: #fff; --fg: #1d2127; --muted: #5d6570; --line: #dde1e6; --bg-soft: #f0f2f5;
   --bg-code: #f4f5f7; --accent: #1f5fbf; --red: #b3261e;
@@ -63,9 +63,10 @@ def export(store, task: str, fmt: str, turn: int | None = None) -> str:
     info = store.get(task)
     events = _events(store, task, turn)
     every = turn_cards(store, task)
-    cards = {card.first_seq: (number, f"{numbered(card.head, number, len(every))} · "
-                                      f"{cost_words(card)}")
-             for number, card in enumerate(every, 1)}  # fmt: skip
+    cards = {
+        card.first_seq: (number, f"{numbered(card.head, number, len(every))} · {cost_words(card)}")
+        for number, card in enumerate(every, 1)
+    }
     return (_markdown if fmt == "md" else _html)(info, events, cards)
 
 
@@ -127,13 +128,21 @@ def _md_event(event: dict, cards: dict) -> list[str]:
         exit_ = f", exit {event['exit']}" if event.get("exit") is not None else ""
         return [f"{label}{exit_}:", "", _fence(ansi.plain(event.get("output", ""))), ""]
     if kind == "context.compact":
-        return [f"> **Compaction** of events {event.get('first_seq')}–{event.get('last_seq')}", ">",
-                *[f"> {line}" for line in event.get("note", "").splitlines()], ""]  # fmt: skip
+        return [
+            f"> **Compaction** of events {event.get('first_seq')}–{event.get('last_seq')}",
+            ">",
+            *[f"> {line}" for line in event.get("note", "").splitlines()],
+            "",
+        ]
     if kind == "error":
         return [f"**Error:** {event.get('text', '')}", ""]
     if kind == "memory.summary":
-        return [f"> **{_summary_label(event)}**", ">",
-                *[f"> {line}" for line in event.get("text", "").splitlines()], ""]  # fmt: skip
+        return [
+            f"> **{_summary_label(event)}**",
+            ">",
+            *[f"> {line}" for line in event.get("text", "").splitlines()],
+            "",
+        ]
     return []
 
 
@@ -141,8 +150,11 @@ def _summary_label(event: dict) -> str:
     """ "Digest of seqs 1-40, by claude (agent)" (ADR 0033)."""
     level = "Digest" if event.get("level", "digest") == "digest" else "Close summary"
     by = event.get("by", "agent")
-    who = f"{event.get('provider', '')} {event.get('model', '')}".strip() if by == "provider" else (
-        f"{event.get('model') or 'the agent'} (agent)" if by == "agent" else by)  # fmt: skip
+    who = (
+        f"{event.get('provider', '')} {event.get('model', '')}".strip()
+        if by == "provider"
+        else (f"{event.get('model') or 'the agent'} (agent)" if by == "agent" else by)
+    )
     return f"{level} of seqs {event.get('first_seq')}–{event.get('last_seq')}, by {who}"
 
 
@@ -314,14 +326,29 @@ def _html_diff(diff: dict) -> list:
                 )
             for mark, text, old, new in hunk["lines"]:
                 kind = {"+": "add", "-": "del"}.get(mark, "same")
-                rows.append(["tr", {"class": f"diff-{kind}"},
-                    ["td", {"class": "diff-no"}, str(old or "")],
-                    ["td", {"class": "diff-no"}, str(new or "")],
-                    ["td", {"class": "diff-text"}, ["span", {"class": "diff-mark"}, mark], text],
-                ])  # fmt: skip
-        head = ["div", {"class": "diff-file"}, ["code", {"class": "diff-path"}, file["path"]],
-                " ", ["span", {"class": "diff-added"}, f"+{file['added']}"],
-                " ", ["span", {"class": "diff-removed"}, f"−{file['removed']}"]]  # fmt: skip
+                rows.append(
+                    [
+                        "tr",
+                        {"class": f"diff-{kind}"},
+                        ["td", {"class": "diff-no"}, str(old or "")],
+                        ["td", {"class": "diff-no"}, str(new or "")],
+                        [
+                            "td",
+                            {"class": "diff-text"},
+                            ["span", {"class": "diff-mark"}, mark],
+                            text,
+                        ],
+                    ]
+                )
+        head = [
+            "div",
+            {"class": "diff-file"},
+            ["code", {"class": "diff-path"}, file["path"]],
+            " ",
+            ["span", {"class": "diff-added"}, f"+{file['added']}"],
+            " ",
+            ["span", {"class": "diff-removed"}, f"−{file['removed']}"],
+        ]
         table = ["table", {"class": "diff-lines"}, ["tbody", {}, *rows]]
         parts.append(["div", {"class": "diff-part"}, head, table])
     return ["div", {"class": "diff"}, *parts]
@@ -329,8 +356,18 @@ def _html_diff(diff: dict) -> list:
 
 # The export's own tags beside markdown.TAGS (the page builds these in JS instead)
 _TAGS = markdown.TAGS | {"div", "section", "header", "h1", "details", "summary"}
-_ATTRS = {"class", "href", "rel", "target", "start", "data-lang", "type", "checked", "disabled",
-          "colspan"}  # fmt: skip
+_ATTRS = {
+    "class",
+    "href",
+    "rel",
+    "target",
+    "start",
+    "data-lang",
+    "type",
+    "checked",
+    "disabled",
+    "colspan",
+}
 _VOID = {"br", "hr", "input"}
 
 

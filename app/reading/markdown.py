@@ -2,7 +2,7 @@
 
 The page builds elements from this tree and the HTML export serialises it, so both render a
 reply alike. A node is `[tag, attrs, *children]`, a child a node or a string (text, never
-markup). Safe by construction (docs/decisions/0025-rendered-transcript.md):
+markup). Safe by construction (ADR 0025):
 - raw HTML in a log is text: the parser runs with `html` off, so `<b>` reaches us as text;
 - a link keeps its href only for http(s) and mailto; any other target is plain text;
 - an image is never fetched: it becomes its alt text and, for http(s), a link to it;
@@ -22,13 +22,25 @@ TAGS = frozenset(
     ("p", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "s", "code", "pre", "blockquote",
      "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "a", "hr", "br", "input",
      "span")
-)  # fmt: skip
+)  # fmt: skip  # a table
 LINKS = ("http://", "https://", "mailto:")
 _NAME = re.compile(r"\w+")
 MAX_TEXT = 200_000  # characters rendered as Markdown; longer text is shown as it is
 MAX_HIGHLIGHT = 50_000  # characters of one code block highlighted; longer ones stay plain
-_BLOCKS = {"paragraph", "heading", "blockquote", "bullet_list", "ordered_list", "list_item",
-           "table", "thead", "tbody", "tr", "th", "td"}  # fmt: skip
+_BLOCKS = {
+    "paragraph",
+    "heading",
+    "blockquote",
+    "bullet_list",
+    "ordered_list",
+    "list_item",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+}
 
 
 @lru_cache(maxsize=1)

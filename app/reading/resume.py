@@ -53,13 +53,18 @@ def command(store, task: str) -> Resume:
     host = ssh.by_id(store.root, start.origin.machine)
     if host is not None:
         if start.origin.path and not Path(start.origin.path).exists():  # the mirror follows
-            return Resume(task=task, tool=tool, folder=start.project,
-                          reason=f"the agent's own log is gone from {host.name}")  # fmt: skip
+            return Resume(
+                task=task,
+                tool=tool,
+                folder=start.project,
+                reason=f"the agent's own log is gone from {host.name}",
+            )
         return _over_ssh(task, tool, template, start, host.host)
     source = start.origin.path
     if source and not Path(source).exists():
-        return Resume(task=task, tool=tool, folder=folder,
-                      reason=f"the agent's own log is gone ({source})")  # fmt: skip
+        return Resume(
+            task=task, tool=tool, folder=folder, reason=f"the agent's own log is gone ({source})"
+        )
     words = template.format(id=_quote(start.origin.id)) if "{id}" in template else template
     line = f"cd {_quote(folder)} && {words}" if folder else words
     return Resume(task=task, tool=tool, command=line, folder=folder, run=words)

@@ -92,8 +92,13 @@ def terminal_command(root: Path, folder: str, words: str) -> list[str]:
     if sys.platform == "darwin":
         script = f"cd {shlex.quote(folder)} && {words}"
         quoted = script.replace("\\", "\\\\").replace('"', '\\"')
-        return ["osascript", "-e", f'tell application "Terminal" to do script "{quoted}"',
-                "-e", 'tell application "Terminal" to activate']  # fmt: skip
+        return [
+            "osascript",
+            "-e",
+            f'tell application "Terminal" to do script "{quoted}"',
+            "-e",
+            'tell application "Terminal" to activate',
+        ]
     if os.name == "nt":
         if shutil.which("wt"):
             return ["wt", "-d", folder, "cmd", "/k", words]
@@ -138,9 +143,13 @@ def _start(argv: list[str], folder: str) -> None:
     with tempfile.TemporaryFile() as complaints:
         try:
             process = subprocess.Popen(
-                argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=complaints, start_new_session=os.name != "nt",
-            )  # fmt: skip
+                argv,
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=complaints,
+                start_new_session=os.name != "nt",
+            )
         except OSError as exc:
             raise NotOpened(f"the terminal {argv[0]} could not start: {exc.strerror}") from None
         try:

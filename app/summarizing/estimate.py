@@ -108,8 +108,10 @@ def requests_of(store: Store, info) -> list[Request]:
 def _chunks(cards, project: str):
     chunk, size = [], 0
     for card in cards:
-        text = f"\n## Turn at seqs {card.first_seq}-{card.last_seq or card.first_seq} " \
-               f"({card.outcome})\n{card_text(card)}\n"  # fmt: skip
+        text = (
+            f"\n## Turn at seqs {card.first_seq}-{card.last_seq or card.first_seq} "
+            f"({card.outcome})\n{card_text(card)}\n"
+        )
         if chunk and size + len(text) > CHUNK:
             yield chunk
             chunk, size = [], 0
@@ -123,13 +125,23 @@ def _request(info, chunk) -> Request:
     head = f"{INSTRUCTION}\nTask: {info.title}\nFolder: {info.project}\n"
     prompt = head + "".join(text for _, text in chunk)
     last = chunk[-1][0]
-    return Request(task=info.id, title=info.title, first_seq=chunk[0][0].first_seq,
-                   last_seq=last.last_seq or last.first_seq, turns=len(chunk), prompt=prompt,
-                   input_tokens=tokens(prompt))  # fmt: skip
+    return Request(
+        task=info.id,
+        title=info.title,
+        first_seq=chunk[0][0].first_seq,
+        last_seq=last.last_seq or last.first_seq,
+        turns=len(chunk),
+        prompt=prompt,
+        input_tokens=tokens(prompt),
+    )
 
 
-def estimate(store: Store, summarizer: Summarizer, tasks: list[str], project: str = "",
-             ) -> Estimate:  # fmt: skip
+def estimate(
+    store: Store,
+    summarizer: Summarizer,
+    tasks: list[str],
+    project: str = "",
+) -> Estimate:
     chosen = chosen_tasks(store, tasks, project)
     requests = [r for info in chosen for r in requests_of(store, info)]
     inputs = sum(r.input_tokens for r in requests)
@@ -144,12 +156,21 @@ def estimate(store: Store, summarizer: Summarizer, tasks: list[str], project: st
         f"commands and errors, redacted) would be sent to {summarizer.address} for the model "
         f"{summarizer.model}; nothing else is sent."
     )
-    return Estimate(provider=summarizer.kind, model=summarizer.model,
-                    address=summarizer.address, tasks=named,
-                    turns=sum(r.turns for r in requests), requests=requests,
-                    input_tokens=inputs, output_tokens=outputs, cost_usd=cost, price=price,
-                    seconds=seconds, sentence=sentence,
-                    token=token_of(summarizer, requests))  # fmt: skip
+    return Estimate(
+        provider=summarizer.kind,
+        model=summarizer.model,
+        address=summarizer.address,
+        tasks=named,
+        turns=sum(r.turns for r in requests),
+        requests=requests,
+        input_tokens=inputs,
+        output_tokens=outputs,
+        cost_usd=cost,
+        price=price,
+        seconds=seconds,
+        sentence=sentence,
+        token=token_of(summarizer, requests),
+    )
 
 
 def _cost(summarizer: Summarizer, inputs: int, outputs: int) -> tuple[float | None, str]:

@@ -59,13 +59,14 @@ class Job:
         """The estimate as it is now, when `token` is its token; else Unconfirmed."""
         now = estimating.estimate(self.store, self.summarizer, tasks, project)
         if not token or token != now.token:
-            raise Unconfirmed("the summaries were not confirmed for the tasks as they are now: "
-                              "ask for the estimate again and confirm it")  # fmt: skip
+            raise Unconfirmed(
+                "the summaries were not confirmed for the tasks as they are now: "
+                "ask for the estimate again and confirm it"
+            )
         return now
 
     def run(self, plan: estimating.Estimate, each_task=None) -> Progress:
-        p = self.progress = Progress(state="running", tasks=plan.tasks,
-                                     requests=len(plan.requests))  # fmt: skip
+        p = self.progress = Progress(state="running", tasks=plan.tasks, requests=len(plan.requests))
         try:
             for at, request in enumerate(plan.requests):
                 if self._cancel.is_set():
@@ -91,7 +92,14 @@ class Job:
             return
         answer = self.summarizer.summarize(request.prompt, estimating.MAX_TOKENS)
         seqs = (request.first_seq, request.last_seq, request.turns)
-        recording.record(self.store, request.task, "close", answer.text, by="provider",
-                         model=self.summarizer.model, provider=self.summarizer.kind,
-                         seqs=seqs)  # fmt: skip
+        recording.record(
+            self.store,
+            request.task,
+            "close",
+            answer.text,
+            by="provider",
+            model=self.summarizer.model,
+            provider=self.summarizer.kind,
+            seqs=seqs,
+        )
         p.done += 1

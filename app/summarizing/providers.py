@@ -37,8 +37,11 @@ from ..errors import NodwynError
 KINDS = ("ollama", "openai", "anthropic")
 PATHS = {"ollama": "/api/chat", "openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
 # the address when none is given (the page shows these, and sends to them)
-ADDRESSES = {"ollama": "http://127.0.0.1:11434", "openai": "https://api.openai.com",
-             "anthropic": "https://api.anthropic.com"}  # fmt: skip
+ADDRESSES = {
+    "ollama": "http://127.0.0.1:11434",
+    "openai": "https://api.openai.com",
+    "anthropic": "https://api.anthropic.com",
+}
 ANTHROPIC_VERSION = "2023-06-01"
 TIMEOUT = 300  # seconds for one summary (a local model on a CPU is slow)
 KEY_VARIABLE = "NODWYN_SUMMARIES_KEY"
@@ -82,8 +85,11 @@ class Summarizer:
             options = {"num_predict": max_tokens}
             return {"model": self.model, "messages": messages, "stream": False, "options": options}
         if self.kind == "openai":
-            return {"model": self.model, self.cap: self.output_tokens(max_tokens),
-                    "messages": messages}  # fmt: skip
+            return {
+                "model": self.model,
+                self.cap: self.output_tokens(max_tokens),
+                "messages": messages,
+            }
         return {"model": self.model, "max_tokens": max_tokens, "messages": messages}
 
     def headers(self) -> dict:
@@ -105,14 +111,25 @@ class Summarizer:
         except (KeyError, TypeError, IndexError, AttributeError):
             raise SummarizerFailed(f"{self.address} answered in another format") from None
         if not answer.text.strip():
-            raise SummarizerFailed(f"{self.address} answered an empty summary" + (
-                f" (its cap of {self.output_tokens(max_tokens):,} tokens was reached)"
-                if _cut_short(data) else ""))  # fmt: skip
+            raise SummarizerFailed(
+                f"{self.address} answered an empty summary"
+                + (
+                    f" (its cap of {self.output_tokens(max_tokens):,} tokens was reached)"
+                    if _cut_short(data)
+                    else ""
+                )
+            )
         return answer
 
     def _post(self, prompt: str, max_tokens: int):
-        return wire.post(self.address, self.body(prompt, max_tokens), self.headers(), TIMEOUT,
-                         SummarizerFailed, "a summary")  # fmt: skip
+        return wire.post(
+            self.address,
+            self.body(prompt, max_tokens),
+            self.headers(),
+            TIMEOUT,
+            SummarizerFailed,
+            "a summary",
+        )
 
     def _refused_cap(self, exc: SummarizerFailed) -> bool:
         """Whether an OpenAI-format server refused the request for the cap's parameter: a
@@ -127,12 +144,16 @@ class Summarizer:
 
     def _answer(self, data) -> Answer:
         if self.kind == "ollama":
-            return Answer(data["message"]["content"], data.get("prompt_eval_count"),
-                          data.get("eval_count"))  # fmt: skip
+            return Answer(
+                data["message"]["content"], data.get("prompt_eval_count"), data.get("eval_count")
+            )
         if self.kind == "openai":
             usage = data.get("usage") or {}
-            return Answer(data["choices"][0]["message"]["content"] or "",
-                          usage.get("prompt_tokens"), usage.get("completion_tokens"))  # fmt: skip
+            return Answer(
+                data["choices"][0]["message"]["content"] or "",
+                usage.get("prompt_tokens"),
+                usage.get("completion_tokens"),
+            )
         text = "".join(b["text"] for b in data["content"] if b.get("type") == "text")
         usage = data.get("usage") or {}
         return Answer(text, usage.get("input_tokens"), usage.get("output_tokens"))

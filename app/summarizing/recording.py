@@ -65,9 +65,16 @@ def tidy(text) -> str:
     return text[:LIMIT].rstrip()
 
 
-def record(store: Store, task: str, level: str, text: str, by: str = "agent",
-           model: str = "", provider: str = "", seqs: tuple[int, int, int] | None = None,
-           ) -> records.Summary:  # fmt: skip
+def record(
+    store: Store,
+    task: str,
+    level: str,
+    text: str,
+    by: str = "agent",
+    model: str = "",
+    provider: str = "",
+    seqs: tuple[int, int, int] | None = None,
+) -> records.Summary:
     """Append one summary (see the module's rules); `seqs` (first, last, turns) for a provider
     that summarized given turns. Returns the record as written (before redaction)."""
     if level not in LEVELS:
@@ -79,13 +86,21 @@ def record(store: Store, task: str, level: str, text: str, by: str = "agent",
             found = since(log, level)
             _check(found, level, by, seqs is not None)
             if seqs is None:
-                first = 1 if level == "digest" or found.previous is None else (
-                    found.previous.seq + 1)  # fmt: skip
+                first = (
+                    1 if level == "digest" or found.previous is None else (found.previous.seq + 1)
+                )
                 turns = store.get(task).turns if first == 1 else found.prompts
                 seqs = (first, found.last_seq, turns)
-            summary = records.Summary(text=text, level=level, first_seq=seqs[0],
-                                      last_seq=seqs[1], turns=seqs[2], by=by, model=model,
-                                      provider=provider)  # fmt: skip
+            summary = records.Summary(
+                text=text,
+                level=level,
+                first_seq=seqs[0],
+                last_seq=seqs[1],
+                turns=seqs[2],
+                by=by,
+                model=model,
+                provider=provider,
+            )
             writer.append([summary])
     except TaskBusy:
         raise TaskBusy(f"task {task}'s log is busy in another process; try again soon") from None

@@ -26,8 +26,9 @@ class Runs:
             plan = job.confirm(tasks, project, token)  # Unconfirmed: nothing is sent
             job.progress = Progress(state="running", tasks=plan.tasks, requests=len(plan.requests))
             self._job = job
-        threading.Thread(target=self._run, args=(job, plan), name="nodwyn-summaries",
-                         daemon=True).start()  # fmt: skip
+        threading.Thread(
+            target=self._run, args=(job, plan), name="nodwyn-summaries", daemon=True
+        ).start()
         return job.progress
 
     def _run(self, job: Job, plan) -> None:

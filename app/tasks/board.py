@@ -78,9 +78,18 @@ def _cards(store, info) -> list[BoardCard]:
     for at, card in enumerate(cards):
         close = summaries.covering(written, card.first_seq)
         digest = shown if shown is not None and at == len(cards) - 1 else None
-        out.append(BoardCard(task=info.id, title=info.title, agent=info.origin, card=card,
-                             summary=summaries.redacted(close).text if close else "",
-                             digest=summaries.redacted(digest).text if digest else "",
-                             failed=failed(card), errored=errored(card),
-                             number=at + 1, turns=len(cards)))  # fmt: skip
+        out.append(
+            BoardCard(
+                task=info.id,
+                title=info.title,
+                agent=info.origin,
+                card=card,
+                summary=summaries.redacted(close).text if close else "",
+                digest=summaries.redacted(digest).text if digest else "",
+                failed=failed(card),
+                errored=errored(card),
+                number=at + 1,
+                turns=len(cards),
+            )
+        )
     return out

@@ -98,8 +98,9 @@ class _Log:
 
     def compact(self, note: str, after: float = 4.0) -> "_Log":
         """A compaction of every record so far (the session's start is seq 1)."""
-        return self.add(r.ContextCompact(note=note, first_seq=1, last_seq=len(self.items) + 1),
-                        after)  # fmt: skip
+        return self.add(
+            r.ContextCompact(note=note, first_seq=1, last_seq=len(self.items) + 1), after
+        )
 
 
 # Each step of demo.toml by the key that names its kind: what it adds to the log.
@@ -108,7 +109,7 @@ STEPS = {
     "say": lambda log, s: log.say(s["say"], s.get("cost", 0.0), s.get("agent")),
     "run": lambda log, s: log.run(
         s["run"], s["input"], s["output"], s.get("exit"), s.get("agent"), s.get("files", ())
-    ),  # fmt: skip
+    ),
     "call": lambda log, s: log.call(s["call"], s["input"], s.get("after", 4.0)),
     "result": lambda log, s: log.result(s["result"], s["output"], s.get("after", 4.0)),
     "plan": lambda log, s: log.add(

@@ -62,8 +62,15 @@ def noted(store, info, turn: int, note: str, starred: bool) -> StarredTurn:
         else:
             task_turns.pop(str(turn), None)
         _save(store.root, turns)
-    return StarredTurn(task=info.id, turn=turn, note=note, at=entry["at"], starred=starred,
-                       title=info.title, project=info.project)  # fmt: skip
+    return StarredTurn(
+        task=info.id,
+        turn=turn,
+        note=note,
+        at=entry["at"],
+        starred=starred,
+        title=info.title,
+        project=info.project,
+    )
 
 
 def listing(store) -> list[StarredTurn]:
@@ -77,9 +84,17 @@ def listing(store) -> list[StarredTurn]:
         info = store.get(task)
         for turn, entry in marked.items():
             asked = _asked(store.log_path(task), int(turn))
-            out.append(StarredTurn(task=task, turn=int(turn), note=entry.get("note", ""),
-                                   at=entry.get("at", ""), title=info.title,
-                                   project=info.project, asked=asked))  # fmt: skip
+            out.append(
+                StarredTurn(
+                    task=task,
+                    turn=int(turn),
+                    note=entry.get("note", ""),
+                    at=entry.get("at", ""),
+                    title=info.title,
+                    project=info.project,
+                    asked=asked,
+                )
+            )
     return sorted(out, key=lambda item: item.at, reverse=True)
 
 

@@ -15,13 +15,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...log import records as r
-from ..agent import Agent, Found, Session
+from ..agent import PROBE, Agent, Found, Session, unreadable
 from ..times import at_local
+from ..turns import cost_of
 from . import blocks as b
 from . import mapping as m
 
 NAME = ".aider.chat.history.md"
-PROBE = 64 * 1024
 DEPTH = 3  # folders below the home folder where repositories are looked for
 RESCAN = 300  # seconds between two searches of the home folder
 PASSED = {"node_modules", "venv", "Library", "AppData", "site-packages", "__pycache__"}
@@ -86,8 +86,9 @@ def _passed(name: str) -> bool:
 
 def recognise(head: bytes) -> str:
     """Why a file's start is not an aider chat history ("" when it is one)."""
-    if b"\0" in head:
-        return "not a text file (binary content)"
+    reason = unreadable(head)
+    if reason:
+        return reason
     for line in head.decode("utf-8", "replace").split("\n")[:8]:
         if b.HEADER.match(line.rstrip("\r")):
             return ""
@@ -300,10 +301,12 @@ class _Fold:
         turn, self.turn = self.turn, None
         if turn is None:
             return
-        cost = None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
         self.out.append(
             r.TurnEnd(
-                at=self.at, src=r.Src(line=turn["line"], id="end"), status=status, cost_usd=cost
+                at=self.at,
+                src=r.Src(line=turn["line"], id="end"),
+                status=status,
+                cost_usd=cost_of(turn),
             )
         )
 

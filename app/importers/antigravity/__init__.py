@@ -7,7 +7,7 @@ conversation id is its `brain/<id>` folder (else, for a copied file, a hash of i
 step); its title is the one Antigravity keeps in `agyhub_summaries_proto.pb` (a protobuf read
 for that one field); its folder is the first one its calls work in (`steps`). A sub-agent
 is a conversation of its own, in its own brain folder, and is imported as its own task.
-Docs: docs/decisions/0021-antigravity.md.
+Docs: ADR 0021.
 """
 
 import hashlib
@@ -17,10 +17,9 @@ from pathlib import Path
 import msgspec
 
 from .. import kinds
-from ..agent import Agent, Found, carry_of, home_of
+from ..agent import Agent, Found, carry_of, head_of, home_of
 from . import steps
 
-PROBE = 64 * 1024
 NAMES = ("transcript_full.jsonl", "transcript.jsonl")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _any = msgspec.json.Decoder().decode
@@ -57,12 +56,9 @@ class Antigravity(Agent):
                 "a second copy of the conversation in transcript_full.jsonl beside it, "
                 "which is read instead"
             )
-        with open(path, "rb") as handle:
-            head = handle.read(PROBE)
-        if not head.strip():
-            return "empty file"
-        if b"\0" in head:
-            return f"not an Antigravity transcript: {kinds.named(path, head)}"
+        head = head_of(path, refused="not an Antigravity transcript")
+        if isinstance(head, str):
+            return head
         first = next((line for line in head.split(b"\n") if line.strip()), b"")
         try:
             step = _any(first)

@@ -2,7 +2,7 @@
 
 Each line is one step `{step_index, source, type, status, created_at, content?, thinking?,
 tool_calls?, error?}` (FORMATS-AGENTS.md 6; there is no official schema, so only these
-fields are read). The map (docs/decisions/0021-antigravity.md): a USER_INPUT is a prompt (the
+fields are read). The map (ADR 0021): a USER_INPUT is a prompt (the
 text inside `<USER_REQUEST>`; the model named in `<USER_SETTINGS_CHANGE>` is the only place
 the model is written); a PLANNER_RESPONSE a reply, its `thinking` the thinking and its
 `tool_calls` the calls (with no ids of their own, so each gets `<step>/<n>`; the JSON-encoded
@@ -23,7 +23,8 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from ..times import at_of, ms_between
+from .. import turns
+from ..times import at_of
 
 TOOL = "antigravity"
 _REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.S)
@@ -50,18 +51,10 @@ class _Step(Struct):
 _decode = msgspec.json.Decoder(_Step).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
-    started: bool = False
+class Carry(turns.Carry, kw_only=True):
+    turn: turns.Turn = msgspec.field(default_factory=turns.Turn)
     pending: list[r.Known] = []  # steps before the first that names the working folder
-    title: str = ""  # the title last given out
-    last_at: str = ""
-    model: str = ""
     open: list[list[str]] = []  # [call id, tool] of calls awaiting a result, oldest first
-    files: dict[str, list[str]] = {}
-    turn_open: bool = False
-    turn_at: str = ""
-    turn_id: str = ""
 
 
 def request_text(content: str) -> str:
@@ -122,22 +115,19 @@ def arguments(args: Any) -> Any:
     return decoded
 
 
-class Parser:
+class Parser(turns.Fold):
     """The fold of one transcript. No field holds the working folder, so the session's start
     waits for the first call that names one (a command's `Cwd`, a file outside `~/.gemini`),
     or for the end of a transcript no longer written; the steps before it wait with it."""
 
+    Carry, decode = Carry, _decode
+
     def __init__(self, source: str, session: str, carry: Carry | None = None, title: str = ""):
-        self.source = source
-        self.carry = carry or Carry()
+        super().__init__(source, carry)
         self.carry.session = self.carry.session or session
         self.title = " ".join(title.split())[:120]  # Antigravity's own, kept apart
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            step = _decode(raw)
-        except msgspec.MsgspecError:
-            return  # not a step: skipped, the rest goes on
+    def line(self, n: int, step: _Step, out: list) -> None:
         c = self.carry
         at = c.last_at = at_of(step.created_at, c.last_at)
         src = r.Src(line=n, id=str(step.step_index) if step.step_index is not None else None)
@@ -157,20 +147,15 @@ class Parser:
         first = c.pending[0] if c.pending else None
         out.append(
             r.SessionStart(
-                at=first.at if first else c.last_at, src=first.src if first else None,
-                project=folder, origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
+                at=first.at if first else c.last_at,
+                src=first.src if first else None,
+                project=folder,
+                origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
             )
-        )  # fmt: skip
-        self._title(out)
+        )
+        self.kept_title(self.title, "agyhub_summaries", out)
         out.extend(c.pending)
         c.pending = []
-
-    def _title(self, out: list) -> None:
-        c = self.carry
-        if self.title and self.title != c.title:
-            c.title = self.title
-            src = r.Src(id="agyhub_summaries")
-            out.append(r.SessionTitle(at=c.last_at, src=src, title=self.title, actor="agent"))
 
     def _step(self, step: _Step, at: str, src: r.Src, out: list) -> None:
         kind, content = step.type, step.content if isinstance(step.content, str) else ""
@@ -189,20 +174,21 @@ class Parser:
 
     def finish(self, live: bool, out: list) -> None:
         if self.carry.started:
-            self._title(out)  # renamed in Antigravity since
+            self.kept_title(self.title, "agyhub_summaries", out)  # renamed in Antigravity since
         if live:
             return
         if not self.carry.started and self.carry.pending:
             self._start("", out)
-        self._end_turn(self.carry.last_at, self.carry.pending if not self.carry.started else out)
+        c = self.carry
+        c.turn.end(c.last_at, "completed", c.pending if not c.started else out)
 
     def _prompt(self, content: str, at: str, src: r.Src, out: list) -> None:
         c = self.carry
         model = _MODEL.search(content)
         if model:
             c.model = model.group(1).strip()
-        self._end_turn(at, out)
-        c.turn_open, c.turn_at, c.turn_id = True, at, src.id or str(src.line)
+        c.turn.end(at, "completed", out)
+        c.turn.start(at, src.id or str(src.line))
         out.append(r.Message(at=at, src=src, text=request_text(content)))
 
     def _reply(self, step: _Step, content: str, at: str, src: r.Src, out: list) -> None:
@@ -235,21 +221,4 @@ class Parser:
         found = _EXIT.search(output[:400])
         code = int(found.group(1)) if found else None
         error = step.status == "ERROR" or code not in (None, 0)
-        files = c.files.pop(call, [])
-        out.append(
-            r.Result(
-                at=at, src=src, call=call, tool=tool, output=output, error=error, exit=code,
-                files=[] if error else files,
-            )
-        )  # fmt: skip
-
-    def _end_turn(self, at: str, out: list) -> None:
-        c = self.carry
-        if not c.turn_open:
-            return
-        c.turn_open = False
-        out.append(
-            r.TurnEnd(
-                at=at, src=r.Src(id=f"end/{c.turn_id}"), duration_ms=ms_between(c.turn_at, at)
-            )
-        )
+        out.append(self.result(at, src, call, output, error, code, tool=tool))

@@ -2,7 +2,7 @@
 
 The format itself is read by `parse` (with `lines`, `replies` and `context`); this module
 only plugs it into the registry. Sub-agents' `agent-*.jsonl`
-files are read with the session that started them, through `formats.subagent_finder`.
+files are read with the session that started them, through `subagents.subagent_finder`.
 """
 
 from pathlib import Path
@@ -12,6 +12,7 @@ import msgspec
 from .. import formats
 from ..agent import Agent, Found, carry_of, home_of
 from . import parse as claude
+from . import subagents
 
 
 class Claude(Agent):
@@ -28,9 +29,10 @@ class Claude(Agent):
         return formats.recognise(path, self.name)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
-        finder = formats.subagent_finder(path, found.session)
-        return claude.Parser(str(path), carry_of(carry, claude.Carry), subagents=finder,
-                             alone=formats.orphan(path))  # fmt: skip
+        finder = subagents.subagent_finder(path, found.session)
+        return claude.Parser(
+            str(path), carry_of(carry, claude.Carry), subagents=finder, alone=formats.orphan(path)
+        )
 
 
 AGENT = Claude()

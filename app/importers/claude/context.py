@@ -1,5 +1,5 @@
 """Claude Code 2.1's `attachment` and `queue-operation` lines: what of them a person would want
-kept, as plain values the parser places (docs/decisions/0003-imported-sessions.md).
+kept, as plain values the parser places (ADR 0003).
 
 - A `queued_command` attachment a person typed (`commandMode` "prompt" or absent, `origin.kind`
   "human" or absent, not `isMeta`) is a prompt the agent read in the middle of its work.

@@ -14,7 +14,7 @@ prompt. `finish(live=False)` writes them out; while the source is live (changed 
 minutes) they wait for the next import. A prompt waits for the next line of the same import
 only (its context lines, or a part of the answer before it showing the turn went on).
 Versions that write no turn end get one derived from a final answer
-(docs/decisions/0003-imported-sessions.md).
+(ADR 0003).
 
 Only the fields read are declared, so unknown fields and record types are skipped. One
 response's streamed parts become one reply in `replies`; what 2.1's `attachment` and

@@ -4,12 +4,12 @@ Claude Code writes one API response as several `assistant` lines (one per conten
 each repeating the response's `message.id` and its whole `usage`. A `Group` gathers the parts
 of one response; `reply_of` turns it into a `reply` whose usage is counted once per message
 (its id and request id) at its last streamed line's usage (a response split in two replies
-counts what it grew by on the second, docs/decisions/0038) and priced from the shipped
+counts what it grew by on the second, ADR 0038) and priced from the shipped
 prices (None when the model is unknown, never zero). Calls are noted in the parser's carry as
 they come: which tool each open call runs, the files it writes, a sub-agent call's prompt.
 
 `final` says whether a response is a final answer (text, no call, not cut): what ends a turn
-in versions that write no turn end (docs/decisions/0003-imported-sessions.md).
+in versions that write no turn end (ADR 0003).
 """
 
 from typing import TYPE_CHECKING

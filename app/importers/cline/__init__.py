@@ -11,7 +11,7 @@ recorded (Roo Code's `history_item.json` `workspace`, Cline's `state/taskHistory
 Cline adds to its requests. Neither keeps a title apart from the task's first words, which
 are what the task is called anyway. `<User>` is each VS Code-family editor's user folder
 (`folders`), and Cline's own `~/.cline/data/tasks` (its CLI and JetBrains plugin).
-Docs: docs/decisions/0052-cline-and-continue.md.
+Docs: ADR 0052.
 """
 
 import hashlib
@@ -109,12 +109,17 @@ class Tasks(Agent):
         first_at = next((x.at for x in out if x.at), first)
         environment = (meta.get("environment_history") or [{}])[-1] if meta else {}
         start = r.SessionStart(
-            at=first_at, src=r.Src(id="session"),
+            at=first_at,
+            src=r.Src(id="session"),
             project=self.folder(path, session) or mapper.folder,
-            origin=r.Origin(tool=self.tool, path=str(path), id=session,
-                            version=str((environment or {}).get("cline_version") or "")),
+            origin=r.Origin(
+                tool=self.tool,
+                path=str(path),
+                id=session,
+                version=str((environment or {}).get("cline_version") or ""),
+            ),
             model=model,
-        )  # fmt: skip
+        )
         return [start, *out]
 
     def folder(self, path: Path, session: str) -> str:

@@ -26,7 +26,7 @@ _TOOLS = ("write_to_file", "replace_in_file", "read_file", "execute_command", "s
           "list_files", "list_code_definition_names", "use_mcp_tool", "access_mcp_resource",
           "ask_followup_question", "attempt_completion", "plan_mode_respond", "new_task",
           "browser_action", "web_fetch", "apply_diff", "insert_content",
-          "search_and_replace")  # fmt: skip
+          "search_and_replace")  # fmt: skip  # a table
 _XML = re.compile(r"<(" + "|".join(_TOOLS) + r")>(.*?)</\1>", re.S)
 _PARAM = re.compile(r"<(\w+)>\n?(.*?)\n?</\1>", re.S)
 _SAID = {"attempt_completion": "result", "plan_mode_respond": "response"}  # the answer's field
@@ -68,8 +68,11 @@ class Mapper:
         usage = None
         if isinstance(tokens, dict):
             n = {k: v if isinstance(v, int) else 0 for k, v in tokens.items()}
-            usage = r.Usage(input=n.get("prompt", 0), output=n.get("completion", 0),
-                            cache_read=n.get("cached", 0))  # fmt: skip
+            usage = r.Usage(
+                input=n.get("prompt", 0),
+                output=n.get("completion", 0),
+                cache_read=n.get("cached", 0),
+            )
         self.turns.reply(key, at, usage, None, str(info.get("modelId") or ""))
         for n, block in enumerate(blocks(m.get("content"))):
             kind = block.get("type")
@@ -78,8 +81,9 @@ class Mapper:
             elif kind == "text":
                 self._text(f"{key}/{n}", at, str(block.get("text") or ""))
             elif kind == "tool_use" and block.get("name"):
-                self._call(at, str(block.get("id") or f"{key}/{n}"), str(block["name"]),
-                           block.get("input"))  # fmt: skip
+                self._call(
+                    at, str(block.get("id") or f"{key}/{n}"), str(block["name"]), block.get("input")
+                )
 
     def _text(self, key: str, at: str, text: str) -> None:
         calls = list(_XML.finditer(text))
@@ -146,8 +150,14 @@ class Mapper:
             bool(error) or output.lstrip().startswith(_FAILED) or (code and code.group(1) != "0")
         )
         files = _written(self.turns, key) if self.turns.calls.get(key) in _EDITS else []
-        self.turns.result(at, key, output, error=bool(failed), files=files,
-                          exit=int(code.group(1)) if code else None)  # fmt: skip
+        self.turns.result(
+            at,
+            key,
+            output,
+            error=bool(failed),
+            files=files,
+            exit=int(code.group(1)) if code else None,
+        )
 
 
 def _written(turns: Turns, key: str) -> list[str]:

@@ -12,10 +12,25 @@ import os
 import sys
 from pathlib import Path
 
-PRODUCTS = ("Code", "Code - Insiders", "VSCodium", "Code - OSS", "Cursor", "Windsurf",
-            "Trae", "Kiro", "Positron")  # fmt: skip
-SERVERS = (".vscode-server", ".vscode-server-insiders", ".vscodium-server", ".cursor-server",
-           ".windsurf-server", ".vscode-remote")  # fmt: skip
+PRODUCTS = (
+    "Code",
+    "Code - Insiders",
+    "VSCodium",
+    "Code - OSS",
+    "Cursor",
+    "Windsurf",
+    "Trae",
+    "Kiro",
+    "Positron",
+)
+SERVERS = (
+    ".vscode-server",
+    ".vscode-server-insiders",
+    ".vscodium-server",
+    ".cursor-server",
+    ".windsurf-server",
+    ".vscode-remote",
+)
 
 
 def user_dirs() -> list[Path]:

@@ -12,7 +12,7 @@ import re
 
 from ...log import records as r
 from .. import prices
-from ..times import ms_between
+from ..turns import cost_of, ended
 
 # Cline's environment details name the folder it works in: "# Current Working Directory (x) Files"
 _FOLDER = re.compile(r"Current Working Directory \((.+?)\) Files")
@@ -49,18 +49,33 @@ class Turns:
         self.flush()
         self.end()
         self.out.append(
-            r.Message(at=at, src=r.Src(id=key), text=text, attachments=list(attachments),
-                      command=command)
-        )  # fmt: skip
-        self.turn = {"at": at, "last": at, "cost": 0.0, "unknown": False,
-                     "status": "completed", "key": key}  # fmt: skip
+            r.Message(
+                at=at, src=r.Src(id=key), text=text, attachments=list(attachments), command=command
+            )
+        )
+        self.turn = {
+            "at": at,
+            "last": at,
+            "cost": 0.0,
+            "unknown": False,
+            "status": "completed",
+            "key": key,
+        }
 
     def reply(self, key: str, at: str, usage: r.Usage | None = None, cost=None, model="") -> None:
         """Opens the reply of one request; its usage and the agent's own cost where given."""
         self.flush()
         self.model = model or self.model
-        self.open = {"key": key, "at": at, "text": [], "thinking": [], "calls": [],
-                     "results": [], "usage": usage, "cost": cost}  # fmt: skip
+        self.open = {
+            "key": key,
+            "at": at,
+            "text": [],
+            "thinking": [],
+            "calls": [],
+            "results": [],
+            "usage": usage,
+            "cost": cost,
+        }
         self.seen(at)
 
     def seen(self, at: str) -> None:
@@ -89,9 +104,15 @@ class Turns:
     def result(self, at: str, key: str, output: str, error=False, files=(), exit=None) -> None:
         tool = self.calls.pop(key, "")
         record = r.Result(
-            at=at, src=r.Src(id=f"result/{key}"), call=key, tool=tool, output=output or "",
-            error=error, exit=exit, files=[] if error else list(files),
-        )  # fmt: skip
+            at=at,
+            src=r.Src(id=f"result/{key}"),
+            call=key,
+            tool=tool,
+            output=output or "",
+            error=error,
+            exit=exit,
+            files=[] if error else list(files),
+        )
         if self.open is not None:
             self.open["results"].append(record)
         else:
@@ -131,12 +152,17 @@ class Turns:
         if reply["text"] or reply["thinking"] or reply["calls"] or usage is not None:
             self.out.append(
                 r.Reply(
-                    at=reply["at"], src=r.Src(id=reply["key"]), agent=reply.get("agent"),
+                    at=reply["at"],
+                    src=r.Src(id=reply["key"]),
+                    agent=reply.get("agent"),
                     text="\n\n".join(reply["text"]),
-                    thinking="\n\n".join(reply["thinking"]), calls=reply["calls"],
-                    model=self.model, usage=usage, cost_usd=cost,
+                    thinking="\n\n".join(reply["thinking"]),
+                    calls=reply["calls"],
+                    model=self.model,
+                    usage=usage,
+                    cost_usd=cost,
                 )
-            )  # fmt: skip
+            )
         self.out.extend(reply["results"])
 
     def end(self) -> None:
@@ -144,13 +170,7 @@ class Turns:
         turn, self.turn = self.turn, None
         if turn is None:
             return
-        cost = None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
-        self.out.append(
-            r.TurnEnd(
-                at=turn["last"], src=r.Src(id=f"end/{turn['key']}"), status=turn["status"],
-                duration_ms=ms_between(turn["at"], turn["last"]), cost_usd=cost,
-            )
-        )  # fmt: skip
+        self.out.append(ended(turn, turn["key"], cost_of(turn)))
 
     def finish(self, live: bool, settled: bool = False) -> list[r.Known]:
         """The records; while Cline may still be writing, the last reply and turn stay open,

@@ -47,12 +47,25 @@ _TOOLS = {
 CHANGES = "HAS_CHANGES"  # Cline's mark on a result after which files changed (its button)
 _BLOCK = re.compile(r"^(?:-{3,} SEARCH|<{3,} SEARCH)", re.M)
 _EDITS = {"write_to_file", "replace_in_file", "apply_diff"}
-_ERRORS = {"error", "diff_error", "clineignore_error", "api_req_failed", "mistake_limit_reached",
-           "command_permission_denied", "rooignore_error", "condense_context_error"}  # fmt: skip
+_ERRORS = {
+    "error",
+    "diff_error",
+    "clineignore_error",
+    "api_req_failed",
+    "mistake_limit_reached",
+    "command_permission_denied",
+    "rooignore_error",
+    "condense_context_error",
+}
 # asks that wait for the person -> the tool they are about where no call names it
-_APPROVALS = {"tool": "tool", "command": "execute_command", "use_mcp_server": "use_mcp_tool",
-              "browser_action_launch": "browser_action", "followup": "ask_followup_question",
-              "use_subagents": "use_subagents"}  # fmt: skip
+_APPROVALS = {
+    "tool": "tool",
+    "command": "execute_command",
+    "use_mcp_server": "use_mcp_tool",
+    "browser_action_launch": "browser_action",
+    "followup": "ask_followup_question",
+    "use_subagents": "use_subagents",
+}
 _ANSWERS = {"plan_mode_respond", "act_mode_respond", "completion_result", "plan_completion_result"}
 
 
@@ -138,8 +151,13 @@ class Mapper:
         calls = self.turns.open["calls"] if self.turns.open else []
         call = next((c for c in calls if c.id == key), None)
         tool = call.tool if call else _APPROVALS[kind]
-        ask = r.ApprovalAsk(at=at, src=r.Src(id=f"ask/{key}"), call=key, tool=tool,
-                            input=call.input if call else None)  # fmt: skip
+        ask = r.ApprovalAsk(
+            at=at,
+            src=r.Src(id=f"ask/{key}"),
+            call=key,
+            tool=tool,
+            input=call.input if call else None,
+        )
         self.turns.after(ask)
         self.asking, self.asked_kind = key, kind
 
@@ -262,10 +280,16 @@ def _usage(info: dict) -> tuple[r.Usage | None, float | None]:
     """A request's tokens and Cline's own cost of it, where its record gives them."""
     numbers = {k: v if isinstance(v, int) else 0 for k, v in info.items()}
     counted = any(k in info for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites"))
-    usage = r.Usage(
-        input=numbers.get("tokensIn", 0), output=numbers.get("tokensOut", 0),
-        cache_read=numbers.get("cacheReads", 0), cache_write=numbers.get("cacheWrites", 0),
-    ) if counted else None  # fmt: skip
+    usage = (
+        r.Usage(
+            input=numbers.get("tokensIn", 0),
+            output=numbers.get("tokensOut", 0),
+            cache_read=numbers.get("cacheReads", 0),
+            cache_write=numbers.get("cacheWrites", 0),
+        )
+        if counted
+        else None
+    )
     cost = info.get("cost") if isinstance(info.get("cost"), int | float) else None
     return usage, cost
 

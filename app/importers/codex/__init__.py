@@ -1,7 +1,7 @@
 """Codex CLI as a registered agent: its session folders, which files are its, its fold.
 
 The format itself is read by `parse`; the thread names Codex keeps apart, in
-`session_index.jsonl`, come from `formats.codex_index_title`.
+`session_index.jsonl`, come from `titles.codex_index_title`.
 """
 
 from pathlib import Path
@@ -11,6 +11,7 @@ import msgspec
 from .. import formats
 from ..agent import Agent, Found, carry_of, home_of
 from . import parse as codex
+from . import titles
 
 
 class Codex(Agent):
@@ -29,7 +30,7 @@ class Codex(Agent):
         return formats.recognise(path, self.name)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
-        title = formats.codex_index_title(path, found.session)
+        title = titles.codex_index_title(path, found.session)
         return codex.Parser(str(path), carry_of(carry, codex.Carry), title=title)
 
 

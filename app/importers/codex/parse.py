@@ -23,7 +23,7 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices, problems
+from .. import prices, turns
 from . import limits
 
 TOOL = "codex"
@@ -69,14 +69,7 @@ class _Line(Struct):
 _decode_line = msgspec.json.Decoder(_Line).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
-    started: bool = False
-    last_at: str = ""
-    model: str = ""
-    title: str = ""  # the session index's name last written
-    calls: dict[str, str] = {}
-    files: dict[str, list[str]] = {}
+class Carry(turns.Carry, kw_only=True):
     total: list[int] = []  # the last token_count's running total, to drop repeats
     turn_open: bool = False
     turn_cost: float = 0.0
@@ -129,17 +122,14 @@ def output_of(output: Any) -> tuple[str, int | None]:
     )
 
 
-class Parser:
+class Parser(turns.Fold):
+    Carry, decode = Carry, _decode_line
+
     def __init__(self, source: str, carry: Carry | None = None, title: str = ""):
-        self.source = source
-        self.carry = carry or Carry()
+        super().__init__(source, carry)
         self.index_title = title
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            line = _decode_line(raw)
-        except msgspec.MsgspecError as exc:
-            raise problems.unreadable(exc) from None  # counted and skipped; the rest goes on
+    def line(self, n: int, line: _Line, out: list) -> None:
         c, p = self.carry, line.payload
         if p is None:
             return
@@ -167,14 +157,8 @@ class Parser:
             out.append(r.ContextCompact(at=at, src=src, note=note))
 
     def finish(self, live: bool, out: list) -> None:
-        c = self.carry
-        if c.started and self.index_title and self.index_title != c.title:
-            c.title = self.index_title
-            out.append(
-                r.SessionTitle(
-                    at=c.last_at, src=r.Src(id="session_index"), title=c.title, actor="agent"
-                )
-            )
+        if self.carry.started:
+            self.kept_title(self.index_title, "session_index", out)
 
     def _start(self, p: _Payload, at: str, src: r.Src, out: list) -> None:
         c = self.carry
@@ -219,20 +203,7 @@ class Parser:
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call = str(p.call_id or "")
             text, code = output_of(p.output)
-            files = c.files.pop(call, [])
-            error = code not in (None, 0)
-            out.append(
-                r.Result(
-                    at=at,
-                    src=src,
-                    call=call,
-                    tool=c.calls.pop(call, ""),
-                    output=text,
-                    error=error,
-                    exit=code,
-                    files=[] if error else files,
-                )
-            )
+            out.append(self.result(at, src, call, text, code not in (None, 0), code))
 
     def _call(self, p: _Payload, at: str, src: r.Src, out: list) -> None:
         c = self.carry

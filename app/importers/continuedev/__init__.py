@@ -7,7 +7,7 @@ The title is the index's (Continue names a session from its first exchange), els
 session's own; the folder the session's `workspaceDirectory`, a `file://` URI (`file:///c%3A/x`
 on Windows) or, in older sessions, a path; the time its index entry's `dateCreated`, else
 the file's modification time. The index is not a session: imported by hand it is refused,
-naming the sessions it lists whose files are gone. Docs: docs/decisions/0052-cline-and-continue.md.
+naming the sessions it lists whose files are gone. Docs: ADR 0052.
 """
 
 import json
@@ -70,11 +70,14 @@ class Continue(Agent):
         mapper = Mapper(at, str(data.get("chatModelTitle") or ""))
         mapper.items(data["history"], live)
         start = r.SessionStart(
-            at=at, src=r.Src(id="session"),
-            project=folder_of(str(entry.get("workspaceDirectory") or data.get("workspaceDirectory") or "")),  # noqa: E501
+            at=at,
+            src=r.Src(id="session"),
+            project=folder_of(
+                str(entry.get("workspaceDirectory") or data.get("workspaceDirectory") or "")
+            ),  # noqa: E501
             origin=r.Origin(tool=self.tool, path=str(path), id=str(data["sessionId"])),
             model=next((x.model for x in mapper.out if isinstance(x, r.Reply) and x.model), ""),
-        )  # fmt: skip
+        )
         out: list[r.Known] = [start]
         title = one_line(str(entry.get("title") or data.get("title") or ""))
         if title and title != DEFAULT_TITLE:

@@ -10,7 +10,7 @@ by the session's creation (its index entry's `dateCreated`), and a turn's length
 """
 
 from ...log import records as r
-from .. import prices
+from .. import prices, turns
 from ..agent import decoded
 
 FAILED = ("errored", "canceled", "cancelled")
@@ -79,8 +79,11 @@ class Mapper:
         ]  # noqa: E501
         command = text.split()[0] if text.startswith("/") else ""
         attachments = [r.Attachment(name=name) for name in names if name]
-        self.out.append(r.Message(at=self.at, src=r.Src(id=key), text=text,
-                                  attachments=attachments, command=command))  # fmt: skip
+        self.out.append(
+            r.Message(
+                at=self.at, src=r.Src(id=key), text=text, attachments=attachments, command=command
+            )
+        )
         self.turn = {"key": key, "cost": 0.0, "unknown": False, "status": "completed"}
 
     def _reply(self, key: str, item: dict, message: dict) -> None:
@@ -105,15 +108,17 @@ class Mapper:
             calls.append(r.Call(id=cid, tool=str(function["name"]), input=data))
             state = states.get(cid) or {}
             file = data.get("filepath") if isinstance(data, dict) else None
-            self.calls[cid] = (str(function["name"]), str(state.get("status") or ""),
-                               file if isinstance(file, str) else "")  # fmt: skip
+            self.calls[cid] = (
+                str(function["name"]),
+                str(state.get("status") or ""),
+                file if isinstance(file, str) else "",
+            )
             self.pending(cid, state)
         text, thinking = text_of(message.get("content")), "\n\n".join(t for t in self.thinking if t)
         self.thinking = []
         if text.strip() or thinking or calls or usage:
-            reply = r.Reply(at=self.at, src=r.Src(id=key), text=text, thinking=thinking,
-                            calls=calls, model=model, usage=usage, cost_usd=cost)  # fmt: skip
-            self.out.append(reply)
+            said = (text, thinking, calls)
+            self.out.append(turns.reply(self.at, r.Src(id=key), said, model, usage, cost))
         if any(s.get("status") in FAILED for s in states.values()) and self.turn is not None:
             self.turn["status"] = (
                 "cancelled"
@@ -135,9 +140,16 @@ class Mapper:
         failed = status in FAILED
         written = [file] if file and tool in WRITES and not failed else []
         self.out.append(
-            r.Result(at=self.at, src=r.Src(id=f"result/{cid}"), call=cid, tool=tool,
-                     output=output, error=failed, files=written)
-        )  # fmt: skip
+            r.Result(
+                at=self.at,
+                src=r.Src(id=f"result/{cid}"),
+                call=cid,
+                tool=tool,
+                output=output,
+                error=failed,
+                files=written,
+            )
+        )
 
     def end(self) -> None:
         turn, self.turn = self.turn, None
@@ -154,8 +166,11 @@ class Mapper:
                 )
             )  # noqa: E501
         cost = None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
-        self.out.append(r.TurnEnd(at=self.at, src=r.Src(id=f"end/{turn['key']}"),
-                                  status=turn["status"], cost_usd=cost))  # fmt: skip
+        self.out.append(
+            r.TurnEnd(
+                at=self.at, src=r.Src(id=f"end/{turn['key']}"), status=turn["status"], cost_usd=cost
+            )
+        )
 
 
 def _list(value) -> list:

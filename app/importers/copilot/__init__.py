@@ -4,7 +4,7 @@ Two layouts are read, both append-only JSONL of the same events (`events`):
 `session-state/<id>/events.jsonl` (1.0.11+), whose `workspace.yaml` beside it gives the
 session's name and cwd, and the flat `session-state/<id>.jsonl` (0.0.342 to 1.0.10), which
 has neither. The older `history-session-state/session_*.json` (before 0.0.342) is refused:
-its layout is not known well enough to read it whole (docs/decisions/0020-copilot.md).
+its layout is not known well enough to read it whole (ADR 0020).
 """
 
 import re
@@ -13,10 +13,9 @@ from pathlib import Path
 import msgspec
 
 from .. import kinds
-from ..agent import Agent, Found, carry_of, home_of
+from ..agent import PROBE, Agent, Found, carry_of, head_of, home_of, whole_lines
 from . import events
 
-PROBE = 64 * 1024
 _any = msgspec.json.Decoder().decode
 
 
@@ -45,13 +44,8 @@ class Copilot(Agent):
                 "Copilot CLI's legacy history-session-state file (before 0.0.342): not read, "
                 "its layout is not known; resuming it in Copilot CLI moves it to session-state"
             )
-        with open(path, "rb") as handle:
-            head = handle.read(PROBE)
-        if not head.strip():
-            return "empty file"
-        if b"\0" in head:
-            return f"not a Copilot CLI session: {kinds.named(path, head)}"
-        return _verdict(self, head, path)
+        head = head_of(path, refused="not a Copilot CLI session")
+        return head if isinstance(head, str) else _verdict(self, head, path)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
         fields = workspace(path)
@@ -61,10 +55,7 @@ class Copilot(Agent):
 
 
 def _verdict(agent: Copilot, head: bytes, path: Path) -> Found | str:
-    lines = head.split(b"\n")
-    if len(head) == PROBE:
-        lines = lines[:-1]
-    for raw in lines:
+    for raw in whole_lines(head):
         if not raw.strip():
             continue
         try:

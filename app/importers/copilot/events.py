@@ -2,7 +2,7 @@
 
 Each line is `{type, data, id, timestamp, parentId}` (github/copilot-sdk's generated
 session-events schema; only the fields read are declared). The map
-(docs/decisions/0020-copilot.md): `session.start` starts the session (cwd and branch from
+(ADR 0020): `session.start` starts the session (cwd and branch from
 its `context`); `user.message` is a prompt (`content` as typed, a slash command kept
 literal; the `<current_datetime>` old files glued on is cut); `assistant.message` a reply
 with its `toolRequests` as calls, `reasoningText` as thinking, `outputTokens` as usage;
@@ -23,7 +23,8 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from ..times import at_of, ms_between
+from .. import turns
+from ..times import at_of
 
 TOOL = "copilot-cli"
 _DATETIME = re.compile(r"\s*<current_datetime>[^<]*</current_datetime>\s*$")
@@ -42,36 +43,24 @@ class _Line(Struct):
 _decode = msgspec.json.Decoder(_Line).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
-    started: bool = False
-    last_at: str = ""
-    model: str = ""
-    title: str = ""  # the workspace.yaml name last given out
-    calls: dict[str, str] = {}  # call id -> tool
-    files: dict[str, list[str]] = {}
+class Carry(turns.Carry, kw_only=True):
+    turn: turns.Turn = msgspec.field(default_factory=turns.Turn)
     agents: dict[str, str] = {}  # a sub-agent's call id -> its name
-    turn_open: bool = False
-    turn_at: str = ""
-    turn_id: str = ""
 
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-class Parser:
+class Parser(turns.Fold):
+    Carry, decode = Carry, _decode
+
     def __init__(self, source: str, carry: Carry | None = None, title: str = "", cwd: str = ""):
-        self.source = source
-        self.carry = carry or Carry()
+        super().__init__(source, carry)
         self.workspace_title = title
         self.workspace_cwd = cwd
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            line = _decode(raw)
-        except msgspec.MsgspecError:
-            return  # not an event of this format: skipped, the rest goes on
+    def line(self, n: int, line: _Line, out: list) -> None:
         c = self.carry
         at = c.last_at = at_of(line.timestamp, c.last_at)
         src = r.Src(line=n, id=line.id if isinstance(line.id, str) else None)
@@ -87,15 +76,10 @@ class Parser:
 
     def finish(self, live: bool, out: list) -> None:
         c = self.carry
-        if c.started and self.workspace_title and self.workspace_title != c.title:
-            c.title = self.workspace_title
-            out.append(
-                r.SessionTitle(
-                    at=c.last_at, src=r.Src(id="workspace.yaml"), title=c.title, actor="agent"
-                )
-            )
+        if c.started:
+            self.kept_title(self.workspace_title, "workspace.yaml", out)
         if not live:
-            self._end_turn(c.last_at, "completed", out)
+            self.carry.turn.end(c.last_at, "completed", out)
 
     def agent_of(self, line: _Line) -> str | None:
         parent = line.data.get("parentToolCallId")
@@ -111,30 +95,15 @@ class Parser:
         version = _text(data.get("copilotVersion"))
         out.append(
             r.SessionStart(
-                at=at, src=src, project=_text(context.get("cwd")) or self.workspace_cwd,
-                origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=version),
-                model=c.model, branch=_text(context.get("branch")),
-            )
-        )  # fmt: skip
-        if self.workspace_title:
-            c.title = self.workspace_title
-            out.append(
-                r.SessionTitle(at=at, src=r.Src(id="workspace.yaml"), title=c.title, actor="agent")
-            )
-
-    def _end_turn(self, at: str, status: str, out: list) -> None:
-        c = self.carry
-        if not c.turn_open:
-            return
-        c.turn_open = False
-        out.append(
-            r.TurnEnd(
                 at=at,
-                src=r.Src(id=f"end/{c.turn_id}"),
-                status=status,
-                duration_ms=ms_between(c.turn_at, at),
+                src=src,
+                project=_text(context.get("cwd")) or self.workspace_cwd,
+                origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=version),
+                model=c.model,
+                branch=_text(context.get("branch")),
             )
         )
+        self.kept_title(self.workspace_title, "workspace.yaml", out)
 
     def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         data, agent = line.data, self.agent_of(line)
@@ -146,9 +115,9 @@ class Parser:
         ]
         command = text.split()[0] if text.startswith("/") and text.split() else ""
         if agent is None:
-            self._end_turn(at, "completed", out)
+            self.carry.turn.end(at, "completed", out)
             c = self.carry
-            c.turn_open, c.turn_at, c.turn_id = True, at, src.id or str(src.line)
+            c.turn.start(at, src.id or str(src.line))
         out.append(
             r.Message(at=at, src=src, agent=agent, text=text, attachments=names, command=command)
         )
@@ -171,10 +140,16 @@ class Parser:
         if text or thinking or calls or usage:
             out.append(
                 r.Reply(
-                    at=at, src=src, agent=self.agent_of(line), text=text, thinking=thinking,
-                    calls=calls, model=c.model, usage=usage,
+                    at=at,
+                    src=src,
+                    agent=self.agent_of(line),
+                    text=text,
+                    thinking=thinking,
+                    calls=calls,
+                    model=c.model,
+                    usage=usage,
                 )
-            )  # fmt: skip
+            )
 
     def _reasoning(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         thinking = _text(line.data.get("content"))
@@ -201,7 +176,7 @@ class Parser:
             )
 
     def _complete(self, line: _Line, at: str, src: r.Src, out: list) -> None:
-        data, c = line.data, self.carry
+        data = line.data
         call = _text(data.get("toolCallId"))
         result = data.get("result") if isinstance(data.get("result"), dict) else {}
         error = data.get("error") if isinstance(data.get("error"), dict) else {}
@@ -209,13 +184,7 @@ class Parser:
         found = _EXIT.search(output[-300:]) if output else None
         code = int(found.group(1)) if found else None
         failed = data.get("success") is False or bool(error) or code not in (None, 0)
-        files = c.files.pop(call, [])
-        out.append(
-            r.Result(
-                at=at, src=src, agent=self.agent_of(line), call=call, tool=c.calls.pop(call, ""),
-                output=output, error=failed, exit=code, files=[] if failed else files,
-            )
-        )  # fmt: skip
+        out.append(self.result(at, src, call, output, failed, code, agent=self.agent_of(line)))
 
     def _asked(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         ask = line.data.get("permissionRequest")
@@ -267,7 +236,7 @@ class Parser:
         out.append(r.Error(at=at, src=src, agent=self.agent_of(line), text=text))
 
     def _abort(self, line: _Line, at: str, src: r.Src, out: list) -> None:
-        self._end_turn(at, "cancelled", out)
+        self.carry.turn.end(at, "cancelled", out)
 
     def _shutdown(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         """The input and cache tokens are written only here, for the whole run (the per-call
@@ -276,7 +245,7 @@ class Parser:
         for model, usage in _run_usage(line.data, self.carry.model):
             sid = f"{src.id or src.line}/usage/{model}"
             out.append(r.Reply(at=at, src=r.Src(line=src.line, id=sid), model=model, usage=usage))
-        self._end_turn(at, "completed", out)
+        self.carry.turn.end(at, "completed", out)
 
 
 def _count(value: Any) -> int:
@@ -297,8 +266,11 @@ def _run_usage(data: dict, model: str) -> list[tuple[str, r.Usage]]:
     details = data.get("tokenDetails") if isinstance(data.get("tokenDetails"), dict) else {}
     if not found and details:
         n = {k: _count(v.get("tokenCount")) for k, v in details.items() if isinstance(v, dict)}
-        usage = r.Usage(input=n.get("input", 0), cache_read=n.get("cache_read", 0),
-                        cache_write=n.get("cache_write", 0))  # fmt: skip
+        usage = r.Usage(
+            input=n.get("input", 0),
+            cache_read=n.get("cache_read", 0),
+            cache_write=n.get("cache_write", 0),
+        )
         found.append((model, usage))
     return [(name, usage) for name, usage in found if usage != r.Usage()]
 

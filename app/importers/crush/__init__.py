@@ -7,7 +7,7 @@ are listed in `projects.json` beside its global data (`$CRUSH_GLOBAL_DATA`, else
 those data folders are followed. The database is opened read-only (`readonly`): neither it
 nor its WAL is written. Each top-level session row is a task: its title Crush's own, its
 folder the project holding `.crush`; sub-agents' sessions are read with their parent (Crush
-adds their cost to the parent's), their own cost left out (docs/decisions/0053-qwen-crush-pi.md).
+adds their cost to the parent's), their own cost left out (ADR 0053).
 """
 
 import json
@@ -134,13 +134,21 @@ def _records(path: Path, session: dict, children, by_session, live: bool) -> lis
         main.cost(session, last_at)
     start = mapping.r.SessionStart(
         at=at_ms(mapping.ms(session.get("created_at")), ""),
-        src=mapping.r.Src(id="session"), project=_folder(path) or mapping.folder_of(calls),
+        src=mapping.r.Src(id="session"),
+        project=_folder(path) or mapping.folder_of(calls),
         origin=mapping.r.Origin(tool=mapping.TOOL, path=str(path), id=session["id"]),
         model=main.model,
-    )  # fmt: skip
+    )
     title = one_line(session.get("title") or "")
-    named = [mapping.r.SessionTitle(at=start.at, src=mapping.r.Src(id="title"), title=title,
-                                    actor="agent")] if title else []  # fmt: skip
+    named = (
+        [
+            mapping.r.SessionTitle(
+                at=start.at, src=mapping.r.Src(id="title"), title=title, actor="agent"
+            )
+        ]
+        if title
+        else []
+    )
     return [start, *named, *main.out]
 
 
@@ -156,8 +164,11 @@ def _fold(mapper: mapping.Mapper, rows: list[dict], written: bool) -> None:
 def _place(out: list, nested: list, call: str) -> None:
     """A sub-agent's records after the result of the call that started it (else its call)."""
     spots = [i for i, x in enumerate(out) if isinstance(x, mapping.r.Result) and x.call == call]
-    spots = spots or [i for i, x in enumerate(out) if isinstance(x, mapping.r.Reply)
-                      and any(c.id == call for c in x.calls)]  # fmt: skip
+    spots = spots or [
+        i
+        for i, x in enumerate(out)
+        if isinstance(x, mapping.r.Reply) and any(c.id == call for c in x.calls)
+    ]
     at = spots[0] + 1 if spots else len(out)
     out[at:at] = nested
 

@@ -6,7 +6,7 @@ A message (`messages`: role `user`, `assistant` or `tool`, `parts` a JSON list o
 (`reason`: end_turn, tool_use, canceled, error, permission_denied, ...). Crush keeps a cost only
 per session (`cost`, the sum of its requests'; its token columns hold the last request's): it
 becomes one reply of its own once the session is no longer written, and no token is counted
-(docs/decisions/0053-qwen-crush-pi.md).
+(ADR 0053).
 """
 
 import json
@@ -14,8 +14,8 @@ import os
 from typing import Any
 
 from ...log import records as r
-from .. import prices
-from ..times import at_ms, ms_between
+from .. import prices, turns
+from ..times import at_ms
 
 TOOL = "crush"
 WRITES = {"edit": "file_path", "write": "file_path", "multiedit": "file_path"}
@@ -77,9 +77,10 @@ class Mapper:
             if p["type"] in ("binary", "image_url")
         ]
         self.out.append(
-            r.Message(at=at, src=r.Src(id=row["id"]), agent=self.agent, text=text,
-                      attachments=files)
-        )  # fmt: skip
+            r.Message(
+                at=at, src=r.Src(id=row["id"]), agent=self.agent, text=text, attachments=files
+            )
+        )
         if self.agent is None:
             self.turn = {"at": at, "last": at, "status": "completed", "id": row["id"]}
 
@@ -106,9 +107,16 @@ class Mapper:
             calls.append(r.Call(id=call, tool=tool, input=args))
         if text or thinking or calls:
             self.out.append(
-                r.Reply(at=at, src=r.Src(id=row["id"]), agent=self.agent, text=text,
-                        thinking=thinking, calls=calls, model=self.model)
-            )  # fmt: skip
+                r.Reply(
+                    at=at,
+                    src=r.Src(id=row["id"]),
+                    agent=self.agent,
+                    text=text,
+                    thinking=thinking,
+                    calls=calls,
+                    model=self.model,
+                )
+            )
 
     def _results(self, row: dict, parts: list[dict], at: str) -> None:
         for part in (p["data"] for p in parts if p["type"] == "tool_result"):
@@ -117,12 +125,16 @@ class Mapper:
             files = self.files.pop(call, [])
             self.out.append(
                 r.Result(
-                    at=at, src=r.Src(id=f"{row['id']}/{call}"), agent=self.agent, call=call,
+                    at=at,
+                    src=r.Src(id=f"{row['id']}/{call}"),
+                    agent=self.agent,
+                    call=call,
                     tool=self.tools.pop(call, "") or str(part.get("name") or ""),
-                    output=str(part.get("content") or ""), error=error,
+                    output=str(part.get("content") or ""),
+                    error=error,
                     files=[] if error else files,
                 )
-            )  # fmt: skip
+            )
 
     def cost(self, session: dict, at: str) -> None:
         """The session's cost, on a reply of its own: Crush adds each request's cost to the
@@ -137,20 +149,20 @@ class Mapper:
         else:
             return
         self.out.append(
-            r.Reply(at=at, src=r.Src(id=f"cost/{session['id']}"), agent=self.agent,
-                    model=self.model, cost_usd=round(cost, 8))
-        )  # fmt: skip
+            r.Reply(
+                at=at,
+                src=r.Src(id=f"cost/{session['id']}"),
+                agent=self.agent,
+                model=self.model,
+                cost_usd=round(cost, 8),
+            )
+        )
 
     def end_turn(self) -> None:
         turn, self.turn = self.turn, None
         if turn is None:
             return
-        self.out.append(
-            r.TurnEnd(
-                at=turn["last"], src=r.Src(id=f"end/{turn['id']}"), status=turn["status"],
-                duration_ms=ms_between(turn["at"], turn["last"]),
-            )
-        )  # fmt: skip
+        self.out.append(turns.ended(turn, turn["id"]))
 
 
 def folder_of(calls: list[r.Call]) -> str:

@@ -17,7 +17,7 @@ written. Each bubble's record carries its bubble id as `src.id`.
 import json
 
 from ...log import records as r
-from .. import prices
+from .. import prices, turns
 from ..agent import decoded
 from ..loose import objects, shaped
 from ..times import at_ms, at_of, one_line
@@ -192,19 +192,7 @@ def _conversation(rows: list[tuple], out: list, agent: str | None, model: str) -
         cost = prices.cost(said, usage, at) if usage else None
         if text or thinking or tool or usage:
             calls = [_call(tool, bid)] if tool else []
-            out.append(
-                r.Reply(
-                    at=at,
-                    src=src,
-                    agent=agent,
-                    text=text,
-                    thinking=thinking,
-                    calls=calls,
-                    model=said,
-                    usage=usage,
-                    cost_usd=cost,
-                )
-            )
+            out.append(turns.reply(at, src, (text, thinking, calls), said, usage, cost, agent))
         if tool:
             out.append(_result(tool, bid, at, agent))
         if asked is not None:

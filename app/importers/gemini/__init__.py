@@ -6,7 +6,7 @@ Sessions are `session-<time>-<id8>.json` (rewritten whole, up to v0.38) or `.jso
 folder comes from the project folder's `.project_root`, else `projects.json` (slug or
 sha256 hash folders), else the workspace folder Gemini wrote into the session; sub-agents'
 files (`chats/<parent session id>/<id>.jsonl`, `kind: subagent`) are read with their parent
-and placed after the call that started them. Docs: docs/decisions/0019-gemini.md.
+and placed after the call that started them. Docs: ADR 0019.
 """
 
 import hashlib

@@ -1,6 +1,6 @@
 """A Gemini CLI session file folded into its metadata and its messages, whatever its version.
 
-Three shapes (docs/decisions/0019-gemini.md, FORMATS-AGENTS.md 1):
+Three shapes (ADR 0019, FORMATS-AGENTS.md 1):
 - `.json` up to v0.38 and `/export-session` files: one ConversationRecord, rewritten whole;
 - `.jsonl` from v0.39: a metadata line, then message lines (an id written again replaces its
   earlier copy in place), `{"$set": {...}}` patches (`messages` replaces the list) and
@@ -16,6 +16,8 @@ from typing import Any
 
 import msgspec
 
+from ..agent import PROBE, unreadable
+
 _any = msgspec.json.Decoder().decode
 SESSION_KEYS = ("sessionId", "projectHash", "startTime")
 
@@ -29,12 +31,10 @@ class Folded(msgspec.Struct, kw_only=True):
 
 def fold(data: bytes) -> Folded | str:
     """The session a file holds, or why it is not a Gemini CLI session."""
-    stripped = data.lstrip()
-    if not stripped:
-        return "empty file"
-    if b"\0" in data[:4096]:
-        return "not a text file (binary content)"
-    whole = _whole_document(stripped)
+    reason = unreadable(data[:PROBE])
+    if reason:
+        return reason
+    whole = _whole_document(data.lstrip())
     if whole is not None:
         return whole
     return _lines(data)

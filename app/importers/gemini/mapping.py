@@ -1,4 +1,4 @@
-"""A folded Gemini CLI session as nodwyn records (the map in docs/decisions/0019-gemini.md).
+"""A folded Gemini CLI session as nodwyn records (the map in ADR 0019).
 
 Prompts are `user` messages with text that a person wrote: Gemini's injected context
 (`<session_context>`, `<hook_context>`, workspace listings) is not one, a `<state_snapshot>`
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...log import records as r
-from .. import prices
+from .. import prices, turns
 from ..times import at_of, ms_between
 
 CONTEXT = ("<session_context>", "<hook_context>", "- **Workspace Directories:**")
@@ -159,11 +159,17 @@ class Mapper:
         ]
         self.emit(
             r.Reply(
-                at=at, src=self.src(m["id"]), agent=self.agent, text="\n".join(filter(None, text)),
-                thinking="\n\n".join(t for t in thinking if t), calls=listed, model=self.model,
-                usage=usage, cost_usd=cost,
+                at=at,
+                src=self.src(m["id"]),
+                agent=self.agent,
+                text="\n".join(filter(None, text)),
+                thinking="\n\n".join(t for t in thinking if t),
+                calls=listed,
+                model=self.model,
+                usage=usage,
+                cost_usd=cost,
             )
-        )  # fmt: skip
+        )
         for key, (name, args, record) in calls.items():
             self.tools[key] = name
             if isinstance(args, dict) and isinstance(args.get(WRITES.get(name, "")), str):
@@ -198,13 +204,8 @@ class Mapper:
         error = failed or status in ("error", "cancelled") or code not in (None, 0)
         files = self.files.pop(call, [])
         tool = self.tools.pop(call, "") or str(answer.get("name") or "")
-        self.emit(
-            r.Result(
-                at=at_of((record or {}).get("timestamp"), at), src=self.src(f"result/{call}"),
-                agent=self.agent, call=call, tool=tool, output=output, error=error, exit=code,
-                files=[] if error else files,
-            )
-        )  # fmt: skip
+        at, src = at_of((record or {}).get("timestamp"), at), self.src(f"result/{call}")
+        self.emit(turns.result(at, src, call, tool, (output, error, code), files, self.agent))
 
     def _subagent(self, agent_id: str, name: str) -> None:
         found = self.subagents(agent_id) if self.subagents else None
@@ -224,10 +225,13 @@ class Mapper:
         cost = None if turn["unknown"] or not turn["cost"] else round(turn["cost"], 8)
         self.emit(
             r.TurnEnd(
-                at=turn["last"], src=self.src(f"end/{turn['id']}"), status=turn["status"],
-                duration_ms=ms_between(turn["at"], turn["last"]), cost_usd=cost,
+                at=turn["last"],
+                src=self.src(f"end/{turn['id']}"),
+                status=turn["status"],
+                duration_ms=ms_between(turn["at"], turn["last"]),
+                cost_usd=cost,
             )
-        )  # fmt: skip
+        )
 
 
 def _thought(thought: dict) -> str:

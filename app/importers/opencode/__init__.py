@@ -4,7 +4,7 @@ Where it keeps them: `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode` on Lin
 Windows alike, as the `xdg-basedir` package places it): `opencode.db` (and
 `opencode-<channel>.db`) from v1.2, the `storage/` tree before it. Kilo Code's newer releases
 (its CLI and the extension built on it, a fork of OpenCode) keep the same tables in
-`$XDG_DATA_HOME/kilo/kilo.db`, read here too (docs/decisions/0053-qwen-crush-pi.md).
+`$XDG_DATA_HOME/kilo/kilo.db`, read here too (ADR 0053).
 `opencode export` writes a session as one JSON document, which is read too. Each source is
 re-read whole (the agent rewrites it); records carry the agent's message and part ids, so a
 re-import adds only what is new. A database is only ever opened read-only and never copied

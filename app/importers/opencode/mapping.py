@@ -23,7 +23,7 @@ import json
 
 from ...log import records as r
 from .. import agent as core
-from .. import prices
+from .. import prices, turns
 from ..times import at_ms, one_line
 from .stores import Conv
 
@@ -204,18 +204,8 @@ class _Fold:
         output = state.get("output") if status == "completed" else state.get("error")
         if not isinstance(output, str):
             output = "" if output is None else json.dumps(output, ensure_ascii=False)
-        self.out.append(
-            r.Result(
-                at=at_ms(times.get("end"), at),
-                src=src,
-                agent=agent,
-                call=call,
-                tool=tool,
-                output=output,
-                error=error,
-                exit=code,
-            )
-        )
+        ended, ran = at_ms(times.get("end"), at), (output, error, code)
+        self.out.append(turns.result(ended, src, call, tool, ran, [], agent))
         child = meta.get("sessionId")
         folds = tool == "task" and isinstance(child, str) and child in self.by_id
         if folds and child not in self.folded:

@@ -4,7 +4,7 @@ Each session is `sessions/--<cwd with / as ->--/<time>_<uuid>.jsonl`, appended t
 line (`entries`); `PI_CODING_AGENT_DIR` moves `~/.pi/agent`. The folder is the header's `cwd`
 (the folder name loses which `-` was a `/`), the title Pi's own session name where one was
 given (`/name`), else the first prompt. Pi resumes a session by its file or id
-(`pi --session`); it speaks no MCP (docs/decisions/0053-qwen-crush-pi.md).
+(`pi --session`); it speaks no MCP (ADR 0053).
 """
 
 from pathlib import Path
@@ -25,9 +25,6 @@ class Pi(Agent):
 
     def roots(self) -> list[Path]:
         return [home_of("PI_CODING_AGENT_DIR", ".pi", "agent") / "sessions"]
-
-    def sources(self, folder: Path):
-        return folder.rglob("*.jsonl")
 
     def recognise(self, path: Path) -> Found | str:
         header = first_line(path, self.label)

@@ -3,7 +3,7 @@
 The first line is the header `{type: "session", version, id, timestamp, cwd}`; every other
 line an entry `{type, id, parentId, timestamp, ...}` of a tree (a branch made with `/tree`
 appends children of an earlier entry; every branch is kept here, in the file's order). The
-map (docs/decisions/0053-qwen-crush-pi.md): a `message` entry holds a user prompt, an
+map (ADR 0053): a `message` entry holds a user prompt, an
 assistant reply (`text`, `thinking` and `toolCall` blocks, its `model`, `usage` with the
 log's own `cost`, `stopReason`, `errorMessage`), a `toolResult`, or a person's `!` shell run
 (`bashExecution`); a `compaction` and a `branch_summary` are episodes (context.compact with the
@@ -17,9 +17,8 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices
+from .. import prices, turns
 from ..times import at_ms, at_of, one_line
-from ..turns import Turn
 
 TOOL = "pi"
 WRITES = {"edit": "path", "write": "path"}
@@ -42,17 +41,11 @@ class _Line(Struct):
 _decode = msgspec.json.Decoder(_Line).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
+class Carry(turns.Carry, kw_only=True):
+    turn: turns.Turn = msgspec.field(default_factory=turns.Turn)
     cwd: str = ""
     headed: str = ""  # the header's timestamp
     first_at: str = ""  # the first entry's
-    started: bool = False
-    last_at: str = ""
-    model: str = ""
-    calls: dict[str, str] = {}  # call id -> tool
-    files: dict[str, list[str]] = {}
-    turn: Turn = msgspec.field(default_factory=Turn)
 
 
 def _text(value: Any) -> str:
@@ -71,16 +64,10 @@ def _joined(content: Any, kind: str = "text", field: str = "text") -> str:
     )
 
 
-class Parser:
-    def __init__(self, source: str, carry: Carry | None = None):
-        self.source = source
-        self.carry = carry or Carry()
+class Parser(turns.Fold):
+    Carry, decode = Carry, _decode
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            line = _decode(raw)
-        except msgspec.MsgspecError:
-            return  # not an entry of this format: skipped, the rest goes on
+    def line(self, n: int, line: _Line, out: list) -> None:
         c = self.carry
         if line.type == "session":
             if not c.session:
@@ -110,10 +97,13 @@ class Parser:
         first = min((x for x in (c.first_at, c.headed) if x), default="")
         out.append(
             r.SessionStart(
-                at=first, src=r.Src(line=1, id="session"), project=c.cwd,
-                origin=r.Origin(tool=TOOL, path=self.source, id=c.session), model=c.model,
+                at=first,
+                src=r.Src(line=1, id="session"),
+                project=c.cwd,
+                origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
+                model=c.model,
             )
-        )  # fmt: skip
+        )
 
     def _message(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         m = line.message if isinstance(line.message, dict) else {}
@@ -149,12 +139,7 @@ class Parser:
             _joined(m.get("content"), "thinking", "thinking"),
         )
         if text or thinking or calls or usage:
-            out.append(
-                r.Reply(
-                    at=at, src=src, text=text, thinking=thinking, calls=calls, model=model,
-                    usage=usage, cost_usd=cost,
-                )
-            )  # fmt: skip
+            out.append(turns.reply(at, src, (text, thinking, calls), model, usage, cost))
         stop, error = _text(m.get("stopReason")), _text(m.get("errorMessage"))
         if stop == "error" or (error and stop != "aborted"):
             eid = f"{src.id or src.line}/error"
@@ -166,9 +151,12 @@ class Parser:
         """The reply's tokens (Pi's `input` leaves out the cache's) and cost: the log's own
         where it gives one above 0, else priced (a provider Pi knows no price of writes 0)."""
         u = m.get("usage") if isinstance(m.get("usage"), dict) else {}
-        usage = r.Usage(input=_count(u.get("input")), output=_count(u.get("output")),
-                        cache_read=_count(u.get("cacheRead")),
-                        cache_write=_count(u.get("cacheWrite")))  # fmt: skip
+        usage = r.Usage(
+            input=_count(u.get("input")),
+            output=_count(u.get("output")),
+            cache_read=_count(u.get("cacheRead")),
+            cache_write=_count(u.get("cacheWrite")),
+        )
         if usage == r.Usage():
             return None, None
         spent = u.get("cost") if isinstance(u.get("cost"), dict) else {}
@@ -180,17 +168,9 @@ class Parser:
         return usage, None if cost is None else round(float(cost), 8)
 
     def _result(self, m: dict, at: str, src: r.Src, out: list) -> None:
-        c = self.carry
-        call = _text(m.get("toolCallId"))
-        tool = c.calls.pop(call, "") or _text(m.get("toolName"))
-        failed = m.get("isError") is True
-        files = c.files.pop(call, [])
-        out.append(
-            r.Result(
-                at=at, src=src, call=call, tool=tool, output=_joined(m.get("content")),
-                error=failed, files=[] if failed else files,
-            )
-        )  # fmt: skip
+        call, failed = _text(m.get("toolCallId")), m.get("isError") is True
+        output, tool = _joined(m.get("content")), _text(m.get("toolName"))
+        out.append(self.result(at, src, call, output, failed, tool=tool))
 
     def _shell(self, m: dict, at: str, src: r.Src, out: list) -> None:
         """A person's `!command`: a shell call of its own and its output."""
@@ -200,10 +180,15 @@ class Parser:
         out.append(r.Reply(at=at, src=r.Src(line=src.line, id=f"{call}/call"), calls=[asked]))
         out.append(
             r.Result(
-                at=at, src=src, call=call, tool="bash", output=_text(m.get("output")),
-                error=code not in (None, 0) or m.get("cancelled") is True, exit=code,
+                at=at,
+                src=src,
+                call=call,
+                tool="bash",
+                output=_text(m.get("output")),
+                error=code not in (None, 0) or m.get("cancelled") is True,
+                exit=code,
             )
-        )  # fmt: skip
+        )
 
     def _compaction(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         note = _text(line.summary) or "Context compacted"

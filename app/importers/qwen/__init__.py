@@ -5,7 +5,7 @@ appended to record by record (`records`); `QWEN_HOME` moves `~/.qwen`, `QWEN_RUN
 folder holding `projects`. The folder is the records' `cwd`, the title Qwen Code's own
 (`custom_title`, from 0.15) else the first prompt. The Gemini-CLI-style prompt log
 `tmp/<hash>/logs.json` holds only the prompts the chat file holds too: it is refused as a
-session, said why (docs/decisions/0053-qwen-crush-pi.md).
+session, said why (ADR 0053).
 """
 
 import os
@@ -30,9 +30,6 @@ class Qwen(Agent):
     def roots(self) -> list[Path]:
         runtime = os.environ.get("QWEN_RUNTIME_DIR")
         return [(Path(runtime) if runtime else home_of("QWEN_HOME", ".qwen")) / "projects"]
-
-    def sources(self, folder: Path):
-        return folder.rglob("*.jsonl")
 
     def recognise(self, path: Path) -> Found | str:
         if path.suffix == ".json":

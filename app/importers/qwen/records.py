@@ -3,7 +3,7 @@
 Each line is one `ChatRecord` (QwenLM/qwen-code's chatRecordingService): `{uuid, parentUuid,
 sessionId, timestamp, type, cwd, version, gitBranch, ...}` with `type` one of `user`,
 `assistant`, `tool_result` or `system` (its `subtype` says which). The map
-(docs/decisions/0053-qwen-crush-pi.md): a `user` record is a prompt (Gemini API `parts`); a
+(ADR 0053): a `user` record is a prompt (Gemini API `parts`); a
 `slash_command` invocation before it gives what the person typed, the expanded prompt kept as
 its attachment; an `assistant` record is a reply (`text` parts, `thought` parts as thinking,
 `functionCall` parts as calls, its `model`); a `tool_result` record is a call's result
@@ -19,10 +19,9 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices
+from .. import prices, turns
 from ..gemini.mapping import WRITES, exit_of, output_of, parts_of
 from ..times import at_of, one_line
-from ..turns import Turn
 
 TOOL = "qwen-code"
 RESPONSE, ERROR = "qwen-code.api_response", "qwen-code.api_error"
@@ -48,19 +47,13 @@ class _Line(Struct):
 _decode = msgspec.json.Decoder(_Line).decode
 
 
-class Carry(Struct, kw_only=True):
-    session: str = ""
-    started: bool = False
-    last_at: str = ""
-    model: str = ""
+class Carry(turns.Carry, kw_only=True):
+    turn: turns.Turn = msgspec.field(default_factory=turns.Turn)
     command: str = ""  # the slash command a person typed, waiting for its prompt
     pending: r.Usage | None = None  # the tokens of a response whose reply has not come
     pending_at: str = ""
     pending_id: str = ""
     pending_model: str = ""
-    calls: dict[str, str] = {}
-    files: dict[str, list[str]] = {}
-    turn: Turn = msgspec.field(default_factory=Turn)
 
 
 def _text(value: Any) -> str:
@@ -72,16 +65,10 @@ def _parts(record: _Line) -> list[dict]:
     return parts_of(message.get("parts"))
 
 
-class Parser:
-    def __init__(self, source: str, carry: Carry | None = None):
-        self.source = source
-        self.carry = carry or Carry()
+class Parser(turns.Fold):
+    Carry, decode = Carry, _decode
 
-    def feed(self, n: int, raw: bytes, out: list) -> None:
-        try:
-            line = _decode(raw)
-        except msgspec.MsgspecError:
-            return  # not a record of this format: skipped, the rest goes on
+    def line(self, n: int, line: _Line, out: list) -> None:
         c = self.carry
         at = c.last_at = at_of(line.timestamp, c.last_at)
         src = r.Src(line=n, id=line.uuid if isinstance(line.uuid, str) else None)
@@ -105,10 +92,13 @@ class Parser:
         origin = r.Origin(tool=TOOL, path=self.source, id=c.session, version=_text(line.version))
         out.append(
             r.SessionStart(
-                at=at, src=r.Src(line=src.line, id="session"), project=_text(line.cwd),
-                origin=origin, branch=_text(line.gitBranch),
+                at=at,
+                src=r.Src(line=src.line, id="session"),
+                project=_text(line.cwd),
+                origin=origin,
+                branch=_text(line.gitBranch),
             )
-        )  # fmt: skip
+        )
 
     def _user(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         if line.provenance not in (None, "real_user") or line.subtype in NOT_A_PERSON:
@@ -154,11 +144,16 @@ class Parser:
         cost = self._cost(c.model, usage, at)
         out.append(
             r.Reply(
-                at=at, src=src, text="\n".join(filter(None, text)),
-                thinking="\n\n".join(filter(None, thinking)), calls=calls, model=c.model,
-                usage=usage, cost_usd=cost,
+                at=at,
+                src=src,
+                text="\n".join(filter(None, text)),
+                thinking="\n\n".join(filter(None, thinking)),
+                calls=calls,
+                model=c.model,
+                usage=usage,
+                cost_usd=cost,
             )
-        )  # fmt: skip
+        )
         for call in calls:
             if call.tool == "todo_write" and isinstance(call.input, dict):
                 out.append(_plan(call, at, src))
@@ -171,7 +166,7 @@ class Parser:
         return cost
 
     def _result(self, line: _Line, at: str, src: r.Src, out: list) -> None:
-        c, status = self.carry, line.toolCallResult if isinstance(line.toolCallResult, dict) else {}
+        status = line.toolCallResult if isinstance(line.toolCallResult, dict) else {}
         for part in _parts(line):
             answer = part.get("functionResponse")
             if not isinstance(answer, dict):
@@ -182,14 +177,9 @@ class Parser:
             error = (
                 failed or status.get("status") in ("error", "cancelled") or code not in (None, 0)
             )
-            files = c.files.pop(call, [])
-            out.append(
-                r.Result(
-                    at=at, src=r.Src(line=src.line, id=f"{src.id}/{call}"), call=call,
-                    tool=c.calls.pop(call, "") or _text(answer.get("name")), output=output,
-                    error=error, exit=code, files=[] if error else files,
-                )
-            )  # fmt: skip
+            key = r.Src(line=src.line, id=f"{src.id}/{call}")
+            tool = _text(answer.get("name"))
+            out.append(self.result(at, key, call, output, error, code, tool=tool))
 
     def _telemetry(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         payload = line.systemPayload if isinstance(line.systemPayload, dict) else {}
@@ -211,9 +201,14 @@ class Parser:
         if usage is not None:
             cost = self._cost(c.pending_model, usage, c.pending_at)
             out.append(
-                r.Reply(at=c.pending_at, src=r.Src(id=f"{c.pending_id}/usage"),
-                        model=c.pending_model, usage=usage, cost_usd=cost)
-            )  # fmt: skip
+                r.Reply(
+                    at=c.pending_at,
+                    src=r.Src(id=f"{c.pending_id}/usage"),
+                    model=c.pending_model,
+                    usage=usage,
+                    cost_usd=cost,
+                )
+            )
 
     def _compressed(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         payload = line.systemPayload if isinstance(line.systemPayload, dict) else {}
@@ -242,8 +237,10 @@ class Parser:
 def _plan(call: r.Call, at: str, src: r.Src) -> r.Plan:
     """`todo_write`'s list as the task's plan (Qwen Code's todos: content and status)."""
     todos = [t for t in call.input.get("todos") or () if isinstance(t, dict)]
-    items = [r.PlanItem(text=str(t.get("content", "")), status=str(t.get("status", "pending")))
-             for t in todos]  # fmt: skip
+    items = [
+        r.PlanItem(text=str(t.get("content", "")), status=str(t.get("status", "pending")))
+        for t in todos
+    ]
     return r.Plan(at=at, src=r.Src(line=src.line, id=f"{src.id}/plan/{call.id}"), items=items)
 
 

@@ -1,14 +1,13 @@
 """The rows of the stack of vectors in int8 for a quick first pass, and the exact best rows.
 
 A search by meaning scores every row of the stack (about 113,000 at 1,000,000 events). Read as
-float32 that is 173 MB for each query: 10-12 ms of one core on the 2-core machine these figures
-come from. So the stack also keeps each row x as int8 codes r = round(x / s) with one scale
-s = max |x| / 127 and the sum of its codes' sizes L = sum |r|: 43 MB. The query is made int8
-the same way (q8, scale t) and simsimd's integer dot product scores every row, s * t * (r .
-q8), in 2-4 ms (docs/decisions/0029-compact-vector-stack.md). Without simsimd, numpy scores
-the codes against the float32 query BLOCK rows at a time (each block turned into float32 in a
-buffer that stays in the cache: as slow as float32 once the codes are out of the cache, twice
-as quick while they are in it).
+float32 that is 173 MB for each query, the longest part of a search. So the stack also keeps
+each row x as int8 codes r = round(x / s) with one scale s = max |x| / 127 and the sum of its
+codes' sizes L = sum |r|: 43 MB. The query is made int8 the same way (q8, scale t) and
+simsimd's integer dot product scores every row, s * t * (r . q8), in a fraction of that time
+(ADR 0029). Without simsimd, numpy scores the codes against the float32 query BLOCK rows at a
+time (each block turned into float32 in a buffer that stays in the cache: as slow as float32
+once the codes are out of the cache, twice as quick while they are in it).
 
 That first score is off by at most s * t / 2 * (L + sum |q8| + dims / 2) (each code is off by at
 most half a step, and so is each of the query's), or s / 2 * sum |q| with the float32 query.
@@ -27,8 +26,7 @@ except ImportError:  # a platform without its wheel: numpy's first pass serves
 BLOCK = 512  # rows turned into float32 at once: 768 kB, inside the cache (2,048: twice slower)
 # Values (rows x dims) up to which a stack keeps its exact rows as float32 (25 MB) rather
 # than float16 and scores them all without a first pass: a small stack would rescore most of
-# its rows anyway (17,616 events, 2,000 rows: 4.0 ms a search with the first pass and float16
-# rows, 3.7 ms without).
+# its rows anyway (ADR 0029).
 SMALL = 16_384 * 384
 STEP = 2048  # rows quantised at once (bounds the float32 copies made while a stack is built)
 
@@ -110,5 +108,5 @@ def scores(rows, query: np.ndarray) -> np.ndarray:
     """The float32 score of each row: its products with the query summed in float32 row by
     row (einsum), the same for a row whichever rows are scored with it (a matrix product sums
     rows in blocks whose rounding depends on how many there are: equal scores came 1e-7
-    apart; einsum took 1.2 ms for 2,240 rows, multiplying then summing 3.5 ms)."""
+    apart; einsum is also quicker than multiplying then summing)."""
     return np.einsum("ij,j->i", np.asarray(rows, dtype=np.float32), query)

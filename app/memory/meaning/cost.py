@@ -58,13 +58,18 @@ def estimate(store, kind: str, model: str, url: str = "") -> Cost:
             texts += 1
             tokens += math.ceil(len(text) / CHARS_PER_TOKEN)
     if kind == "builtin" or (kind != "voyage" and on_this_computer(url)):
-        return Cost(texts=texts, tokens=tokens, cost_usd=None,
-                    price="free: the model runs on this computer")  # fmt: skip
+        return Cost(
+            texts=texts, tokens=tokens, cost_usd=None, price="free: the model runs on this computer"
+        )
     per_million = table().get(model)
     if per_million is None:
         why = f"price unknown (nodwyn has no price for {model or 'that model'})"
         return Cost(texts=texts, tokens=tokens, cost_usd=None, price=why)
     usd = round(tokens * per_million / 1_000_000, 8)
     said = f"about ${usd:.4f}" if usd >= 0.0001 else "less than $0.0001"
-    return Cost(texts=texts, tokens=tokens, cost_usd=usd,
-                price=f"{said} at ${per_million:g} a million tokens")  # fmt: skip
+    return Cost(
+        texts=texts,
+        tokens=tokens,
+        cost_usd=usd,
+        price=f"{said} at ${per_million:g} a million tokens",
+    )

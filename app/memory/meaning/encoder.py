@@ -103,8 +103,10 @@ def fallback() -> str | None:
     built-in model was asked for), or None."""
     if not _why or not isinstance(_builtin, Builtin):
         return None
-    return (f"the sentence model could not be loaded ({_why[0]}): search by meaning uses the "
-            "static table, which finds less")  # fmt: skip
+    return (
+        f"the sentence model could not be loaded ({_why[0]}): search by meaning uses the "
+        "static table, which finds less"
+    )
 
 
 def expected_id(root: Path) -> str | None:

@@ -1,4 +1,4 @@
-"""The sentence model in a process of its own, for the app and `nodwyn serve` (issue 16).
+"""The sentence model in a process of its own, for the app and `nodwyn serve`.
 
 Loaded in the app's process, onnxruntime and all-MiniLM-L6-v2 added about 61 MB to it for as
 long as it ran; dropping the session gave back only 26 MB (the library stays mapped). So a
@@ -11,7 +11,7 @@ The two talk over the child's stdin and stdout, in frames (pipes.py): the parent
 (b"q" a query, b"c" cards) and the texts as a JSON list; the child first says {"id", "dims"}
 (or {"error"} when the model cannot be loaded here), then answers each list with its lane,
 b"V" and the rows' float32 bytes, or b"E" and a message. A query is encoded at once beside
-the cards under way (issue 23: a search never queues behind the background's encoding).
+the cards under way (a search never queues behind the background's encoding).
 The child ends at the end of its stdin, so it never outlives the app, and the app ends it on
 exit. A child that cannot start or dies
 mid-request raises Unavailable (search falls back to words and says so); the next text starts
@@ -63,7 +63,7 @@ QUERY, CARDS = b"q", b"c"  # the two lanes: a query's text, and the background's
 class Child:
     """An encoder like Sentence whose model runs in a child process: `id`, `dims`,
     `encode(texts)` (the cards' lane) and `encode_query(text)` (the query's lane, answered
-    beside any cards under way, issue 23); safe to call from several threads at once (one
+    beside any cards under way); safe to call from several threads at once (one
     request at a time in each lane)."""
 
     def __init__(self, folder: Path, wait: float | None = None):
@@ -105,8 +105,12 @@ class Child:
             raise NotLoadable(hello["error"])
         self.id, self.dims = hello["id"], hello["dims"]
         self.answers = {QUERY: queue.SimpleQueue(), CARDS: queue.SimpleQueue()}
-        self.reader = threading.Thread(target=_read_answers, args=(self.process, self.answers),
-                                       name="nodwyn-model-answers", daemon=True)  # fmt: skip
+        self.reader = threading.Thread(
+            target=_read_answers,
+            args=(self.process, self.answers),
+            name="nodwyn-model-answers",
+            daemon=True,
+        )
         self.reader.start()
 
     def encode(self, texts: list[str], lane: bytes = CARDS) -> np.ndarray:
@@ -163,13 +167,14 @@ class Child:
 
     def _arm(self) -> None:
         """End the child once `wait` seconds pass with no request (never if wait < 0), by
-        one thread that sleeps until then (a threading.Timer a request cost 0.2 ms of a
+        one thread that sleeps until then (a threading.Timer a request would slow each
         search); the lock held."""
         if self.wait < 0:
             return
         if self.keeper is None:
-            self.keeper = threading.Thread(target=self._keep, name="nodwyn-model-keeper",
-                                           daemon=True)  # fmt: skip
+            self.keeper = threading.Thread(
+                target=self._keep, name="nodwyn-model-keeper", daemon=True
+            )
             self.keeper.start()
         else:
             self.changed.notify()
@@ -252,8 +257,12 @@ def serve(folder: Path) -> None:
     def encoded(asked: bytes) -> None:
         lane = asked[:1]
         try:
-            said = b"V" + np.ascontiguousarray(model.encode(json.loads(asked[1:])),
-                                               dtype=np.float32).tobytes()  # fmt: skip
+            said = (
+                b"V"
+                + np.ascontiguousarray(
+                    model.encode(json.loads(asked[1:])), dtype=np.float32
+                ).tobytes()
+            )
         except Exception as exc:  # noqa: BLE001  one bad request does not end the model
             said = b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
         with writing:

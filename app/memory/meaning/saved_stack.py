@@ -77,10 +77,20 @@ def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: R
     """Save a stack for other processes (written aside, renamed into place; a file another
     process has mapped, which Windows will not replace, is left as it is)."""
     codes = np.ascontiguousarray(rows.codes, dtype=np.int8)
-    head = _head_encoder.encode(StackHead(model=model, dims=codes.shape[1], entries=entries,
-                                          turns=np.asarray(turns, np.int64).tobytes()))  # fmt: skip
-    parts = zip(_layout(len(head), *codes.shape)[:4], (codes, rows.scales, rows.sums, rows.exact),
-                (np.int8, np.float32, np.float32, np.float16), strict=True)  # fmt: skip
+    head = _head_encoder.encode(
+        StackHead(
+            model=model,
+            dims=codes.shape[1],
+            entries=entries,
+            turns=np.asarray(turns, np.int64).tobytes(),
+        )
+    )
+    parts = zip(
+        _layout(len(head), *codes.shape)[:4],
+        (codes, rows.scales, rows.sums, rows.exact),
+        (np.int8, np.float32, np.float32, np.float16),
+        strict=True,
+    )
     file = stack_path(root)
     tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
@@ -111,8 +121,7 @@ def load_stack(root: Path, model: str):
                 return None
             # mapped through the handle the head was read from: a stack another process
             # renamed into place meanwhile is a new file, whose rows are not this head's
-            mapped = np.memmap(handle, dtype=np.uint8, mode="r", offset=codes,
-                               shape=(end - codes,))  # fmt: skip
+            mapped = np.memmap(handle, dtype=np.uint8, mode="r", offset=codes, shape=(end - codes,))
     except (OSError, ValueError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
         return None
     mapped = np.asarray(mapped)  # a plain array over the map: memmap's slicing is slow

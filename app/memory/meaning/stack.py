@@ -1,6 +1,6 @@
 """Every searched log's vectors in one matrix, so a search by meaning is one product, not one
-a log: made again only when a log or this process's vectors changed, never by encoding
-(issue 23), and saved for the next process (mapped, not read, by it)."""
+a log: made again only when a log or this process's vectors changed, never by encoding,
+and saved for the next process (mapped, not read, by it)."""
 
 import time
 
@@ -28,8 +28,8 @@ _stack = Stack()
 
 def stacked(store, state, tasks, encoder) -> tuple[Stack, list]:
     """The stack of the tasks' vectors as encoded so far (made again only when a log or this
-    process's vectors changed), and the tasks that have none yet. Nothing is encoded here
-    (issue 23). Searching every task, the rows of unchanged logs come from the stack an
+    process's vectors changed), and the tasks that have none yet. Nothing is encoded here.
+    Searching every task, the rows of unchanged logs come from the stack an
     earlier process saved (mapped, not read), the others from their .vec."""
     global _stack
     from . import vectors

@@ -194,8 +194,14 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
             rows[at] = vector
     dims = len(rows[0]) if rows else (vec.dims if keep else 0)
     matrix = np.stack(rows).astype(np.float16) if rows else np.zeros((0, dims), np.float16)
-    out = Vec(model=encoder.id, dims=dims, end=end, tail_crc=_tail_crc(log, end),
-              entries=entries, vectors=matrix.tobytes())  # fmt: skip
+    out = Vec(
+        model=encoder.id,
+        dims=dims,
+        end=end,
+        tail_crc=_tail_crc(log, end),
+        entries=entries,
+        vectors=matrix.tobytes(),
+    )
     save(log, out)
     _cache.pop(log, None)  # a search reads the new rows
     _made[0] += 1
@@ -211,7 +217,7 @@ def searchable(
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """(turn of each row, rows, whether they hold all the log has) of a log's vectors made so
     far by the encoder `model` (its id), or None: none yet. Nothing is encoded here: a search
-    uses what the background has made (issue 23). `seen` is the log's (size, mtime_ns) when
+    uses what the background has made. `seen` is the log's (size, mtime_ns) when
     the caller has just looked (saves a stat)."""
     if seen is None:
         try:

@@ -1,4 +1,4 @@
-"""Which turn wrote each line of a file (issues 25, 36): the file's edits, from every log,
+"""Which turn wrote each line of a file: the file's edits, from every log,
 replayed in time order over line keys, set against the file as it is, and checked with git.
 
 Replay: a Write (or apply_patch's Add) sets the file's lines; a line it repeats unchanged keeps
@@ -173,8 +173,7 @@ def replay(edits: list[Edit], base: list[int] | None = None) -> tuple[list[int],
     origins: list[int] = [NONE] * len(state or ())
     for number, edit in enumerate(edits):
         if edit.op in ("write", "add"):
-            keys = [k for h in edit.hunks for m, k in zip(h.marks, h.keys, strict=True)
-                    if m != "-"]  # fmt: skip
+            keys = [k for h in edit.hunks for m, k in zip(h.marks, h.keys, strict=True) if m != "-"]
             origins = _kept(state or [], origins, keys, number)
             state = keys
         elif edit.op == "delete":
@@ -286,8 +285,10 @@ def read(path: Path) -> list[str]:
     if not stat.S_ISREG(seen.st_mode):
         raise BadInput(f"{path} is not a regular file (a device, a pipe or a socket)")
     if seen.st_size > LIMIT:
-        raise BadInput(f"{path} is {seen.st_size / 1e6:.0f} MB: blame reads files up to "
-                       f"{LIMIT // 1_000_000} MB")  # fmt: skip
+        raise BadInput(
+            f"{path} is {seen.st_size / 1e6:.0f} MB: blame reads files up to "
+            f"{LIMIT // 1_000_000} MB"
+        )
     try:
         with path.open("rb") as handle:
             head = handle.read(8192)
@@ -321,8 +322,14 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
     found = edits_of(book, path, projects, dates)
     done = _answer(store, found, lines, dates)
     if dates is not None and found:
-        versions.carried(path.resolve(), dates, lines, done, found,
-                         lambda then, at: _answer(store, found, then, at))  # fmt: skip
+        versions.carried(
+            path.resolve(),
+            dates,
+            lines,
+            done,
+            found,
+            lambda then, at: _answer(store, found, then, at),
+        )
         checking.dated(done, lines, [edit for _, edit in found], dates.times)
     shown, origins, out = {}, [], []
     for n in range(first - 1, last):
@@ -334,8 +341,9 @@ def blame(store, path: Path, first: int = 1, last: int | None = None) -> Blame:
                 where = shown[number] = len(origins)
                 origins.append(origin_of(store, book, *found[number]))
         out.append(Line(line=n + 1, status=status, origin=where, text=lines[n]))
-    return Blame(file=str(path), lines=out, origins=origins, edits=len(found),
-                 git=dates is not None)  # fmt: skip
+    return Blame(
+        file=str(path), lines=out, origins=origins, edits=len(found), git=dates is not None
+    )
 
 
 def _answer(store, found: list[tuple[str, Edit]], lines: list[str], dates) -> list:
@@ -375,8 +383,11 @@ def _base(lines: list[str], edits: list[Edit], dates) -> list[int] | None:
     if dates is None or not edits or edits[0].op in ("write", "add"):
         return None
     first = checking.epoch(edits[0].at) - checking.SLACK
-    return [key(line) for line, at in zip(lines, dates.times, strict=True)
-            if at is not None and at < first]  # fmt: skip
+    return [
+        key(line)
+        for line, at in zip(lines, dates.times, strict=True)
+        if at is not None and at < first
+    ]
 
 
 def _titles(store) -> dict:
@@ -394,7 +405,14 @@ def origin_of(store, book, task: str, edit: Edit) -> Origin:
     turn = held.turns[number] if number >= 0 else None
     title = _titles(store).get(task, "")
     return Origin(
-        task=task, turn=number + 1, turn_seq=edit.turn, seq=edit.seq, at=edit.at, agent=held.agent,
-        model=edit.model or held.model, asked=turn.asked if turn else "", tool=edit.tool,
+        task=task,
+        turn=number + 1,
+        turn_seq=edit.turn,
+        seq=edit.seq,
+        at=edit.at,
+        agent=held.agent,
+        model=edit.model or held.model,
+        asked=turn.asked if turn else "",
+        tool=edit.tool,
         title=title,
-    )  # fmt: skip
+    )

@@ -1,4 +1,4 @@
-"""Blame's answers checked against git (issue 36): a line git dates to a commit made before an
+"""Blame's answers checked against git: a line git dates to a commit made before an
 edit was not written by that edit, however alike the text. Such a claim goes to the latest
 earlier edit that added the same line, where one did before the commit, else to no session.
 """
@@ -33,8 +33,9 @@ def dated(done: list, lines: list[str], edits: list[Edit], times: list[float | N
             adders = _adders(edits)
         earlier = None
         if status == "session" and len(" ".join(lines[j].split())) >= WEAK:
-            found = [n for n in adders.get(key(lines[j]), ()) if epoch(edits[n].at)
-                     <= committed + SLACK]  # fmt: skip
+            found = [
+                n for n in adders.get(key(lines[j]), ()) if epoch(edits[n].at) <= committed + SLACK
+            ]
             earlier = found[-1] if found else None
         done[j] = ("session", earlier) if earlier is not None else ("not from a session", None)
 

@@ -1,5 +1,5 @@
 """Whether a repository checked out under another folder name than a session's is that
-session's project (issue 36), told by git: the text the session's edits found in a file (an
+session's project, told by git: the text the session's edits found in a file (an
 edit's context and removed lines, a Write's lines) stands in a version of that file git holds.
 A checkout of the same project under any name holds it; a repository that merely has the same
 relative paths does not (its STATUS.md never held the session's lines), so it gets no claim.
@@ -30,8 +30,12 @@ def same(book, project: str, base: str, top: Path) -> bool:
         _known[:] = [book, {}]
     asked = (project, base, top.as_posix())
     if asked not in _known[1]:
-        edits = [edit for _, held in book.ledgers.values() if held.project == project
-                 for edit in held.edits]  # fmt: skip
+        edits = [
+            edit
+            for _, held in book.ledgers.values()
+            if held.project == project
+            for edit in held.edits
+        ]
         _known[1][asked] = _holds(base, edits, top)
     return _known[1][asked]
 

@@ -1,8 +1,8 @@
-"""Which turn made a commit (issue 25), found two ways, each answer saying which:
+"""Which turn made a commit, found two ways, each answer saying which:
 
 - "commit line": a tool output of the turn shows the commit, `[main 0afe44b] message` as
   `git commit` prints it (and where a `git log` of the same turn shows the whole hash, that);
-- "lines": no output names it, so the commit's own diff against its parent is read (issue 36)
+- "lines": no output names it, so the commit's own diff against its parent is read
   and each line it added goes to the latest successful edit made before the commit that added
   that line to that file (or to the path it was renamed from), however long before; turns rank
   by the lines they hold. None: "no session's edit is among its lines".
@@ -63,7 +63,7 @@ def find(store, sha: str, folder: Path | None = None) -> Answer:
             how="commit line",
             sha=c.full or c.sha,
             message=c.message,
-        )  # fmt: skip
+        )
         for task, c in by_line(book, whole)
     ]
     if not found and diff is not None:
@@ -74,8 +74,16 @@ def find(store, sha: str, folder: Path | None = None) -> Answer:
 def _as_edit(commit: Commit):
     from .ledger import Edit
 
-    return Edit(seq=commit.seq, turn=commit.turn, at=commit.at, call="", tool="git commit",
-                path="", op="", hunks=[])  # fmt: skip
+    return Edit(
+        seq=commit.seq,
+        turn=commit.turn,
+        at=commit.at,
+        call="",
+        tool="git commit",
+        path="",
+        op="",
+        hunks=[],
+    )
 
 
 def _by_lines(store, book, folder: Path, diff) -> list[Found]:
@@ -90,14 +98,22 @@ def _by_lines(store, book, folder: Path, diff) -> list[Found]:
         edits = []
         for path in paths:
             target = blaming.target_of(top / path, projects)
-            edits += [(t, e) for t, e in blaming.history(book, target)
-                      if e.ok and checking.epoch(e.at) <= diff.at + checking.SLACK]  # fmt: skip
+            edits += [
+                (t, e)
+                for t, e in blaming.history(book, target)
+                if e.ok and checking.epoch(e.at) <= diff.at + checking.SLACK
+            ]
         edits.sort(key=lambda pair: pair[1].at)
         latest = {}
         for task, edit in edits:
             for hunk in edit.hunks:
-                latest.update({k: (task, edit) for m, k in zip(hunk.marks, hunk.keys, strict=True)
-                               if m == "+"})  # fmt: skip
+                latest.update(
+                    {
+                        k: (task, edit)
+                        for m, k in zip(hunk.marks, hunk.keys, strict=True)
+                        if m == "+"
+                    }
+                )
         for line in added:
             if blaming._long(line) and key(line) in latest:
                 task, edit = latest[key(line)]
@@ -106,7 +122,13 @@ def _by_lines(store, book, folder: Path, diff) -> list[Found]:
                 held[(task, edit.turn)][2] += 1
     ranked = sorted(held.items(), key=lambda item: -item[1][2])
     return [
-        Found(origin=blaming.origin_of(store, book, task, edit), how="lines", sha=diff.sha,
-              files=sorted(names), lines=count)
-        for (task, _), (edit, names, count) in ranked if count >= LEAST
-    ]  # fmt: skip
+        Found(
+            origin=blaming.origin_of(store, book, task, edit),
+            how="lines",
+            sha=diff.sha,
+            files=sorted(names),
+            lines=count,
+        )
+        for (task, _), (edit, names, count) in ranked
+        if count >= LEAST
+    ]

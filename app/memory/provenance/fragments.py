@@ -1,4 +1,4 @@
-"""Lines an edit changed inside (issue 36): an Edit whose old and new text are parts of one line
+"""Lines an edit changed inside: an Edit whose old and new text are parts of one line
 (`vsla_copy(` -> `vsla_copy_basic(`, every one with replace_all) leaves no whole line whose key
 the ledger knows. Its text is read back from the log (one record, at the offset the ledger
 keeps: the ledger holds no text), and a line holding its new text is "changed by" that edit
@@ -18,8 +18,14 @@ from .ledger import Edit
 LEAST = 4  # characters of new text under which a part of a line names nothing
 
 
-def changed(store, found: list[tuple[str, Edit]], lines: list[str], keys: list[int],
-            done: list, times: list[float | None]) -> None:  # fmt: skip
+def changed(
+    store,
+    found: list[tuple[str, Edit]],
+    lines: list[str],
+    keys: list[int],
+    done: list,
+    times: list[float | None],
+) -> None:
     """Mark, in place, lines no edit placed whole that an edit changed inside."""
     present = set(keys)
     for number, (task, edit) in enumerate(found):
@@ -32,8 +38,11 @@ def changed(store, found: list[tuple[str, Edit]], lines: list[str], keys: list[i
             part = new.strip()
             if "\n" in part or len(part) < LEAST or part in old:
                 continue
-            places = [j for j, line in enumerate(lines) if part in line and
-                      _open(done[j], number) and times[j] in (None, first)]  # fmt: skip
+            places = [
+                j
+                for j, line in enumerate(lines)
+                if part in line and _open(done[j], number) and times[j] in (None, first)
+            ]
             if every or len(places) == 1:
                 for j in places:
                     done[j] = ("changed by", number)

@@ -1,4 +1,4 @@
-"""Who wrote this? (issue 25): the turns whose edits hold a pasted piece of code, or the turn
+"""Who wrote this: the turns whose edits hold a pasted piece of code, or the turn
 that wrote one line of a file, as a list that reads like search results.
 
 Pasted code is matched line by line: each line's key (ledger.key) against the lines every
@@ -78,8 +78,10 @@ def holders(store, asked: Asked) -> Holders:
             kept.append((task, found["edit"], sorted(strong | near)))
     kept.sort(key=lambda item: item[1].at, reverse=True)  # the newest first among equals
     kept.sort(key=lambda item: -len(item[2]))
-    turns = [Held(origin=blaming.origin_of(store, book, task, edit), path=edit.path, lines=held)
-             for task, edit, held in kept[:LIMIT]]  # fmt: skip
+    turns = [
+        Held(origin=blaming.origin_of(store, book, task, edit), path=edit.path, lines=held)
+        for task, edit, held in kept[:LIMIT]
+    ]
     return Holders(lines=lines, turns=turns)
 
 

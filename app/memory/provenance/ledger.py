@@ -1,6 +1,6 @@
 """`sessions/<id>.lines`: what one log's edits, moves and commits were, as line keys.
 
-Provenance (issue 25): for each edit call of any agent (reading/edits.py reads them as
+Provenance: for each edit call of any agent (reading/edits.py reads them as
 diffs), its hunks as marks and a key per line (crc32 of the line with its white space
 collapsed: `key`); the renames its shell calls made (`git mv a b`, `mv a b`, apply_patch's
 `Move to`); the commits its tool output names (`[main 0afe44b] message`, and a `git log` of
@@ -27,7 +27,7 @@ from ..cards.fold import SHELLS, call_input, command_of
 from ..cards.frames import crc_of, holds
 from ..cards.heading import one_line
 
-FORMAT = 2  # 2: each edit's byte offset in its log (issue 36)
+FORMAT = 2  # 2: each edit's byte offset in its log
 MAGIC = b"nodwyn-lines 2\n"
 ASKED = 80  # characters of a prompt kept: its first words
 COMMIT_LINE = re.compile(
@@ -165,8 +165,9 @@ def feed(ledger: Ledger, record, where: int = -1) -> None:
             ledger.model = record.model
         case records.Message() if record.agent is None:
             ledger.turn, ledger.turn_at = record.seq, record.at
-            ledger.turns.append(Turn(seq=record.seq, at=record.at,
-                                     asked=one_line(record.text, ASKED)))  # fmt: skip
+            ledger.turns.append(
+                Turn(seq=record.seq, at=record.at, asked=one_line(record.text, ASKED))
+            )
             ledger.shells = {}
         case records.Reply():
             for call in record.calls:
@@ -210,7 +211,7 @@ def _call(ledger: Ledger, reply, call, where: int = -1) -> None:
                 model=reply.model or ledger.model,
                 agent=reply.agent or "",
                 where=where,
-            )  # fmt: skip
+            )
         )
     ledger.pending[call.id] = made
 
@@ -247,7 +248,7 @@ def _commits(ledger: Ledger, record) -> None:
                 at=record.at,
                 branch=found["branch"],
                 message=one_line(found["msg"], 120),
-            )  # fmt: skip
+            )
         )
     for full in LOG_LINE.findall(record.output):  # a git log of the same turn: the whole hash
         for commit in reversed(ledger.commits):

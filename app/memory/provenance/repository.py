@@ -1,9 +1,10 @@
-"""What git knows of a file and a commit (issue 36): when each line of the file was committed
+"""What git knows of a file and a commit: when each line of the file was committed
 and under which paths, and which lines a commit added. Blame and commit answers are checked
 against these, so that no turn is named for a line git dates before the turn's edit.
 
 One `git blame -w --porcelain` per question (white space ignored, as the line keys do; whole-
-file renames followed, as git blame does by default): 10-40 ms on files of a few thousand lines.
+file renames followed, as git blame does by default), quick enough for files of a few
+thousand lines (ADR 0040).
 No git, a file outside a repository, or one git does not track: None, and the answer rests on
 the logs alone.
 """
@@ -37,8 +38,9 @@ class Added(Struct, frozen=True, kw_only=True):
 
 def _git(folder: Path, *args: str) -> str | None:
     try:
-        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
-                              timeout=TIMEOUT, check=False)  # fmt: skip
+        done = subprocess.run(
+            ["git", "-C", str(folder), *args], capture_output=True, timeout=TIMEOUT, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
@@ -140,17 +142,25 @@ def added(folder: Path, sha: str) -> Added | None:
             lines.setdefault(path, []).append(line[1:])
     if parents:
         held = _held(folder, parents[0], [before.get(path, path) for path in lines])
-        lines = {path: [line for line in kept if " ".join(line.split()) not in
-                        held.get(before.get(path, path), ())]
-                 for path, kept in lines.items()}  # fmt: skip
+        lines = {
+            path: [
+                line
+                for line in kept
+                if " ".join(line.split()) not in held.get(before.get(path, path), ())
+            ]
+            for path, kept in lines.items()
+        }
     return Added(sha=whole, at=at, lines=lines, before=before)
 
 
 def _held(folder: Path, rev: str, paths: list[str]) -> dict[str, set[str]]:
     """The lines (white space collapsed) of each file at `rev`."""
     found = blobs(folder, [f"{rev}:{path}" for path in paths])
-    return {path: {" ".join(line.split()) for line in text.splitlines()}
-            for path, text in zip(paths, found, strict=True) if text is not None}  # fmt: skip
+    return {
+        path: {" ".join(line.split()) for line in text.splitlines()}
+        for path, text in zip(paths, found, strict=True)
+        if text is not None
+    }
 
 
 def blobs(folder: Path, names: list[str]) -> list[str | None]:
@@ -158,8 +168,13 @@ def blobs(folder: Path, names: list[str]) -> list[str | None]:
     --batch`."""
     asked = "".join(f"{name}\n" for name in names).encode()
     try:
-        done = subprocess.run(["git", "-C", str(folder), "cat-file", "--batch"], input=asked,
-                              capture_output=True, timeout=TIMEOUT, check=False)  # fmt: skip
+        done = subprocess.run(
+            ["git", "-C", str(folder), "cat-file", "--batch"],
+            input=asked,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return [None] * len(names)
     data, at, out = done.stdout, 0, []

@@ -1,4 +1,4 @@
-"""Lines carried from the version the sessions left (issue 36). A file changed by hand after its
+"""Lines carried from the version the sessions left. A file changed by hand after its
 last edits was first committed as the sessions left it; blamed at that commit, the answer is
 carried to the file as it is by a line diff, as git blame carries a line through versions: a
 line the diff keeps unchanged (a blank line too) keeps the turn it had there, where the answer
@@ -19,8 +19,14 @@ from .ledger import Edit, key
 CLAIMS = ("session", "changed by")
 
 
-def carried(path: Path, dates, lines: list[str], done: list, found: list[tuple[str, Edit]],
-            answer: Callable[[list[str], object], list]) -> None:  # fmt: skip
+def carried(
+    path: Path,
+    dates,
+    lines: list[str],
+    done: list,
+    found: list[tuple[str, Edit]],
+    answer: Callable[[list[str], object], list],
+) -> None:
     """Give, in place, each line of `done` that names no session the turn the same line had in
     the file's first commit after its last edit; `answer(lines, dates)` blames that version."""
     last = checking.epoch(found[-1][1].at)
@@ -39,8 +45,9 @@ def carried(path: Path, dates, lines: list[str], done: list, found: list[tuple[s
         return
     before = answer(then.lines, at)
     keys = [key(line) for line in lines]
-    matcher = difflib.SequenceMatcher(None, [key(line) for line in then.lines], keys,
-                                      autojunk=False)  # fmt: skip
+    matcher = difflib.SequenceMatcher(
+        None, [key(line) for line in then.lines], keys, autojunk=False
+    )
     for op, i1, _, j1, j2 in matcher.get_opcodes():
         if op != "equal":
             continue

@@ -7,7 +7,7 @@ commit, so they run from the mark to some seq without a gap), so they are kept a
 adds only what follows them. Deleting and adding them again would leave deleted documents in
 their segments, which BM25's statistics count (document frequencies, mean lengths) until
 tantivy merges those segments, so a search after the crash would rank otherwise than a clean
-build does (issue 14, row 6). Documents past the mark that are not the log's own (the line at
+build does. Documents past the mark that are not the log's own (the line at
 their offset holds another seq) are deleted, as a log made anew needs.
 """
 

@@ -150,8 +150,16 @@ def unread(state, task: str, size: int) -> int:
 def job_of(state, task: str, log: Path, size: int, at_once: bool = False) -> Job:
     """The job of folding `task`'s log, now `size` bytes, for the index of `state`."""
     seen = state.tasks.get(task)
-    return Job(task, str(log), state.id, state.tool_output, seen is not None,
-               seen.problems if seen else 0, unread(state, task, size), at_once)  # fmt: skip
+    return Job(
+        task,
+        str(log),
+        state.id,
+        state.tool_output,
+        seen is not None,
+        seen.problems if seen else 0,
+        unread(state, task, size),
+        at_once,
+    )
 
 
 def start(job: Job) -> Taken:
@@ -182,8 +190,9 @@ def rows(job: Job, taken: Taken) -> Iterator[Row]:
         text = text_of(record, job.tool_output, clean=False)
         if text:
             turn, turn_at = _turn_of(log, record, mark)
-            waiting.append((text, "", record.seq, turn, turn_at, begin,
-                            heading(record, mark.calls)))  # fmt: skip
+            waiting.append(
+                (text, "", record.seq, turn, turn_at, begin, heading(record, mark.calls))
+            )
             size += len(text)
             if size >= WAITING:
                 yield from _with_compounds(waiting, job.at_once)

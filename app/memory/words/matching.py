@@ -47,8 +47,17 @@ def ranked(searcher, query, known, tasks: set[str] | None, limit: int) -> list[t
         task = keys["task"][0]
         if task not in known or (tasks is not None and task not in tasks):
             continue  # a task deleted since the index last saw it
-        out.append((score, task, keys["seq"][0], keys["turn"][0], keys["offset"][0],
-                    keys["heading"][0], keys["turn_at"][0]))  # fmt: skip
+        out.append(
+            (
+                score,
+                task,
+                keys["seq"][0],
+                keys["turn"][0],
+                keys["offset"][0],
+                keys["heading"][0],
+                keys["turn_at"][0],
+            )
+        )
     # equal scores (the same words in two tasks) in a fixed order, whatever the segments
     out.sort(key=lambda hit: (-hit[0], hit[1], hit[2]))
     return out[:limit]
@@ -90,8 +99,8 @@ def _snippet_by_line(text: str, terms: set[str]) -> list[str]:
 
 def _first_line(text: str) -> list[str]:
     """The first line that is not blank, as splitlines() cuts lines, looked for in a piece of
-    the text four times longer each time (a prompt may hold 100 KB pasted: all its lines
-    cost 0.2 ms)."""
+    the text four times longer each time (a prompt may hold a long paste, whose lines are not
+    all needed)."""
     size = FIRST_PIECE
     while True:
         lines = text[:size].splitlines()

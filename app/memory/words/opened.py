@@ -38,7 +38,7 @@ ASIDE: dict[Path, str] = {}  # index folders read from a copy: a read-only data 
 def _opened(path: Path, schema: tantivy.Schema) -> tantivy.Index:
     """The index in `path`. tantivy creates its lock files even to read, which a read-only
     data folder refuses: then it is read from a copy in the temporary folder (removed by the
-    next such reading once this process has ended), and `ASIDE` says so (issue 28)."""
+    next such reading once this process has ended), and `ASIDE` says so."""
     try:
         return tantivy.Index(schema, path=str(path), reuse=True)
     except ValueError as exc:

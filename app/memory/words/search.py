@@ -216,17 +216,25 @@ def turn_hit(task, state, card, members: list[Hit], events: list[EventHit], log=
     best = max(hit.score for hit in members)
     if card is None:
         seq = members[0].seq
-        return TurnHit(
-            task=task, title=seen.title, project=seen.project, first_seq=seq, last_seq=seq,
-            head=f"event seq {seq}, outside any turn", asked="", score=best,
-            at=events[0].at, events=events, ran_on=seen.ran_on,
-        )  # fmt: skip
+        first, last, head, asked = seq, seq, f"event seq {seq}, outside any turn", ""
+        at, summary = events[0].at, ""
+    else:
+        first, last, head, asked, at = card.first_seq, card.last_seq, card.head, card.asked, card.at
+        summary = close_summary(log, card.first_seq) if log and seen.closes else ""
     return TurnHit(
-        task=task, title=seen.title, project=seen.project, first_seq=card.first_seq,
-        last_seq=card.last_seq, head=card.head, asked=card.asked, score=best, at=card.at,
-        events=events, summary=close_summary(log, card.first_seq) if log and seen.closes else "",
+        task=task,
+        title=seen.title,
+        project=seen.project,
+        first_seq=first,
+        last_seq=last,
+        head=head,
+        asked=asked,
+        score=best,
+        at=at,
+        events=events,
+        summary=summary,
         ran_on=seen.ran_on,
-    )  # fmt: skip
+    )
 
 
 def close_summary(log: Path, seq: int) -> str:

@@ -16,7 +16,7 @@ k1 = 1.2, b = 0.75 (tantivy's), N the events of the index, n(w, f) those holding
   scored as a rare word, and short calls naming such tools ranked above the output that
   answers. Each field's term is boosted by idf(w) / idf_f(w), which gives it the word's own
   idf (tools/eval_search.py: words alone, action questions MRR@5 0.938 -> 0.959, pick 0.818
-  -> 0.864; docs/decisions/0010-sentence-model-and-fusion.md).
+  -> 0.864; ADR 0010).
 - **The task's folder.** A word of the query that is a word of the name of the folder a task
   ran in (its last part: `trezo-ai`, `Empire-of-bits-main`) adds idf(w) to every event of
   that task that holds another word of the query (an event that holds only that word, as the
@@ -66,8 +66,11 @@ def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None
         held = {field: searcher.doc_freq(field, term) for field in ("words", "parts")}
         weights[term] = idf(max(held.values()), total)
         looked = ("words", "parts") if term in fields["words"] else ("parts",)
-        own = [_term(schema, field, term, weights[term], held[field], total)
-               for field in looked if held[field]]  # fmt: skip
+        own = [
+            _term(schema, field, term, weights[term], held[field], total)
+            for field in looked
+            if held[field]
+        ]
         if own:
             own_of[term] = tantivy.Query.disjunction_max_query(own)
             should.append((tantivy.Occur.Should, own_of[term]))
@@ -75,7 +78,7 @@ def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None
     bonus = [
         (tantivy.Occur.Should, _folder_bonus(schema, folders[term], weight, term, own_of))
         for term, weight in weights.items() if term in folders and own_of.keys() - {term}
-    ]  # fmt: skip
+    ]  # fmt: skip  # a table
     if bonus:
         matched = tantivy.Query.boolean_query([(tantivy.Occur.Must, matched), *bonus])
     if tasks is None:

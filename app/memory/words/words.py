@@ -6,10 +6,9 @@ Two token streams are made of every text, one per index field:
 - `parts`: the pieces of compound identifiers, split at case changes and between letters and
   digits: `TestPagerOrder` -> test, pager, order; `http2` -> http, 2. Python picks the
   compounds out of the text and cuts them into parts (`compounds`), and tantivy's simple
-  tokenizer reads those: tantivy's regex tokenizer over all text cost 3.5 times the CPU of its
-  simple tokenizer (measured: 1.78 s against 0.50 s for 15 MB of agent-log text), and even over
-  the compounds alone it cost more than cutting them in Python (a first build of 17,616
-  events: 0.05 s of tantivy's CPU against 0.02 s of Python's, which the fold helper can take).
+  tokenizer reads those: tantivy's regex tokenizer over all text cost several times the CPU of
+  its simple tokenizer, and even over the compounds alone it cost more than cutting them in
+  Python, which the fold helper can take (figures in ADR 0059).
 Both drop the commonest English words (STOP) and tokens of LONG bytes or more (base64 and
 hashes would only bloat the index).
 
@@ -113,8 +112,10 @@ def compounds_of(texts: list[str]) -> list[str]:
     shares = np.bincount(owner, minlength=len(texts))
     shares += np.bincount(owner[cuts], minlength=len(texts))
     last = np.cumsum(shares)
-    return [out[a + 1 : b].decode() for a, b in zip((last - shares).tolist(), last.tolist(),
-                                                     strict=True)]  # fmt: skip
+    return [
+        out[a + 1 : b].decode()
+        for a, b in zip((last - shares).tolist(), last.tolist(), strict=True)
+    ]
 
 
 def _bytes_of(texts: list[str], np) -> tuple[bytes, object]:
@@ -152,8 +153,11 @@ def _compound_bytes(raw, np) -> tuple:
     before = np.cumsum(lengths) - lengths
     kept = np.arange(int(before[-1] + lengths[-1])) + np.repeat(begin - before, lengths)
     here, left = kinds[kept], kinds[kept - 1]
-    cuts = np.flatnonzero((left == 0) | np.take(joins, (left << 2) | here)
-                          | ((here == 1) & (left == 2) & (kinds[kept - 2] == 2)))  # fmt: skip
+    cuts = np.flatnonzero(
+        (left == 0)
+        | np.take(joins, (left << 2) | here)
+        | ((here == 1) & (left == 2) & (kinds[kept - 2] == 2))
+    )
     return kept, cuts
 
 
