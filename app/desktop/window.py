@@ -119,6 +119,14 @@ def say(message: dict) -> None:
 
 
 def geometry(window) -> dict:
+    """Where the window is. On GTK pywebview asks the main loop and waits for its answer, which
+    in the main loop itself (the closing event runs there) would wait for ever: there the
+    GTK window is read directly."""
+    on_gtk = os.environ.get("PYWEBVIEW_GUI") == "gtk"
+    native = getattr(getattr(window, "native", None), "window", None) if on_gtk else None
+    if native is not None and threading.current_thread() is threading.main_thread():
+        (x, y), (width, height) = native.get_position(), native.get_size()
+        return {"x": x, "y": y, "width": width, "height": height}
     return {"x": window.x, "y": window.y, "width": window.width, "height": window.height}
 
 
