@@ -123,7 +123,7 @@ def geometry(window) -> dict:
     in the main loop itself (the closing event runs there) would wait for ever: there the
     GTK window is read directly."""
     on_gtk = os.environ.get("PYWEBVIEW_GUI") == "gtk"
-    native = getattr(getattr(window, "native", None), "window", None) if on_gtk else None
+    native = getattr(window, "native", None) if on_gtk else None  # the Gtk.Window
     if native is not None and threading.current_thread() is threading.main_thread():
         (x, y), (width, height) = native.get_position(), native.get_size()
         return {"x": x, "y": y, "width": width, "height": height}
