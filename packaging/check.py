@@ -1,6 +1,7 @@
 """The Linux package, checked on this machine: `python packaging/check.py` (.ci/run calls it).
 
-1. builds the one-folder bundle and the .deb (packaging/build.py --fast);
+1. builds the one-folder bundle and the .deb as released, xz (packaging/build.py), so its
+   size is the download's;
 2. installs the .deb with `dpkg -i` and validates its desktop file with `desktop-file-validate`;
 3. starts the installed app (/usr/bin/nodwyn-app, i.e. the bundle, not the source tree) under
    a fresh Xvfb with a system tray (trayer), with `--demo --self-check REPORT`: the app waits
@@ -336,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sys.platform.startswith("linux") or os.geteuid() != 0 or missing:
         print(f"packaging/check.py needs Linux, root and {', '.join(missing) or 'its tools'}")
         return 1
-    if build.main(["--fast", *(["--no-bundle"] if args.no_build else [])]) != 0:
+    if build.main(["--no-bundle"] if args.no_build else []) != 0:
         return 1
     deb = build.DIST / f"nodwyn_{build.version()}_{linux.architecture()}.deb"
     try:
@@ -362,8 +363,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def figures(bundle_mb: float, deb_mb: float, report: dict) -> int:
-    """Print the sizes and the idle memory beside their goals; 1 when one is over its goal.
-    (The .deb is the --fast one, gzip -1: packaging/build.py without it makes it with xz.)"""
+    """Print the sizes and the idle memory beside their goals; 1 when one is over its goal."""
     idle = report.get("idle") or {}
     found = {
         "bundle_mb": bundle_mb,
