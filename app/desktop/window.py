@@ -38,12 +38,8 @@ QT_ENVIRONMENT = {
 # What the GTK window is made with, each unless the person set it already (ADR 0060):
 GTK_ENVIRONMENT = {
     # WebKitGTK draws the page without its accelerated compositing: without a GPU that went
-    # through OpenGL on Mesa's llvmpipe, and the web process held 188 MB PSS idle, not 118.
+    # through OpenGL on Mesa's llvmpipe, and the web process held 188 MB PSS idle, not 120.
     "WEBKIT_DISABLE_COMPOSITING_MODE": "1",
-    # nor hands its frames over as DMA-BUFs, nor GDK makes GL contexts: with them both the
-    # window's and the web process still loaded Mesa and LLVM, 293 MB in all, 225 without.
-    "WEBKIT_DISABLE_DMABUF_RENDERER": "1",
-    "GDK_GL": "disable",
 }
 
 
