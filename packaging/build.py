@@ -6,8 +6,9 @@ macOS -> build/dist/nodwyn-<version>-macos.dmg holding nodwyn.app (packaging/mac
 Windows -> build/dist/nodwyn-<version>-windows.zip holding nodwyn\\nodwyn.exe
 (packaging/windows.py).
 Prints the bundle's size. Needs the project's dependencies and PyInstaller in the running
-Python (`pip install -e '.[qt]' pyinstaller` on Linux, `pip install -e . pyinstaller`
-elsewhere); the icons are already made (icons/build.py) and committed.
+Python (`pip install -e '.[gtk,package]'` on Linux, `pip install -e '.[package]'`
+elsewhere), and on Linux binutils' `strip` and `readelf`; the icons are already made
+(icons/build.py) and committed.
 
 Options: --fast compresses the .deb with gzip -1 (the CI check installs it and throws it
 away); --no-bundle reuses the bundle already in build/dist/.
@@ -53,6 +54,24 @@ def pyinstaller() -> float:
     return time.monotonic() - started
 
 
+def strip_symbols(bundle: Path) -> float:
+    """Strip the symbol tables of the bundle's ELF files that carry them (on Linux): Python's
+    own library and extension modules as this machine's Python was built, and the wheels'
+    modules built with them. auditwheel's `*.libs` folders and the modules whose RPATH or
+    RUNPATH points into one were rewritten by patchelf, which `strip` can break: left as they
+    are. Returns the MB saved."""
+    before = size_mb(bundle)
+    for path in bundle.rglob("*.so*"):
+        if path.is_symlink() or not path.is_file() or ".libs" in path.parent.name:
+            continue
+        dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True)
+        paths = [line for line in dynamic.stdout.splitlines() if "PATH)" in line]  # R(UN)PATH
+        if dynamic.returncode != 0 or any(".libs" in line for line in paths):
+            continue
+        subprocess.run(["strip", "--strip-unneeded", str(path)], check=True)
+    return before - size_mb(bundle)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="quick .deb compression (CI)")
@@ -64,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if not args.no_bundle:
         print(f"bundle built in {pyinstaller():.0f} s")
+        if platform == "linux":
+            print(f"symbols stripped: {strip_symbols(bundle_path()):.0f} MB less")
     print(f"bundle {bundle_path()}: {size_mb(bundle_path()):.0f} MB")
     sys.path.insert(0, str(HERE))
     step = importlib.import_module(platform)

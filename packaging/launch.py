@@ -7,7 +7,33 @@ runs the window's own process, which the app starts (nodwyn/desktop/viewer.py), 
 command line (the search service a search starts, nodwyn/background/service.py).
 """
 
+import os
 import sys
+
+# Set by PyInstaller's GTK run-time hooks to point into the bundle, which holds none of GTK:
+# it is the system's (packaging/nodwyn.spec), found where the system keeps it.
+GTK_PATHS = ("GI_TYPELIB_PATH", "GTK_DATA_PREFIX", "GTK_EXE_PREFIX", "GTK_PATH", "PANGO_LIBDIR",
+             "PANGO_SYSCONFDIR", "GDK_PIXBUF_MODULE_FILE", "GIO_MODULE_DIR")  # fmt: skip
+
+
+def system_gtk() -> None:
+    """GTK, GLib and WebKitGTK read the system's own files, not the bundle's (it has none)."""
+    inside = getattr(sys, "_MEIPASS", None)
+    if not inside or not sys.platform.startswith("linux"):
+        return
+    for name in GTK_PATHS:
+        if os.environ.get(name, "").startswith(inside):
+            del os.environ[name]
+    kept = [
+        d for d in os.environ.get("XDG_DATA_DIRS", "").split(":") if d and not d.startswith(inside)
+    ]
+    if kept:
+        os.environ["XDG_DATA_DIRS"] = ":".join(kept)
+    else:
+        os.environ.pop("XDG_DATA_DIRS", None)  # GLib's default: /usr/local/share:/usr/share
+
+
+system_gtk()
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--nodwyn-window"]:  # the window's own process (nodwyn/desktop/viewer.py)

@@ -2,8 +2,8 @@
 
 Layout inside the .deb:
   /opt/nodwyn/                       the bundle (the `nodwyn` executable and _internal/)
-  /usr/bin/nodwyn-app                a link to it, the same name as the pip gui-script (Qt
-                                     names the window's WM_CLASS after it: the .desktop
+  /usr/bin/nodwyn-app                a link to it, the same name as the pip gui-script (the
+                                     window's WM_CLASS is named after it: the .desktop
                                      file's StartupWMClass, so docks show the menu's icon)
   /usr/share/applications/nodwyn.desktop
   /usr/share/icons/hicolor/<N>x<N>/apps/nodwyn.png and scalable/apps/nodwyn.svg
@@ -12,10 +12,10 @@ icon cache and the menu when files land in those folders.
 
 `Depends` is measured, not guessed: every ELF file of the bundle is run through `ldd` (with
 the bundle's own folders first on the library path, as PyInstaller's launcher sets it), and
-each library found outside the bundle is mapped to its package with `dpkg -S`; PyInstaller
-leaves out only the C library, the GL and EGL stack and libxcb, so these are what remain.
-Two needs no ELF file shows are added by name: fontconfig's configuration (Qt reads
-/etc/fonts) and a font (the page names system fonts).
+each library found outside the bundle is mapped to its package with `dpkg -S`: the C library
+and the system's GTK stack, which the spec leaves out (the window is the system's WebKit2GTK,
+ADR 0060). Needs no ELF file shows are added by name: WebKit2GTK and GTK's typelibs (loaded
+by name), fontconfig's configuration (/etc/fonts) and a font (the page names system fonts).
 """
 
 import os
@@ -28,7 +28,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
-ALSO_NEEDED = ["fontconfig-config", "fonts-dejavu-core | fonts-liberation2 | fonts-noto-core"]
+# The window's web view and GTK, loaded by name through their typelibs (no ELF file of the
+# bundle links them): the system's, with WebKit's own helper processes (ADR 0060).
+ALSO_NEEDED = [
+    "gir1.2-webkit2-4.1",
+    "gir1.2-gtk-3.0",
+    "fontconfig-config",
+    "fonts-dejavu-core | fonts-liberation2 | fonts-noto-core",
+]
 DESCRIPTION = """\
 Keeps the history of AI coding-agent sessions on your computer
  nodwyn imports the sessions of Claude Code and Codex into its own append-only

@@ -140,3 +140,22 @@ def test_the_deb_holds_the_bundle_the_menu_entry_and_the_icons(tmp_path):
         assert f" {path}\n" in listing, path
     assert "./usr/bin/nodwyn-app -> /opt/nodwyn/nodwyn" in listing
     assert re.search(r"^-rwxr-xr-x root/root .* \./opt/nodwyn/nodwyn$", listing, re.M)
+
+
+def test_the_check_prints_each_figure_beside_its_goal_and_fails_over_one(capsys):
+    import check  # packaging/check.py
+
+    idle = {"open": {"pss_mb": 180.4, "each": [{"kind": "window", "pss_mb": 60.0, "rss_mb": 90.0}]},
+            "closed": {"pss_mb": 95.0, "each": []}}  # fmt: skip
+    assert check.figures(187.0, 70.0, {"idle": idle}) == 0
+    printed = capsys.readouterr().out
+    assert "bundle_mb: 187 (goal under 200)" in printed
+    assert "open_pss_mb: 180 (goal under 250)" in printed
+    assert "open: window PSS 60 MB, RSS 90 MB" in printed
+    assert check.figures(187.0, 92.0, {"idle": idle}) == 1  # the .deb over its goal
+    assert "FAILED: over the goal or not measured: deb_mb" in capsys.readouterr().err
+    assert check.figures(187.0, 70.0, {}) == 1  # no idle step in the report: not measured
+    capsys.readouterr()
+    heavy = {"open": {"pss_mb": 304.0, "each": []}, "closed": {"pss_mb": 70.0, "each": []}}
+    assert check.figures(187.0, 70.0, {"idle": heavy}) == 0  # memory over its goal is said
+    assert "open_pss_mb is over its goal" in capsys.readouterr().out

@@ -16,9 +16,11 @@ bundle's launcher with `--nodwyn-window`). Protocol, JSON lines (viewer.py is th
 - stdout: {"event": "shown" | "loaded" | "closed", "geometry"} and {"id", "value"} answers.
 """
 
+import contextlib
 import json
 import os
 import sys
+import tempfile
 import threading
 
 # What the Qt window is made with, each unless the person set it already (ADR 0028; measured
@@ -33,12 +35,41 @@ QT_ENVIRONMENT = {
     "QT_XCB_GL_INTEGRATION": "none",
 }
 
+# What the GTK window is made with, each unless the person set it already (ADR 0060):
+GTK_ENVIRONMENT = {
+    # WebKitGTK draws the page without its accelerated compositing: without a GPU that went
+    # through OpenGL on Mesa's llvmpipe, and the web process held 188 MB PSS idle, not 120.
+    "WEBKIT_DISABLE_COMPOSITING_MODE": "1",
+}
+
+
+def engine() -> str:
+    """The web view for Linux: the system's WebKit2GTK through pywebview's GTK backend where
+    its bindings (the `gtk` extra) and typelibs (gir1.2-webkit2-4.1) are there, else Qt
+    WebEngine (the `qt` extra), which weighs about five times as much (ADR 0060)."""
+    try:
+        import gi
+
+        gi.require_version("Gtk", "3.0")
+        try:
+            gi.require_version("WebKit2", "4.1")
+        except ValueError:
+            gi.require_version("WebKit2", "4.0")
+        from gi.repository import Gtk, WebKit2  # noqa: F401
+    except (ImportError, ValueError):
+        return "qt"
+    return "gtk"
+
 
 def _environment() -> None:
-    """What Qt reads as it loads (as the app's process did when the window lived there)."""
-    if sys.platform.startswith("linux"):
-        os.environ.setdefault("PYWEBVIEW_GUI", "qt")  # the `qt` extra; GTK is not installed
+    """What the web view reads as it loads (as the app's process did when the window lived
+    there); PYWEBVIEW_GUI, when the person set it, chooses the engine."""
+    if sys.platform.startswith("linux") and not os.environ.get("PYWEBVIEW_GUI"):
+        os.environ["PYWEBVIEW_GUI"] = engine()
     wanted = []
+    if os.environ.get("PYWEBVIEW_GUI") == "gtk":
+        for name, value in GTK_ENVIRONMENT.items():
+            os.environ.setdefault(name, value)
     if os.environ.get("PYWEBVIEW_GUI") == "qt":
         for name, value in QT_ENVIRONMENT.items():
             os.environ.setdefault(name, value)
@@ -66,8 +97,15 @@ def steady_caret() -> None:
     """The caret of a text field stays lit instead of blinking: each blink made Chromium and
     Qt draw a frame, twice a second for as long as the field held the keyboard, the only
     work of an idle window (ADR 0028). GNOME stops blinking after 10 s; WCAG
-    2.2.2 asks for blinking to stop within 5 s. Made before pywebview makes its QApplication,
-    which then uses this one (Qt reads the flash time as a field gets the focus)."""
+    2.2.2 asks for blinking to stop within 5 s. On Qt made before pywebview makes its
+    QApplication, which then uses this one; WebKitGTK reads GTK's own setting."""
+    if os.environ.get("PYWEBVIEW_GUI") == "gtk":
+        from gi.repository import Gtk
+
+        settings = Gtk.Settings.get_default()  # None without a display: nothing to draw
+        if settings is not None:
+            settings.props.gtk_cursor_blink = False
+        return
     if os.environ.get("PYWEBVIEW_GUI") != "qt":
         return
     from qtpy.QtWidgets import QApplication
@@ -91,6 +129,14 @@ def say(message: dict) -> None:
 
 
 def geometry(window) -> dict:
+    """Where the window is. On GTK pywebview asks the main loop and waits for its answer, which
+    in the main loop itself (the closing event runs there) would wait for ever: there the
+    GTK window is read directly."""
+    on_gtk = os.environ.get("PYWEBVIEW_GUI") == "gtk"
+    native = getattr(window, "native", None) if on_gtk else None  # the Gtk.Window
+    if native is not None and threading.current_thread() is threading.main_thread():
+        (x, y), (width, height) = native.get_position(), native.get_size()
+        return {"x": x, "y": y, "width": width, "height": height}
     return {"x": window.x, "y": window.y, "width": window.width, "height": window.height}
 
 
@@ -161,8 +207,21 @@ def main() -> None:
     # An export is a download: the window asks where to save it (its own save dialog).
     webview.settings["ALLOW_DOWNLOADS"] = True
     steady_caret()
-    webview.start(started, private_mode=True)
+    with storage() as kept:
+        webview.start(started, private_mode=kept is None, storage_path=kept)
     say({"event": "closed", "geometry": last["geometry"]})
+
+
+@contextlib.contextmanager
+def storage():
+    """Where the page's localStorage lives while the window does: nowhere on disk (private
+    mode) on Qt; on GTK a folder of its own, removed as the window ends, because WebKitGTK's
+    private mode gives the page no localStorage at all and the page reads it as it loads."""
+    if os.environ.get("PYWEBVIEW_GUI") != "gtk":
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="nodwyn-webview-") as folder:
+        yield folder
 
 
 if __name__ == "__main__":
