@@ -43,9 +43,8 @@ from PIL import ImageGrab
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-import linux  # noqa: E402
-
 import build  # noqa: E402
+import linux  # noqa: E402
 
 ARTIFACTS = ROOT / "test-artifacts" / "package-check"  # the report, screenshot and app log
 INSTALLED = Path("/usr/bin/nodwyn-app")
