@@ -300,10 +300,13 @@ def summarize_stopped(tmp_path, data_dir, server, presses: int):
         assert server.arrived.wait(timeout=60)
         running.send_signal(signal.SIGINT)
         heard = running.stderr.readline()  # the first press was heard
-        if presses == 2:
+        if presses == 2:  # it stops at once: it ends while the answer is still held back
             running.send_signal(signal.SIGINT)
-        server.hold.set()
-        out, err = running.communicate(timeout=60)
+            out, err = running.communicate(timeout=60)
+            server.hold.set()
+        else:
+            server.hold.set()
+            out, err = running.communicate(timeout=60)
     return store, tasks, (running.returncode, out, heard + err)
 
 

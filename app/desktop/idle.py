@@ -31,10 +31,15 @@ def family(root: int) -> list[int]:
     return found
 
 
+# WebKitGTK's helper processes, named as Qt WebEngine's are
+WEBKIT = {"WebKitWebProcess": "renderer", "WebKitNetworkProcess": "network"}
+
+
 def kind(pid: int) -> str:
     """What a process of the app is: the app itself, the window's Python process, or one of the
-    web engine's (QtWebEngineProcess --type=renderer, gpu-process, utility, zygote; a renderer
-    forked by a zygote keeps the zygote's command line, so it is told by its parent)."""
+    web engine's (WebKitGTK's web and network processes; QtWebEngineProcess --type=renderer,
+    gpu-process, utility, zygote, where a renderer forked by a zygote keeps the zygote's
+    command line, so it is told by its parent)."""
     try:
         words = (PROC / str(pid) / "cmdline").read_bytes().decode(errors="replace").split("\0")
         parent = int((PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -46,7 +51,8 @@ def kind(pid: int) -> str:
         return "model"
     found = [word[len("--type=") :] for word in words if word.startswith("--type=")]
     if not found:
-        return "app" if pid == os.getpid() else Path(words[0]).name or "?"
+        name = Path(words[0]).name
+        return "app" if pid == os.getpid() else WEBKIT.get(name, name or "?")
     if found[0] == "zygote" and kind(parent) == "window":
         return "zygote"
     return "renderer" if found[0] == "zygote" else found[0]

@@ -222,8 +222,8 @@ def other_web_engines() -> list[int]:
                 words = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if any(b"QtWebEngineProcess" in word or word == b"nodwyn.desktop.window"
-                   for word in words):  # fmt: skip
+            if any(b"QtWebEngineProcess" in word or b"WebKitWebProcess" in word
+                   or word == b"nodwyn.desktop.window" for word in words):  # fmt: skip
                 found.append(int(entry.name))
     return found
 
