@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 
 from ..errors import BadInput
+from ..importers.times import at_ms
 from ..tasks.store import Store
 from . import known, ledger, remember, ssh, this
 
@@ -88,7 +89,7 @@ def ssh_rows(store: Store, counts: dict) -> list[Row]:
     rows = []
     for host in ssh.hosts(store.root):
         tasks, size = counts.get(host.id, (0, 0))
-        seen = _iso(host.pulled) if host.pulled else ""
+        seen = at_ms(host.pulled * 1000)
         rows.append(
             Row(
                 id=host.id,
@@ -101,12 +102,6 @@ def ssh_rows(store: Store, counts: dict) -> list[Row]:
             )
         )
     return rows
-
-
-def _iso(when: float) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 # One function per kind of machine.
