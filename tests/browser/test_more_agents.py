@@ -51,6 +51,8 @@ def test_a_task_of_each_reads_in_words_with_its_agent_named(page, served_empty, 
         expect(chip).to_have_text(label.removesuffix(" Code"))
         expect(page.locator('[data-field="agent"]')).to_contain_text(label)
         shown = page.locator("main")
+        expect(page.locator("[data-events]")).not_to_be_empty()  # drawn before groups are opened
+        expect(page.locator("[data-events]")).to_contain_text("turn")
         for group in shown.locator("details.tool-group:not([open]) > summary").all():
             group.click()  # a reply's calls are folded as one row: opened to read each
         if task.startswith("pi-"):
