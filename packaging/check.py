@@ -245,21 +245,55 @@ MCP_HELLO = [
 
 def mcp_tools(app: Path, work: Path) -> list[str]:
     """The installed app's MCP server, started as Settings > Agents' memory writes it into an
-    agent's config (the launcher with --nodwyn-cli mcp): the tools it lists over stdio."""
+    agent's config (the launcher with --nodwyn-cli mcp): the tools it lists over stdio. Talked
+    to as an agent does: each request waits for its answer, and stdin stays open until the
+    last one came (a server may drop an answer still in flight when its stdin closes)."""
     env = {**os.environ, "NODWYN_DATA_DIR": str(work / "mcp-data")}
-    talk = "".join(json.dumps(message) + "\n" for message in MCP_HELLO)
+    errors = work / "mcp-stderr.txt"
+    with errors.open("w") as err:
+        server = subprocess.Popen([str(app), "--nodwyn-cli", "mcp", "--agent", "claude"],
+                                  env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=err, text=True)  # fmt: skip
+    late = threading.Event()  # set when the 120 s ran out and the server was killed
+    timer = threading.Timer(120, lambda: (late.set(), server.kill()))
+    timer.start()
+    heard: list[str] = []
     try:
-        done = subprocess.run([str(app), "--nodwyn-cli", "mcp", "--agent", "claude"], input=talk,
-                              capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
-    except subprocess.TimeoutExpired as exc:
-        raise Failed("the installed app's MCP server did not answer within 120 s") from exc
-    for line in done.stdout.splitlines():
+        for message in MCP_HELLO:
+            try:
+                server.stdin.write(json.dumps(message) + "\n")
+                server.stdin.flush()
+            except BrokenPipeError:
+                break
+            if "id" not in message:
+                continue
+            answer = answer_to(server.stdout, message["id"], heard)
+            if answer is None:
+                break
+            if message["id"] == 2:
+                return [tool["name"] for tool in answer["result"]["tools"]]
+    finally:
+        timer.cancel()
+        with contextlib.suppress(OSError):
+            server.stdin.close()
+        server.kill()
+        server.wait()
+    if late.is_set():
+        raise Failed("the installed app's MCP server did not answer within 120 s")
+    raise Failed(f"the installed app's MCP server listed no tools (exit {server.returncode}):\n"
+                 f"{''.join(heard)[-1000:]}{errors.read_text()[-2000:]}")  # fmt: skip
+
+
+def answer_to(stdout, request: int, heard: list[str]) -> dict | None:
+    """The server's answer to one request, read line by line (notifications and log lines
+    before it are kept in `heard`); None when the server closed its stdout first."""
+    for line in stdout:
+        heard.append(line)
         with contextlib.suppress(ValueError):
             answer = json.loads(line)
-            if answer.get("id") == 2:
-                return [tool["name"] for tool in answer["result"]["tools"]]
-    raise Failed(f"the installed app's MCP server listed no tools (exit {done.returncode}):\n"
-                 f"{done.stdout[-1000:]}{done.stderr[-2000:]}")  # fmt: skip
+            if isinstance(answer, dict) and answer.get("id") == request:
+                return answer
+    return None
 
 
 HOOKED = ("claude", "codex", "gemini", "copilot", "opencode", "cursor", "aider")
