@@ -61,7 +61,7 @@ def check(app, report: Path) -> None:
             file.write(f"{name}{' (failed)' if name in seen['errors'] else ''}\n")
 
     window.events.loaded.wait(60)
-    step("geometry_at_start", lambda: geometry(window))
+    step("geometry_at_start", lambda: settled(window))
     step("tray_shown", lambda: tray_shown(app))
     step("tasks", lambda: listed(app))
     step("start", lambda: js(window, START))  # the first-run pane, when there is no task
@@ -125,6 +125,23 @@ def listed(app) -> list:
 
 def geometry(window) -> dict:
     return {"x": window.x, "y": window.y, "width": window.width, "height": window.height}
+
+
+def settled(window) -> dict:
+    """Where the window is once it is shown and its toolkit has placed it: the same place
+    read twice in a row, half a second apart, within 10 s. GTK may say the window's minimum
+    size at 0,0 for a moment after its page loads, before the X server's answer to the asked
+    place and size arrives."""
+    window.events.shown.wait(10)
+    last: dict = {}
+
+    def same_again():
+        now = geometry(window)
+        found = now if now == last else None
+        last.update(now)
+        return found
+
+    return wait_for(same_again, 10, 0.5) or last
 
 
 GRAB = "import sys; from PIL import ImageGrab; ImageGrab.grab().save(sys.argv[1])"
