@@ -10,7 +10,6 @@ import sys
 
 import pytest
 from nodwyn.cli import columns
-from nodwyn.importers import registry
 from nodwyn.log import records
 from nodwyn.tasks.store import Store
 
@@ -154,11 +153,6 @@ def test_a_reader_that_closed_the_pipe_ends_every_command_quietly(data, args):
     finally:
         os.close(write)
     assert done.returncode == 0 and done.stderr.decode() == "", done.stderr.decode()
-
-
-def test_the_agents_names_are_the_importers_labels():
-    labels = {agent.tool: agent.label for agent in registry.all_agents().values()}
-    assert {k: v for k, v in columns.AGENTS.items() if k != "nodwyn"} == labels
 
 
 def test_an_agent_whose_logs_give_no_tokens_costs_no_usage_not_nothing(data_dir):

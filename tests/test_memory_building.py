@@ -15,6 +15,7 @@ from nodwyn.log import records as r
 from nodwyn.memory.cards import mem
 from nodwyn.memory.words import documents as folding
 from nodwyn.memory.words import index, sidecar, words
+from nodwyn.memory.words.search import Where
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.tasks.store import Store
 
@@ -73,7 +74,7 @@ def ranking(store: Store) -> list:
     returns in the order of their documents, in task order)."""
     out = []
     for query in QUERIES:
-        turns = word_search(store, query, limit=200).turns
+        turns = word_search(store, query, Where(limit=200)).turns
         assert sum(len(hit.events) for hit in turns) < 200, "no turn left out"
         out.append(sorted((-round(hit.score, 4), hit.task, hit.first_seq,
                            [e.seq for e in hit.events]) for hit in turns))  # fmt: skip

@@ -13,8 +13,8 @@ from nodwyn import memory, settings
 from nodwyn.errors import BadInput, TaskNotFound
 from nodwyn.log import records as r
 from nodwyn.memory.words import index, words
+from nodwyn.memory.words.search import Where, snippet
 from nodwyn.memory.words.search import search as word_search
-from nodwyn.memory.words.search import snippet
 from nodwyn.tasks.store import Store
 
 K1, B = 1.2, 0.75
@@ -144,7 +144,7 @@ def test_results_group_by_task_then_turn_in_order_of_best_event_with_events_in_s
 def test_at_most_limit_events_are_returned_and_the_best_are_kept(store):
     fill(store)
     everything = word_search(store, "pager pages order")
-    two = word_search(store, "pager pages order", limit=2)
+    two = word_search(store, "pager pages order", Where(limit=2))
     assert sum(len(hit.events) for hit in two.turns) == 2
     assert two.turns[0].score == everything.turns[0].score
 
@@ -240,11 +240,11 @@ def test_project_scope_is_the_other_tasks_of_the_repository_worktrees_and_archiv
     for task, folder in (("A", repo), ("B", tree), ("C", other), ("D", repo / "sub")):
         write(store, task, [r.Message(text="kiwi")], project=str(folder))
     store.archive("B")
-    by_task = word_search(store, "kiwi", scope="project", task="A")
+    by_task = word_search(store, "kiwi", Where(scope="project", task="A"))
     assert {hit.task for hit in by_task.turns} == {"B", "D"}
-    by_folder = word_search(store, "kiwi", scope="project", project=str(tree))
+    by_folder = word_search(store, "kiwi", Where(scope="project", project=str(tree)))
     assert {hit.task for hit in by_folder.turns} == {"A", "B", "D"}
-    only = word_search(store, "kiwi", scope="task", task="C")
+    only = word_search(store, "kiwi", Where(scope="task", task="C"))
     assert {hit.task for hit in only.turns} == {"C"}
     assert {hit.task for hit in word_search(store, "kiwi").turns} == {"A", "B", "C", "D"}
 
@@ -253,22 +253,22 @@ def test_a_folder_that_is_no_repository_is_its_own_project(store, tmp_path):
     write(store, "A", [r.Message(text="kiwi")], project="/gone/one")
     write(store, "B", [r.Message(text="kiwi")], project="/gone/one")
     write(store, "C", [r.Message(text="kiwi")], project="/gone/two")
-    found = word_search(store, "kiwi", scope="project", task="A")
+    found = word_search(store, "kiwi", Where(scope="project", task="A"))
     assert {hit.task for hit in found.turns} == {"B"}
 
 
 def test_bad_arguments_are_refused_in_words(store):
     fill(store)
     with pytest.raises(BadInput):
-        word_search(store, "pager", scope="everything")
+        word_search(store, "pager", Where(scope="everything"))
     with pytest.raises(BadInput):
-        word_search(store, "pager", scope="task")
+        word_search(store, "pager", Where(scope="task"))
     with pytest.raises(BadInput):
-        word_search(store, "pager", limit=0)
+        word_search(store, "pager", Where(limit=0))
     with pytest.raises(BadInput):
         word_search(store, "   ")
     with pytest.raises(TaskNotFound):
-        word_search(store, "pager", scope="task", task="nope")
+        word_search(store, "pager", Where(scope="task", task="nope"))
     assert word_search(store, "the of and").turns == []
 
 

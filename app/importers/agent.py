@@ -1,7 +1,7 @@
 """The one small interface every agent's importer meets, and the types it hands the core.
 
-An agent is an `Agent`: its names (the word in commands and settings, the tool its logs
-name, the label people read, the prefix of its task ids), where it keeps its sessions on this
+An agent is an `Agent`: its names (its key, the origin its logs name and the label people
+read, all three from `names`; the prefix of its task ids), where it keeps its sessions on this
 computer, which files below a folder may be sessions, and how a file becomes nodwyn's
 records. The shared core (`sources` finds files, `sync` keeps the `.imp` state and the log,
 `prices` prices tokens) does everything else (ADR 0018).
@@ -33,6 +33,7 @@ from typing import Any, Protocol
 import msgspec
 
 from ..log import records as r
+from . import names
 
 LIVE_FOR = (
     300.0  # seconds: a source changed this recently may still be mid-response (tests narrow it)
@@ -66,9 +67,7 @@ class Parser(Protocol):
 class Agent:
     """One agent's importer. Subclasses set the names and override what their format needs."""
 
-    name = ""  # the word in `nodwyn import NAME`, settings and the page: "gemini"
-    tool = ""  # `origin.tool` in the logs it makes: "gemini-cli"
-    label = ""  # what people read: "Gemini CLI"
+    name = ""  # its key: the word in `nodwyn import NAME`, settings and the page: "gemini"
     prefix = ""  # task ids: prefix + the source's session id ("gm-")
     whole = False  # True: the source is rewritten whole and read by `read`
     resume = ""  # the agent's own command that resumes a session, {id} its id (reading/resume.py)
@@ -77,6 +76,16 @@ class Agent:
     # below a folder a person names, the files of these types not named as sessions are read by
     # their content (a copy kept as `copy1.jsonl`): sources.by_content
     content: tuple[str, ...] = (".jsonl", ".json")
+
+    @property
+    def origin(self) -> str:
+        """`origin.tool` in the logs it makes: "gemini-cli"."""
+        return names.origin(self.name)
+
+    @property
+    def label(self) -> str:
+        """What people read: "Gemini CLI"."""
+        return names.label(self.name)
 
     def roots(self) -> list[Path]:
         """The folders where the agent keeps its sessions on this computer (existing or not)."""

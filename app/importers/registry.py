@@ -70,6 +70,6 @@ def get(name: str) -> Agent:
     return agent
 
 
-def by_tool(tool: str) -> Agent | None:
-    """The agent whose logs name `tool` in their origin (claude-code, gemini-cli, ...)."""
-    return next((a for a in all_agents().values() if a.tool == tool), None)
+def by_origin(origin: str) -> Agent | None:
+    """The agent whose logs name `origin` (claude-code, gemini-cli, ...)."""
+    return next((a for a in all_agents().values() if a.origin == origin), None)

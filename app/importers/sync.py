@@ -88,14 +88,14 @@ class Report(msgspec.Struct, kw_only=True):
     renamed: list[str] = []  # files not named as the agent names its sessions, read by content
 
 
-def default_paths(tool: str) -> list[Path]:
-    """Where the agent keeps its sessions on this computer (existing or not)."""
-    return registry.get(tool).roots()
+def default_paths(agent: str) -> list[Path]:
+    """Where the agent keyed `agent` keeps its sessions on this computer (existing or not)."""
+    return registry.get(agent).roots()
 
 
 def import_paths(
     store: Store,
-    tool: str,
+    agent: str,
     paths: list[Path] | None = None,
     progress: Callable[[int, int], None] | None = None,
     machine: str = "",
@@ -105,18 +105,18 @@ def import_paths(
     task's start names `machine` (the id of the machine its agent ran on) when one is given.
     `keep` False leaves what was folded of new logs to the caller's `keep_folds` (one file of
     many at a time), or to the store's next listing."""
-    agent = registry.get(tool)
+    importer = registry.get(agent)
     report = Report()
     explicit = paths is not None
-    chosen = agent.roots() if paths is None else paths
-    files, missing, renamed = sources.walk(agent, [Path(p) for p in chosen], explicit)
+    chosen = importer.roots() if paths is None else paths
+    files, missing, renamed = sources.walk(importer, [Path(p) for p in chosen], explicit)
     report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
     report.renamed = [str(p) for p in renamed]
     by_content = set(renamed)
     for done, path in enumerate(files, 1):
         lines = problems.Lines(str(path))
         try:
-            outcomes = _import_one(store, agent, path, lines, machine)
+            outcomes = _import_one(store, importer, path, lines, machine)
         except NotWritten as exc:  # no room: every file after this one would fail alike
             report.stopped = str(exc)
             break
@@ -193,11 +193,6 @@ def import_source(
         return [("skipped", found)]
     run = lambda: _import_lines(store, agent, path, found, lines, machine)  # noqa: E731
     return [guarded(store, found.task, run)]
-
-
-def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
-    """Import one file of an agent's (the first session's outcome, for the first importers)."""
-    return import_source(store, registry.get(tool), path)[0]
 
 
 def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines, machine: str):

@@ -293,7 +293,7 @@ def _heading(info) -> str:
     in: "/home/ana/pager · Claude Code · 2026-12-02 09:14 (times in UTC+01:00)"."""
     from ..importers import registry
 
-    agent = registry.by_tool(info.origin)
+    agent = registry.by_origin(info.origin)
     name = agent.label if agent else info.origin
     start = _parsed(info.created)
     zone = start.astimezone().strftime("%z") if start else ""

@@ -43,7 +43,7 @@ def command(store, task: str) -> Resume:
     folder = start.project if start else ""
     if start is None:
         return Resume(task=task, tool="", reason="the task's log has no start record")
-    agent = registry.by_tool(tool)
+    agent = registry.by_origin(tool)
     template = agent.resume if agent else ""
     if not template:
         why = (agent.no_resume if agent else NO_RESUME.get(tool)) or (

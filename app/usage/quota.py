@@ -129,7 +129,7 @@ def _one_period(reading: Reading, last: Reading) -> bool:
 
 
 def _agent(tool: str, windows: list[Window], now: datetime) -> AgentQuota:
-    agent = registry.by_tool(tool)
+    agent = registry.by_origin(tool)
     label = agent.label if agent is not None else tool
     windows.sort(key=lambda w: (w.window_minutes or FIVE_HOURS, w.label))
     parts = [w.text if w.label == "limit" else f"{w.label} {w.text}" for w in windows]

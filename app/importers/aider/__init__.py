@@ -29,8 +29,6 @@ PASSED = {"node_modules", "venv", "Library", "AppData", "site-packages", "__pyca
 
 class Aider(Agent):
     name = "aider"
-    tool = m.TOOL
-    label = "Aider"
     resume = "aider --restore-chat-history"  # the folder's own chat history
     prefix = "ad-"
     content = (".md",)  # a chat history kept under another name
@@ -142,7 +140,7 @@ def _session(path: Path, run: b.Run, clock: _Clock, live: bool) -> tuple[str, li
         at=at,
         src=r.Src(line=run.line),
         project=facts.folder or str(path.resolve().parent),
-        origin=r.Origin(tool=m.TOOL, path=str(path), id=run.header[2:], version=facts.version),
+        origin=r.Origin(tool=m.ORIGIN, path=str(path), id=run.header[2:], version=facts.version),
         model=facts.model,
     )
     fold = _Fold(facts, clock, run.started, at)

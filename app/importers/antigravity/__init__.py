@@ -27,8 +27,6 @@ _any = msgspec.json.Decoder().decode
 
 class Antigravity(Agent):
     name = "antigravity"
-    tool = steps.TOOL
-    label = "Antigravity"
     no_resume = "Antigravity resumes a conversation from its own Agent Manager, not from a command"
     prefix = "ag-"
     content = (".jsonl",)

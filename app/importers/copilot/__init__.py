@@ -21,8 +21,6 @@ _any = msgspec.json.Decoder().decode
 
 class Copilot(Agent):
     name = "copilot"
-    tool = events.TOOL
-    label = "Copilot CLI"
     resume = "copilot --resume {id}"
     prefix = "cp-"
     content = (".jsonl",)

@@ -23,10 +23,10 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import turns
+from .. import names, turns
 from ..times import at_of
 
-TOOL = "copilot-cli"
+ORIGIN = names.origin("copilot")
 _DATETIME = re.compile(r"\s*<current_datetime>[^<]*</current_datetime>\s*$")
 _EXIT = re.compile(r"exit(?:ed with)? code:? (-?\d+)", re.I)
 WRITES = {"create": "path", "edit": "path", "str_replace_editor": "path", "write": "path"}
@@ -98,7 +98,7 @@ class Parser(turns.Fold):
                 at=at,
                 src=src,
                 project=_text(context.get("cwd")) or self.workspace_cwd,
-                origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=version),
+                origin=r.Origin(tool=ORIGIN, path=self.source, id=c.session, version=version),
                 model=c.model,
                 branch=_text(context.get("branch")),
             )

@@ -23,8 +23,6 @@ SQLITE = b"SQLite format 3\0"
 
 class OpenCode(Agent):
     name = "opencode"
-    tool = mapping.TOOL
-    label = "OpenCode"
     resume = "opencode --session {id}"
     prefix = "oc-"
     content = (".json", ".db")
