@@ -12,7 +12,7 @@ from memory_logs import at, write
 from nodwyn import memory, settings
 from nodwyn.errors import BadInput, TaskNotFound
 from nodwyn.log import records as r
-from nodwyn.memory.words import index, words
+from nodwyn.memory.words import index, tokens
 from nodwyn.memory.words.search import Where, snippet
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.tasks.store import Store
@@ -30,7 +30,7 @@ def bm25(docs: dict, query: str, folders: dict | None = None) -> dict:
     with one idf (that of the field more events hold it in), its compounds' parts in `parts`,
     and each word naming a task's folder adding its idf to that task's matched events
     (`folders`: task -> folder name): written here from the formula."""
-    fields = words.query_fields(query)
+    fields = tokens.query_fields(query)
     scores = dict.fromkeys(docs, 0.0)
     for term in fields["parts"]:
         looked = ("words", "parts") if term in fields["words"] else ("parts",)
@@ -40,7 +40,7 @@ def bm25(docs: dict, query: str, folders: dict | None = None) -> dict:
     matched = {key: score for key, score in scores.items() if score > 0}
     for key in matched:
         name = (folders or {}).get(key[0], "")
-        folder = set(words.words(name)) | set(words.parts(name))
+        folder = set(tokens.words(name)) | set(tokens.parts(name))
         matched[key] += sum(idf(docs, term) for term in fields["parts"] if term in folder)
     return matched
 
@@ -84,7 +84,7 @@ def fill(store: Store) -> dict:
         items, seq = [], 2
         for ask, answer in turns:
             items += [r.Message(text=ask), r.Reply(text=answer), r.TurnEnd(status="completed")]
-            docs[(task, seq)], docs[(task, seq + 1)] = words.tokens(ask), words.tokens(answer)
+            docs[(task, seq)], docs[(task, seq + 1)] = tokens.streams(ask), tokens.streams(answer)
             seq += 3
         write(store, task, items)
     return docs
@@ -113,7 +113,7 @@ def test_a_word_naming_a_task_folder_lifts_that_tasks_matched_events_by_its_idf(
     for task, project in (("near", "/home/a/Projects/trezo-ai"), ("other", "C:\\work\\EdgeRunner")):
         items = [r.Message(text=ask), r.Reply(text=answer), r.TurnEnd(status="completed")]
         write(store, task, items, project=project)
-        docs[(task, 2)], docs[(task, 3)] = words.tokens(ask), words.tokens(answer)
+        docs[(task, 2)], docs[(task, 3)] = tokens.streams(ask), tokens.streams(answer)
     folders = {"near": "trezo-ai", "other": "EdgeRunner"}
     for query, first in (("the grant run in trezo-ai", "near"), ("grant for edge runner", "other")):
         expected = bm25(docs, query, folders)

@@ -134,43 +134,43 @@ def home_of(variable: str, *default: str) -> Path:
 PROBE = 64 * 1024  # bytes of a file's start read to tell whose session it is
 
 
-def unreadable(head: bytes) -> str:
+def blank_or_binary(opening: bytes) -> str:
     """Why a file's start can be no agent's session (blank, or binary), else "": the one probe
     every importer makes before it looks at its own format."""
-    if not head.strip():
+    if not opening.strip():
         return "empty file"
-    if b"\0" in head:
+    if b"\0" in opening:
         return "not a text file (binary content)"
     return ""
 
 
-def head_of(path: Path, size: int = PROBE, refused: str = "") -> bytes | str:
-    """A file's first `size` bytes, or why it can be no agent's session (see `unreadable`): a
+def opening_of(path: Path, size: int = PROBE, refused: str = "") -> bytes | str:
+    """A file's first `size` bytes, or why it can be no agent's session (see `blank_or_binary`): a
     binary file named as what it is ("not a Copilot CLI session: a SQLite database", the
     agent's words in `refused`)."""
     with open(path, "rb") as handle:
-        head = handle.read(size)
-    why = unreadable(head)
-    if why and b"\0" in head:
+        opening = handle.read(size)
+    why = blank_or_binary(opening)
+    if why and b"\0" in opening:
         from . import kinds  # names files by their name and start; imports nothing of ours
 
-        return f"{refused or 'not an agent session'}: {kinds.named(path, head)}"
-    return why or head
+        return f"{refused or 'not an agent session'}: {kinds.named(path, opening)}"
+    return why or opening
 
 
-def whole_lines(head: bytes, size: int = PROBE) -> list[bytes]:
-    """The lines of a file's start read by `head_of`, less the last when the read cut it."""
-    lines = head.split(b"\n")
-    return lines[:-1] if len(head) == size else lines
+def whole_lines(opening: bytes, size: int = PROBE) -> list[bytes]:
+    """The lines of a file's start read by `opening_of`, less the last when the read cut it."""
+    lines = opening.split(b"\n")
+    return lines[:-1] if len(opening) == size else lines
 
 
 def first_line(path: Path, label: str, size: int = PROBE):
     """A JSON-lines file's first line that is not blank, decoded, or why it is no session of
     `label`'s."""
-    head = head_of(path, size, f"not a {label} session")
-    if isinstance(head, str):
-        return head
-    line = next(line for line in head.split(b"\n") if line.strip())
+    opening = opening_of(path, size, f"not a {label} session")
+    if isinstance(opening, str):
+        return opening
+    line = next(line for line in opening.split(b"\n") if line.strip())
     try:
         return msgspec.json.decode(line)
     except msgspec.DecodeError:

@@ -140,12 +140,12 @@ def first_line(path: Path) -> str:
     """The start of a file's first line that is not blank, to say what a refused file is."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4096)
+            opening = handle.read(4096)
     except OSError:
         return ""
-    if b"\0" in head:
+    if b"\0" in opening:
         return "(binary content)"
-    text = head.decode("utf-8", "replace")
+    text = opening.decode("utf-8", "replace")
     line = " ".join(next((ln for ln in text.splitlines() if ln.strip()), "").split())
     if len(line) < 3:  # a JSON document's lone "{" or "[": its next lines say more
         line = " ".join(text.split())

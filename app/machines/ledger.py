@@ -84,7 +84,8 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
 
-def head_of(path: Path, size: int) -> str:
+def opening_digest(path: Path, size: int) -> str:
+    """The digest of a file's opening: its first min(HEAD, size) bytes."""
     with open(path, "rb") as handle:
         return digest(handle.read(min(HEAD, size)))
 

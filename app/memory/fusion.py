@@ -45,7 +45,7 @@ from ..log import logfile, records
 from . import BUILDING
 from .cards.heads import shown_card
 from .words import index as wordindex
-from .words import words
+from .words import tokens
 from .words.search import Hit, Results, Where, damaged, event_hit, hits, seq_at, turn_hit
 from .words.search import search as word_search
 
@@ -298,7 +298,7 @@ def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     state = wordindex.refresh(store)
     tasks = where.tasks(state)
     limit = where.limit
-    terms = words.query_terms(text)
+    terms = tokens.query_terms(text)
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
         floor, alone = floors_of(encoder)

@@ -16,7 +16,7 @@ from .. import paths
 from ..errors import BadInput
 from ..log import logfile
 from ..memory.cards.fold import cost_words
-from ..memory.cards.heading import numbered
+from ..memory.cards.headline import numbered
 from ..memory.readback import plain, turn_cards
 from . import ansi, edits, markdown
 from .shown import dress

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...log import records as r
-from ..agent import PROBE, Agent, Found, Session, unreadable
+from ..agent import PROBE, Agent, Found, Session, blank_or_binary
 from ..times import at_local
 from ..turns import cost_of
 from . import blocks as b
@@ -82,12 +82,12 @@ def _passed(name: str) -> bool:
     return name.startswith(".") or name in PASSED
 
 
-def recognise(head: bytes) -> str:
+def recognise(opening: bytes) -> str:
     """Why a file's start is not an aider chat history ("" when it is one)."""
-    reason = unreadable(head)
+    reason = blank_or_binary(opening)
     if reason:
         return reason
-    for line in head.decode("utf-8", "replace").split("\n")[:8]:
+    for line in opening.decode("utf-8", "replace").split("\n")[:8]:
         if b.HEADER.match(line.rstrip("\r")):
             return ""
     return "not an aider chat history (no '# aider chat started at' line at its start)"

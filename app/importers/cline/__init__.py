@@ -70,8 +70,8 @@ class Tasks(Agent):
         """The task id from the folder's name (or the file's first bytes, for a copy), so an
         unchanged task is passed over unread."""
         with open(path, "rb") as handle:
-            head = handle.read(8192)
-        session = task_of(path, head)
+            opening = handle.read(8192)
+        session = task_of(path, opening)
         return [Found(self.task_id(session), session)]
 
     def read(self, path: Path, live: bool) -> list[Session] | str:

@@ -19,7 +19,7 @@ from ...log import logfile, records
 from ...log.redact import redact
 from ..cards.heads import shown_card
 from . import index as wordindex
-from . import terms, words
+from . import terms, tokens
 from .index import text_of
 from .matching import MAX_LIMIT, SCAN, cut, ranked, snippet  # noqa: F401 (read as search.X)
 
@@ -141,7 +141,7 @@ class Where(Struct, frozen=True, kw_only=True):
 
 def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hit]:
     """The best `limit` events for `text`, best first (events of deleted tasks left out)."""
-    fields = words.query_fields(text)
+    fields = tokens.query_fields(text)
     if not fields["parts"]:
         return []
     searcher = wordindex.open_index(store.root, state).searcher()
@@ -163,9 +163,9 @@ def search(store, words_text: str, where: Where | None = None, fresh: bool = Tru
         raise BadInput("nothing to search for: give some words")
     state = wordindex.refresh(store) if fresh else wordindex.load_state(store.root, shared=True)
     if state is None:  # nothing indexed yet, and not ours to build now
-        return Results(turns=[], incomplete=[], terms=words.query_terms(words_text))
+        return Results(turns=[], incomplete=[], terms=tokens.query_terms(words_text))
     tasks = where.tasks(state)
-    terms = words.query_terms(words_text)
+    terms = tokens.query_terms(words_text)
     found = hits(store, state, words_text, tasks, where.limit) if tasks != set() else []
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     return Results(turns=group(store, state, found, set(terms)), incomplete=incomplete, terms=terms)
