@@ -31,7 +31,7 @@ QUITTING = threading.Event()
 class Place(msgspec.Struct, kw_only=True, frozen=True):
     """One folder nodwyn looks in, as the first-run page shows it."""
 
-    tool: str  # the agent's key ("gemini"), sent under the name the page reads
+    agent: str = msgspec.field(name="tool")  # the agent's key ("gemini"), as the page reads it
     path: str
     exists: bool
     followed: bool
@@ -72,7 +72,7 @@ def places(root: Path) -> Places:
     return Places(
         [
             Place(
-                tool=agent.name,
+                agent=agent.name,
                 path=str(path),
                 exists=path.exists(),
                 followed=agent.name in following,

@@ -241,7 +241,7 @@ def _create(
 ) -> tuple[str, str]:
     log = store.log_path(found.task)
     log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
-    state = State(tool=agent.name, source=str(path), limits=agent.limits)
+    state = State(agent=agent.name, source=str(path), limits=agent.limits)
     parser = agent.parser(path, found, None)
     created = _Created(store, found.task, state, machine)
     try:
@@ -305,7 +305,7 @@ def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):
                 return ("extended" if backfilled else "unchanged"), found.task
     if state is None:
         lines.clear()
-        state = State(tool=agent.name, source=str(path))
+        state = State(agent=agent.name, source=str(path))
         parser = agent.parser(path, found, None)
         appending.state = state
         with Remainder(log, state) as rest:
@@ -337,7 +337,7 @@ def _limits(agent: Agent, path: Path, found: Found, writer: Writer, state: State
     its own event's time), then `.imp` says so. Stopped before that save, the next import
     finds them in the log by their src and appends none twice. True if any was appended."""
     parser = agent.parser(path, found, None)
-    again = State(tool=agent.name, source=str(path))
+    again = State(agent=agent.name, source=str(path))
     seen = {key_of(record) for _offset, _end, record in logfile.read(writer.path)}
     limits: list[r.Known] = []
 
@@ -376,7 +376,7 @@ def _parse(path: Path, state: State, parser, lines: problems.Lines, take) -> Non
     take(out)
     if state.consumed:
         with open(path, "rb") as handle:
-            state.head = _hash(handle.read(min(HEAD, state.consumed - 1)))
+            state.opening = _hash(handle.read(min(HEAD, state.consumed - 1)))
             handle.seek(state.tail_start)
             state.tail = _hash(handle.read(state.consumed - state.tail_start - 1))
 
@@ -401,7 +401,7 @@ def _same_prefix(path: Path, state: State) -> bool:
             if size < state.consumed - 1:
                 return False
             handle.seek(0)
-            if _hash(handle.read(min(HEAD, state.consumed - 1))) != state.head:
+            if _hash(handle.read(min(HEAD, state.consumed - 1))) != state.opening:
                 return False
             handle.seek(state.tail_start)
             return _hash(handle.read(state.consumed - state.tail_start - 1)) == state.tail

@@ -20,7 +20,7 @@ WHAT = 120  # characters of what an agent asks, as a row shows it
 class Event(msgspec.Struct, frozen=True, kw_only=True):
     """One agent event: whose session, the state it puts the session in, and what it asks."""
 
-    agent: str  # nodwyn's name for the agent: "claude", "codex", ...
+    agent: str  # the agent's key: "claude", "codex", ...
     session: str = ""  # the agent's own session id ("" when its payload gives none)
     state: str
     what: str = ""

@@ -44,7 +44,7 @@ class Window(msgspec.Struct, kw_only=True):
 
 
 class AgentQuota(msgspec.Struct, kw_only=True):
-    tool: str  # the origin its logs name ("claude-code"), sent under the name the page reads
+    origin: str = msgspec.field(name="tool")  # what its logs name ("claude-code"), as sent
     label: str
     line: str  # "Codex: 5 h 27% · week 4% · resets 14:08"
     windows: list[Window]
@@ -136,7 +136,7 @@ def _agent(origin: str, windows: list[Window], now: datetime) -> AgentQuota:
     if coming:
         parts.append(f"resets {clock(min(coming), now)}")
     return AgentQuota(
-        tool=origin, label=label, line=f"{label}: " + " · ".join(parts), windows=windows
+        origin=origin, label=label, line=f"{label}: " + " · ".join(parts), windows=windows
     )
 
 
