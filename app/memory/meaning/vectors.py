@@ -36,7 +36,7 @@ from .saved_stack import (  # noqa: F401 (read as vectors.X)
     STACK_MAGIC,
     Rows,
     StackEntry,
-    StackHead,
+    StackHeader,
     drop_stale_stack,
     load_stack,
     save_stack,
