@@ -27,7 +27,7 @@ function learnNames(places) {
 
 /** The form that imports a folder the person names, and says how it went. */
 function importForm() {
-  const tool = /** @type {HTMLSelectElement} */ (el("select", { name: "tool", "aria-label": "Agent" },
+  const agent = /** @type {HTMLSelectElement} */ (el("select", { name: "agent", "aria-label": "Agent" },
     ...Object.entries(AGENT_LABELS).map(([value, label]) => el("option", { value }, label))));
   const path = /** @type {HTMLInputElement} */ (el("input", {
     type: "text", name: "path", "data-import-path": "", "aria-label": "Folder to import",
@@ -35,12 +35,12 @@ function importForm() {
   }));
   const said = el("p", { class: "muted", "data-import-said": "", role: "status" });
   const form = el("form", { class: "import-form", "data-import-form": "" },
-    el("label", {}, "Import a folder… ", tool), path, el("button", { type: "submit" }, "Import"), said);
+    el("label", {}, "Import a folder… ", agent), path, el("button", { type: "submit" }, "Import"), said);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     said.textContent = "Starting…";
     try {
-      const started = await api.importFolder(tool.value, path.value);
+      const started = await api.importFolder(agent.value, path.value);
       said.textContent = `Importing ${started.files} session files; progress shows at the bottom of the task list. ` +
         "nodwyn keeps following this folder for new sessions (Settings).";
     } catch (err) {
@@ -288,14 +288,14 @@ function followedFolders(current, said, onChange) {
   const box = el("div", { class: "followed", "data-extra-folders": "" });
   let extra = /** @type {Record<string, string[]>} */ (current.extra_folders || {});
   function draw() {
-    const rows = Object.entries(extra).flatMap(([tool, folders]) => folders.map((folder) => ({ tool, folder })));
+    const rows = Object.entries(extra).flatMap(([agent, folders]) => folders.map((folder) => ({ agent, folder })));
     clear(box).append(el("p", { class: "muted" }, rows.length
       ? "Imported folders nodwyn keeps following for new sessions:"
       : "Folders you import with “Import a folder…” are followed here too."));
-    for (const { tool, folder } of rows) {
+    for (const { agent, folder } of rows) {
       const stop = el("button", { type: "button", "aria-label": `Stop following ${folder}` }, "Stop following");
       stop.addEventListener("click", async () => {
-        const left = { ...extra, [tool]: extra[tool].filter((f) => f !== folder) };
+        const left = { ...extra, [agent]: extra[agent].filter((f) => f !== folder) };
         try {
           const saved = await api.saveSettings({ extra_folders: left });
           extra = saved.extra_folders || {};
@@ -307,7 +307,7 @@ function followedFolders(current, said, onChange) {
         }
       });
       box.append(el("div", { class: "followed-row", "data-extra-folder": folder },
-        el("span", { class: "muted" }, `${AGENT_LABELS[tool] || tool}:`), el("code", { title: folder }, folder), stop));
+        el("span", { class: "muted" }, `${AGENT_LABELS[agent] || agent}:`), el("code", { title: folder }, folder), stop));
     }
   }
   draw();
