@@ -16,8 +16,8 @@ from nodwyn.tasks.store import Store
 LONG = "/home/ana/src/a-rather-long-folder-name/with/many/parts/that/runs/on/and/on/gem"
 
 
-def task(store, name: str, tool: str, model: str, title: str, project: str, turns: int = 1):
-    start = records.SessionStart(project=project, origin=records.Origin(tool=tool))
+def task(store, name: str, origin: str, model: str, title: str, project: str, turns: int = 1):
+    start = records.SessionStart(project=project, origin=records.Origin(tool=origin))
     with store.create(start, name) as writer:
         for n in range(turns):
             usage = records.Usage(input=12_345_678, output=2_000 + n, cache_read=98_765_432)

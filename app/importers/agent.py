@@ -131,11 +131,11 @@ def home_of(variable: str, *default: str) -> Path:
     return Path(value) if value else Path.home().joinpath(*default)
 
 
-PROBE = 64 * 1024  # bytes of a file's start read to tell whose session it is
+PROBE = 64 * 1024  # bytes of a file's opening read to tell whose session it is
 
 
 def blank_or_binary(opening: bytes) -> str:
-    """Why a file's start can be no agent's session (blank, or binary), else "": the one probe
+    """Why a file's opening can be no agent's session (blank, or binary), else "": the one probe
     every importer makes before it looks at its own format."""
     if not opening.strip():
         return "empty file"
@@ -159,7 +159,7 @@ def opening_of(path: Path, size: int = PROBE, refused: str = "") -> bytes | str:
 
 
 def whole_lines(opening: bytes, size: int = PROBE) -> list[bytes]:
-    """The lines of a file's start read by `opening_of`, less the last when the read cut it."""
+    """The lines of a file's opening read by `opening_of`, less the last when the read cut it."""
     lines = opening.split(b"\n")
     return lines[:-1] if len(opening) == size else lines
 

@@ -83,7 +83,7 @@ def _passed(name: str) -> bool:
 
 
 def recognise(opening: bytes) -> str:
-    """Why a file's start is not an aider chat history ("" when it is one)."""
+    """Why a file's opening is not an aider chat history ("" when it is one)."""
     reason = blank_or_binary(opening)
     if reason:
         return reason
