@@ -68,12 +68,12 @@ def test_every_registered_agent_has_its_own_name_prefix_and_tool():
     for field in ("name", "prefix", "origin", "label"):
         values = [getattr(agent, field) for agent in agents]
         assert all(values) and len(set(values)) == len(values), field
-    assert registry.names()[:2] == ("claude", "codex")
+    assert registry.agent_keys()[:2] == ("claude", "codex")
     assert registry.by_origin("claude-code") is registry.get("claude")
 
 
 def test_every_agent_s_names_are_written_once_and_only_for_registered_agents():
-    assert tuple(names.AGENTS) == registry.names()
+    assert tuple(names.AGENTS) == registry.agent_keys()
     for agent in registry.all_agents().values():
         assert (agent.origin, agent.label) == names.AGENTS[agent.name]
         assert names.label_of_origin(agent.origin) == agent.label

@@ -50,7 +50,7 @@ def imported(finished_corpus, tmp_path_factory) -> Path:
     """A data directory holding the whole corpus, imported by every agent's importer, with
     its memory (cards, word index, vectors) built."""
     store = Store(tmp_path_factory.mktemp("secrets") / "data")
-    for agent in registry.names():
+    for agent in registry.agent_keys():
         import_paths(store, agent, [finished_corpus])
     memory.refresh(store)
     return store.root

@@ -286,7 +286,7 @@ class Worker:
         following = agents.followed(self.store.root)
         extra = settings.load(self.store.root).extra_folders
         folders = {}
-        for agent in registry.names():
+        for agent in registry.agent_keys():
             folders[agent] = [*registry.get(agent).roots()] if agent in following else []
             folders[agent].extend(Path(folder) for folder in extra.get(agent, []))
         return {agent: paths for agent, paths in folders.items() if paths}

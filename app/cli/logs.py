@@ -15,7 +15,7 @@ def add_import(sub) -> None:
     from ..importers import registry
 
     cmd = sub.add_parser("import", help="import an agent's sessions as tasks")
-    cmd.add_argument("agent", choices=registry.names(), help="whose sessions")
+    cmd.add_argument("agent", choices=registry.agent_keys(), help="whose sessions")
     cmd.add_argument(
         "paths",
         nargs="*",

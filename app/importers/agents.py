@@ -55,7 +55,7 @@ def followed(root: Path) -> list[str]:
     """The agents whose default folders the person follows (settings): Claude Code and Codex
     by their own switches, every other agent by `follow`, else when one of its folders exists."""
     chosen = settings.load(root)
-    return [name for name in registry.names() if is_followed(chosen, name)]
+    return [name for name in registry.agent_keys() if is_followed(chosen, name)]
 
 
 def is_followed(chosen: settings.Settings, name: str) -> bool:
@@ -142,8 +142,8 @@ def stop_imports(timeout: float) -> bool:
 
 def import_folder(store: Store, agent: str, folder: str, progress: Callable[..., None]) -> Started:
     """Import a folder (or one file) the person named, in a daemon thread; then fold memory."""
-    if agent not in registry.names():
-        raise BadInput(f"nodwyn imports {', '.join(registry.names())} sessions, not {agent!r}")
+    if agent not in registry.agent_keys():
+        raise BadInput(f"nodwyn imports {', '.join(registry.agent_keys())} sessions, not {agent!r}")
     path = Path(folder.strip()).expanduser()
     if not folder.strip() or not path.is_absolute():
         raise BadInput("give the folder's full path (for example /home/ana/.claude/projects)")

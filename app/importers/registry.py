@@ -58,7 +58,8 @@ def all_agents() -> dict[str, Agent]:
     return AGENTS
 
 
-def names() -> tuple[str, ...]:
+def agent_keys() -> tuple[str, ...]:
+    """Every agent's key, in the order people see them."""
     return tuple(all_agents())
 
 
