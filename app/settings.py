@@ -134,13 +134,13 @@ def save(root: Path, settings: Settings) -> None:
             raise
 
 
-def follow_folder(root: Path, tool: str, folder: str) -> Settings:
-    """Add a folder the person imported to those followed for `tool` (once)."""
+def follow_folder(root: Path, agent: str, folder: str) -> Settings:
+    """Add a folder the person imported to those followed for `agent` (once)."""
     with _writing:
         extra = {name: list(folders) for name, folders in load(root).extra_folders.items()}
-        if folder in extra.get(tool, []):
+        if folder in extra.get(agent, []):
             return load(root)
-        extra.setdefault(tool, []).append(folder)
+        extra.setdefault(agent, []).append(folder)
         return update(root, extra_folders=extra)
 
 

@@ -23,12 +23,12 @@ def real_corpus_found() -> bool:
     return REAL.is_dir()
 
 
-def sessions(tool: str, conversations_only: bool = False) -> list:
-    """pytest params, one per session file of `tool` (sub-agent files go with their session):
+def sessions(agent: str, conversations_only: bool = False) -> list:
+    """pytest params, one per session file of `agent` (sub-agent files go with their session):
     the fixtures' always, the real corpus's marked `corpus` where it is found."""
     found = []
     for root, marks in ((FIXTURES, ()), (REAL, (pytest.mark.corpus,))):
-        folder = root / tool
+        folder = root / agent
         names = sorted(p.name for p in folder.glob("*.jsonl")) if folder.is_dir() else []
         for name in names:
             if conversations_only and name in NO_CONVERSATION:

@@ -78,11 +78,11 @@ def age(path: Path) -> Path:
     return path
 
 
-def imported_one(store: Store, tool: str, path: Path) -> str:
+def imported_one(store: Store, agent: str, path: Path) -> str:
     """Import one source file that must become one task; that task's id."""
     from nodwyn.importers.sync import import_paths
 
-    report = import_paths(store, tool, [path])
+    report = import_paths(store, agent, [path])
     assert not report.skipped, report.skipped
     (task,) = report.created + report.extended + report.unchanged
     return task

@@ -24,10 +24,10 @@ PATCH = """*** Begin Patch
 COLOURED = "\x1b[1;31mFAIL\x1b[0m TestPagerOrder (0.01s)\n\x1b[32mok\x1b[0m  pager 0.2s\n"
 
 
-def write_reading_log(root, source: Path | None = None, tool: str = "claude-code") -> str:
+def write_reading_log(root, source: Path | None = None, origin: str = "claude-code") -> str:
     """The task's log in `root`; `source` stands for the agent's own session file."""
     origin = records.Origin(
-        tool=tool, path=str(source or ""), id="5f1c0de0-aaaa-bbbb-cccc-000000000001"
+        tool=origin, path=str(source or ""), id="5f1c0de0-aaaa-bbbb-cccc-000000000001"
     )
     start = records.SessionStart(project="/home/ana/src/pager", origin=origin)
     edit = records.Call(id="e1", tool="Edit", input={

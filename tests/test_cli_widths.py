@@ -10,15 +10,14 @@ import sys
 
 import pytest
 from nodwyn.cli import columns
-from nodwyn.importers import registry
 from nodwyn.log import records
 from nodwyn.tasks.store import Store
 
 LONG = "/home/ana/src/a-rather-long-folder-name/with/many/parts/that/runs/on/and/on/gem"
 
 
-def task(store, name: str, tool: str, model: str, title: str, project: str, turns: int = 1):
-    start = records.SessionStart(project=project, origin=records.Origin(tool=tool))
+def task(store, name: str, origin: str, model: str, title: str, project: str, turns: int = 1):
+    start = records.SessionStart(project=project, origin=records.Origin(tool=origin))
     with store.create(start, name) as writer:
         for n in range(turns):
             usage = records.Usage(input=12_345_678, output=2_000 + n, cache_read=98_765_432)
@@ -154,11 +153,6 @@ def test_a_reader_that_closed_the_pipe_ends_every_command_quietly(data, args):
     finally:
         os.close(write)
     assert done.returncode == 0 and done.stderr.decode() == "", done.stderr.decode()
-
-
-def test_the_agents_names_are_the_importers_labels():
-    labels = {agent.tool: agent.label for agent in registry.all_agents().values()}
-    assert {k: v for k, v in columns.AGENTS.items() if k != "nodwyn"} == labels
 
 
 def test_an_agent_whose_logs_give_no_tokens_costs_no_usage_not_nothing(data_dir):

@@ -244,10 +244,10 @@ def test_a_copy_cut_mid_write_shows_its_prompt_and_is_whole_once_finished(tmp_pa
 
 
 @pytest.mark.parametrize("name", ["trade-arena-chat.jsonl", "specstory-export.md"])
-@pytest.mark.parametrize("tool", ["claude", "codex"])
-def test_look_alikes_are_refused_with_a_reason_and_become_no_task(finished, name, tool):
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_look_alikes_are_refused_with_a_reason_and_become_no_task(finished, name, agent):
     store = Store()
     path = finished(FIXTURES) / "other" / name
-    (skipped,) = import_paths(store, tool, [path]).skipped
+    (skipped,) = import_paths(store, agent, [path]).skipped
     assert skipped.path == str(path) and skipped.reason.startswith("not a ")
     assert store.list(archived=None) == []

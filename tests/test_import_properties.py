@@ -160,20 +160,20 @@ def own_sources() -> list[tuple[str, str, list[bytes]]]:
 
 def corpus_sources(corpus: Path) -> list[tuple[str, str, list[bytes]]]:
     found = []
-    for tool in ("claude", "codex"):
-        files = sorted((corpus / tool).glob("*.jsonl"), key=lambda p: p.stat().st_size)
+    for agent in ("claude", "codex"):
+        files = sorted((corpus / agent).glob("*.jsonl"), key=lambda p: p.stat().st_size)
         for path in [p for p in files if 20_000 < p.stat().st_size < 150_000][:2]:
-            found.append((tool, path.name, path.read_bytes().splitlines()))
+            found.append((agent, path.name, path.read_bytes().splitlines()))
     return found
 
 
-def imported_through_the_cli(tool: str, source: Path, data: Path) -> tuple[Store, Client, list]:
+def imported_through_the_cli(agent: str, source: Path, data: Path) -> tuple[Store, Client, list]:
     """`nodwyn import TOOL SOURCE` (made old first), which must succeed and say nothing
     unexpected; the store, an API client of it, and the tasks the page lists."""
     age(source)
     said = io.StringIO()
     with contextlib.redirect_stdout(said):
-        code = cli.main(["--data-dir", str(data), "import", tool, str(source)])
+        code = cli.main(["--data-dir", str(data), "import", agent, str(source)])
     assert code == 0, said.getvalue()
     assert "unexpected" not in said.getvalue(), said.getvalue()
     store = Store(data)
@@ -188,16 +188,16 @@ def log_text(store: Store, task: str) -> str:
     return json.dumps([records.to_builtins(r) for _, _, r in logfile.read(store.log_path(task))])
 
 
-def check(tool: str, lines: list[bytes], plan: list) -> None:
+def check(agent: str, lines: list[bytes], plan: list) -> None:
     """Import the mutated copy through the CLI; list, search and open it; check what holds."""
     lines, whole = mutated(lines, plan)
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        name = f"{uuid.uuid4()}.jsonl" if tool == "claude" else "rollout-2026-x.jsonl"
+        name = f"{uuid.uuid4()}.jsonl" if agent == "claude" else "rollout-2026-x.jsonl"
         source = root / "agent" / name
         source.parent.mkdir()
         source.write_bytes(b"\n".join(lines) + b"\n")
-        store, client, tasks = imported_through_the_cli(tool, source, root / "data")
+        store, client, tasks = imported_through_the_cli(agent, source, root / "data")
         for task in tasks:
             text = log_text(store, task)
             for line in whole:
@@ -214,7 +214,7 @@ def check(tool: str, lines: list[bytes], plan: list) -> None:
 @settings(settings.get_profile(PROFILE))
 @given(plan=st.lists(st.tuples(st.integers(0, 10**6), MUTATION), min_size=1, max_size=4))
 def test_mutated_copies_of_our_own_sessions_import_and_open_without_a_traceback(kind, plan):
-    (lines,) = [lines for tool, _name, lines in own_sources() if tool == kind]
+    (lines,) = [lines for agent, _name, lines in own_sources() if agent == kind]
     check(kind, lines, plan)
 
 
@@ -225,5 +225,5 @@ def test_mutated_copies_of_our_own_sessions_import_and_open_without_a_traceback(
 )
 def test_mutated_copies_of_real_sessions_import_and_open_without_a_traceback(corpus, pick, plan):
     sources = corpus_sources(corpus)
-    tool, _name, lines = sources[pick % len(sources)]
-    check(tool, lines, plan)
+    agent, _name, lines = sources[pick % len(sources)]
+    check(agent, lines, plan)

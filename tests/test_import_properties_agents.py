@@ -29,18 +29,24 @@ OWN = {"gemini": gemini_lines, "copilot": copilot_lines, "antigravity": antigrav
 
 
 def prompt_of(agent: str, line: bytes) -> str:
-    """A person's words on a line, as the log keeps them ("" when the line holds none)."""
+    """A person's words on a line, as the log keeps them ("" when the line holds none): Copilot
+    CLI's and Pi's. Gemini folds ids (a mutated copy may replace a whole one), Antigravity
+    wraps the prompt, Qwen Code's may read as the slash command typed before it: none."""
     try:
         value = json.loads(line)
     except (ValueError, RecursionError):
         return ""
     if not isinstance(value, dict):
         return ""
-    data = value.get("data") if isinstance(value.get("data"), dict) else {}
     if agent == "copilot" and value.get("type") == "user.message":
+        data = value.get("data") if isinstance(value.get("data"), dict) else {}
         text = data.get("content")
         return text if isinstance(text, str) and "<current_datetime>" not in text else ""
-    return ""  # Gemini folds ids (a mutated copy may replace a whole one); Antigravity wraps
+    asked = value.get("message")
+    if agent == "pi" and value.get("type") == "message" and isinstance(asked, dict):
+        text = asked.get("content")
+        return text if asked.get("role") == "user" and isinstance(text, str) else ""
+    return ""
 
 
 def check(agent: str, lines: list[bytes], plan: list, where=WHERE, prompt=prompt_of) -> None:

@@ -37,30 +37,15 @@ def own(agent: str) -> list[bytes]:
     return [json.dumps(x).encode() for x in lines]
 
 
-def prompt_of(agent: str, line: bytes) -> str:
-    """A person's words on a line, as the log keeps them ("" when the line holds none)."""
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return ""
-    if not isinstance(value, dict):
-        return ""
-    if agent == "pi" and value.get("type") == "message" and isinstance(value.get("message"), dict):
-        asked = value["message"]
-        if asked.get("role") == "user" and isinstance(asked.get("content"), str):
-            return asked["content"]
-    return ""  # Qwen Code's prompt may read as the slash command typed before it
-
-
 @pytest.mark.parametrize("agent", sorted(WHERE))
 @settings(settings.get_profile(PROFILE))
 @given(plan=st.lists(st.tuples(st.integers(0, 10**6), MUTATION), min_size=1, max_size=4))
 def test_mutated_copies_of_our_own_sessions_import_and_open_without_a_traceback(agent, plan):
-    check(agent, own(agent), plan, WHERE, prompt_of)
+    check(agent, own(agent), plan, WHERE)
 
 
 @pytest.mark.parametrize("agent", sorted(REAL))
 @settings(settings.get_profile(PROFILE))
 @given(plan=st.lists(st.tuples(st.integers(0, 10**6), MUTATION), min_size=1, max_size=3))
 def test_mutated_copies_of_real_sessions_import_and_open_without_a_traceback(corpus, agent, plan):
-    check(agent, (corpus / "more" / REAL[agent]).read_bytes().splitlines(), plan, WHERE, prompt_of)
+    check(agent, (corpus / "more" / REAL[agent]).read_bytes().splitlines(), plan, WHERE)

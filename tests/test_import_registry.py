@@ -8,7 +8,7 @@ import msgspec
 import pytest
 from importing import OLD, log_of
 from nodwyn.errors import BadInput
-from nodwyn.importers import registry, sync
+from nodwyn.importers import names, registry, sync
 from nodwyn.importers.agent import Agent, Found, Session
 from nodwyn.log import records as r
 from nodwyn.tasks.store import Store
@@ -17,7 +17,7 @@ from nodwyn.tasks.store import Store
 class Notes(Agent):
     """A made-up agent keeping each session as one JSON document rewritten in place."""
 
-    name, tool, label, prefix, whole = "notes", "notes-cli", "Notes", "nt-", True
+    name, origin, label, prefix, whole = "notes", "notes-cli", "Notes", "nt-", True
 
     def sources(self, folder: Path):
         return folder.rglob("*.json")
@@ -30,7 +30,7 @@ class Notes(Agent):
         if not isinstance(doc, dict) or "notes" not in doc:
             return "not a Notes session"
         found = Found(self.task_id(doc["id"]), doc["id"])
-        start = r.SessionStart(project="/p", origin=r.Origin(tool=self.tool, path=str(path)))
+        start = r.SessionStart(project="/p", origin=r.Origin(tool=self.origin, path=str(path)))
         kept = [start]
         for note in doc["notes"]:
             kind = r.Message if note["who"] == "me" else r.Reply
@@ -65,11 +65,19 @@ def texts(store: Store) -> list[str]:
 
 def test_every_registered_agent_has_its_own_name_prefix_and_tool():
     agents = registry.all_agents().values()
-    for field in ("name", "prefix", "tool", "label"):
+    for field in ("name", "prefix", "origin", "label"):
         values = [getattr(agent, field) for agent in agents]
         assert all(values) and len(set(values)) == len(values), field
-    assert registry.names()[:2] == ("claude", "codex")
-    assert registry.by_tool("claude-code") is registry.get("claude")
+    assert registry.agent_keys()[:2] == ("claude", "codex")
+    assert registry.by_origin("claude-code") is registry.get("claude")
+
+
+def test_every_agent_s_names_are_written_once_and_only_for_registered_agents():
+    assert tuple(names.AGENTS) == registry.agent_keys()
+    for agent in registry.all_agents().values():
+        assert (agent.origin, agent.label) == names.AGENTS[agent.name]
+        assert names.label_of_origin(agent.origin) == agent.label
+    assert names.label_of_origin("nodwyn") == "nodwyn" and names.label("notepad") == "notepad"
 
 
 def test_an_unknown_agent_is_refused_with_the_names_nodwyn_knows():

@@ -2,6 +2,7 @@
 can be narrowed to one; where it holds one, nothing changes."""
 
 import json
+import os
 
 import pytest
 from machines_pair import make_pair
@@ -131,3 +132,22 @@ def test_machines_commands_without_a_shared_folder_say_what_to_do(tmp_path, caps
     assert "no other machine named 'nobody'" in capsys.readouterr().err
     assert main(["--data-dir", str(root), "machines", "share", str(root / "inside")]) == 1
     assert "inside the data directory" in capsys.readouterr().err
+
+
+def test_the_machines_names_are_read_again_only_when_a_file_they_come_from_changed(tmp_path):
+    from nodwyn import machines
+    from nodwyn.machines import ssh
+
+    root = tmp_path / "data"
+    root.mkdir()
+    host = ssh.add(root, "laptop.local", name="laptop")
+    assert machines.names(root)[host.id] == "laptop"
+    listed = root / ssh.FOLDER / ssh.FILE
+    before = listed.stat()
+    listed.write_bytes(listed.read_bytes().replace(b'"laptop"', b'"lapdog"'))  # the same size
+    os.utime(listed, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert machines.names(root)[host.id] == "laptop"  # its stamp unchanged: not read again
+    os.utime(listed, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert machines.names(root)[host.id] == "lapdog"
+    ssh.add(root, "laptop.local", name="the laptop")  # as a person renames it
+    assert machines.names(root)[host.id] == "the laptop"

@@ -1,7 +1,7 @@
 """A build with the fold helper process gives the same memory as a build in one process:
 the same `.mem` bytes, the same documents in the index and the same ranking; a helper that
 cannot fold leaves its logs to this process, and nothing is lost. So does a build that finds
-the compounds of many events at once (words.compounds_of) against one event by one."""
+the compounds of many events at once (tokens.compounds_of) against one event by one."""
 
 import os
 import shutil
@@ -14,7 +14,8 @@ from memory_logs import at, turn, write
 from nodwyn.log import records as r
 from nodwyn.memory.cards import mem
 from nodwyn.memory.words import documents as folding
-from nodwyn.memory.words import index, sidecar, words
+from nodwyn.memory.words import index, sidecar, tokens
+from nodwyn.memory.words.search import Where
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.tasks.store import Store
 
@@ -73,7 +74,7 @@ def ranking(store: Store) -> list:
     returns in the order of their documents, in task order)."""
     out = []
     for query in QUERIES:
-        turns = word_search(store, query, limit=200).turns
+        turns = word_search(store, query, Where(limit=200)).turns
         assert sum(len(hit.events) for hit in turns) < 200, "no turn left out"
         out.append(sorted((-round(hit.score, 4), hit.task, hit.first_seq,
                            [e.seq for e in hit.events]) for hit in turns))  # fmt: skip
@@ -124,9 +125,9 @@ def test_a_build_that_finds_compounds_many_events_at_once_equals_one_event_by_on
     source, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(index, "HELP_FROM", 1 << 62)
-    monkeypatch.setattr(words, "MANY", 1 << 62)  # each event's compounds by the regex
+    monkeypatch.setattr(tokens, "MANY", 1 << 62)  # each event's compounds by the regex
     one_by_one = built(tmp_path, "one-by-one", source)
-    monkeypatch.setattr(words, "MANY", 0)  # every batch by numpy's whole-array steps
+    monkeypatch.setattr(tokens, "MANY", 0)  # every batch by numpy's whole-array steps
     monkeypatch.setattr(index, "AT_ONCE_FROM", 0)
     monkeypatch.setattr(folding, "WAITING", 300)  # several batches in each log
     at_once = built(tmp_path, "at-once", source)

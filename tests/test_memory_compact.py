@@ -176,7 +176,7 @@ def format_1_stack(root, model: str, entries, turns, rows) -> None:
     import msgspec
 
     head = msgspec.msgpack.encode(
-        vectors.StackHead(
+        vectors.StackHeader(
             model=model,
             dims=rows.shape[1],
             entries=entries,

@@ -8,7 +8,7 @@ import pytest
 from nodwyn import memory
 from nodwyn.importers.sync import import_paths
 from nodwyn.log import logfile, records
-from nodwyn.memory.words import index, words
+from nodwyn.memory.words import index, tokens
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.tasks.store import Store
 
@@ -26,7 +26,7 @@ def imported(tmp_path_factory, finished_corpus) -> Store:
 def phrase(text: str, common: Counter, size: int = 6) -> str | None:
     """The `size` rarest distinct words (letters only, 5 or more) of a text, as a query; None
     unless one of them is in no other event (else the phrase is not distinctive)."""
-    found = [w for w in dict.fromkeys(words.words(text)) if re.fullmatch(r"[a-z]{5,}", w)]
+    found = [w for w in dict.fromkeys(tokens.words(text)) if re.fullmatch(r"[a-z]{5,}", w)]
     rarest = sorted(found, key=lambda w: (common[w], w))[:size]
     if len(rarest) < size or common[rarest[0]] > 1:
         return None
@@ -56,7 +56,7 @@ def test_a_distinctive_phrase_of_a_turn_finds_that_turn_first(imported, kind):
     common = Counter()
     for log in imported.sessions.glob("*.jsonl"):
         for _, _, record in logfile.read(log):
-            common.update(set(words.words(index.text_of(record))))
+            common.update(set(tokens.words(index.text_of(record))))
     tried = found = 0
     for task, turn, text in samples(imported, kind):
         query = phrase(text, common)

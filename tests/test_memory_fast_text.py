@@ -1,15 +1,15 @@
 """Text work that runs per event, made fast, gives exactly what its plain definition gives:
-the compound finder (words.compounds: words.COMPOUND's matches cut by words.PART; and
-words.compounds_of, the same for many texts at once, by numpy past words.MANY characters) and
+the compound finder (tokens.compounds: tokens.COMPOUND's matches cut by tokens.PART; and
+tokens.compounds_of, the same for many texts at once, by numpy past tokens.MANY characters) and
 the one-line cut of cards (cards.one_line: white space collapsed, then cut)."""
 
 import random
 import re
 
 from nodwyn.memory.cards.fold import one_line
-from nodwyn.memory.words import words
+from nodwyn.memory.words import tokens
 
-COMPOUND, PART = re.compile(words.COMPOUND), re.compile(words.PART)
+COMPOUND, PART = re.compile(tokens.COMPOUND), re.compile(tokens.PART)
 
 
 def by_definition(text: str) -> str:
@@ -18,8 +18,8 @@ def by_definition(text: str) -> str:
 
 def test_compounds_are_cut_into_parts_for_the_parts_field():
     text = "Fix TestPagerOrder in parse_config.py for http2 and HTTPServer v1.2 getX 42 ABC9d"
-    assert words.compounds(text) == "Test Pager Order http 2 v 1 get X ABC 9 d"
-    assert words.compounds(text) == by_definition(text)
+    assert tokens.compounds(text) == "Test Pager Order http 2 v 1 get X ABC 9 d"
+    assert tokens.compounds(text) == by_definition(text)
 
 
 def test_compounds_agree_with_the_definition_on_random_strings():
@@ -27,7 +27,7 @@ def test_compounds_agree_with_the_definition_on_random_strings():
     alphabet = "aAbZz09_ .-/éÉ\n"
     for _ in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
-        assert words.compounds(text) == by_definition(text), text
+        assert tokens.compounds(text) == by_definition(text), text
 
 
 def test_compounds_agree_with_the_definition_on_code_and_prose():
@@ -39,9 +39,9 @@ def test_compounds_agree_with_the_definition_on_code_and_prose():
     rng = random.Random(5)
     for _ in range(2_000):
         text = "".join(rng.choice(pieces) + rng.choice(" ._/-\n(") for _ in range(12))
-        assert words.compounds(text) == by_definition(text), text
-        assert words.parts(text) == [
-            t for t in (p.lower() for p in by_definition(text).split()) if words._keep(t)
+        assert tokens.compounds(text) == by_definition(text), text
+        assert tokens.parts(text) == [
+            t for t in (p.lower() for p in by_definition(text).split()) if tokens._keep(t)
         ]
 
 
@@ -52,16 +52,16 @@ def test_compounds_of_many_texts_at_once_are_each_texts_own():
         "\ud800", "日本X2", "",
     ]  # fmt: skip
     rng = random.Random(7)
-    long = " ".join(pieces) * (words.MANY // len(" ".join(pieces)) + 1)  # numpy's way for all
+    long = " ".join(pieces) * (tokens.MANY // len(" ".join(pieces)) + 1)  # numpy's way for all
     for _ in range(40):
         sizes = [rng.choice([0, 1, 5, 40, 900]) for _ in range(rng.randint(1, 200))]
         texts = ["".join(rng.choice(pieces) + rng.choice(" ._/-\n(") for _ in range(size))
                  for size in sizes]  # fmt: skip
         texts.insert(rng.randint(0, len(texts)), long)
-        assert words.compounds_of(texts) == [by_definition(text) for text in texts]
-    assert words.compounds_of([]) == []
-    assert words.compounds_of(["plain words only " * 5000, "NOTHING HERE 42"]) == ["", ""]
-    assert words.compounds_of(["a" * words.MANY, "getX"]) == ["", "get X"]
+        assert tokens.compounds_of(texts) == [by_definition(text) for text in texts]
+    assert tokens.compounds_of([]) == []
+    assert tokens.compounds_of(["plain words only " * 5000, "NOTHING HERE 42"]) == ["", ""]
+    assert tokens.compounds_of(["a" * tokens.MANY, "getX"]) == ["", "get X"]
 
 
 def one_line_by_definition(text: str, limit: int) -> str:

@@ -209,8 +209,8 @@ def test_meaning_finds_a_turn_that_shares_no_word_with_the_query(store):
 
 
 def test_turns_read_while_the_query_is_encoded_are_those_read_after_it(store, corpus):
-    for tool in ("claude", "codex"):
-        import_paths(store, tool, [corpus / tool])
+    for agent in ("claude", "codex"):
+        import_paths(store, agent, [corpus / agent])
     memory.encode(store)
     state = wordindex.refresh(store)
     query = "why did the pager test fail"
@@ -309,8 +309,8 @@ def test_the_cli_takes_a_mode(store, capsys):
     ],
 )
 def test_both_finds_corpus_paraphrases_that_words_alone_miss(store, corpus, query, asked):
-    for tool in ("claude", "codex"):
-        import_paths(store, tool, [corpus / tool])
+    for agent in ("claude", "codex"):
+        import_paths(store, agent, [corpus / agent])
     state = wordindex.refresh(store)
     by_words = fusion.word_ranking(hits(store, state, query, None, fusion.DEPTH))
     target = [

@@ -11,6 +11,7 @@ from nodwyn import memory
 from nodwyn.log import records as r
 from nodwyn.memory.cards import mem
 from nodwyn.memory.words import index
+from nodwyn.memory.words.search import Where
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.tasks.store import Store
 
@@ -134,7 +135,7 @@ def test_a_log_replaced_by_another_is_folded_again_from_its_start(store, tmp_pat
     grow(store, tmp_path)
     store.log_path("T").unlink()
     write(store, "T", turn("a different story about kangaroos"))
-    assert word_search(store, "wombat", scope="task", task="T").turns == []
+    assert word_search(store, "wombat", Where(scope="task", task="T")).turns == []
     assert [c.asked for c in memory.turn_cards(store, "T")] == ["a different story about kangaroos"]
     assert_same(store, tmp_path, "replaced", scores=False)
 

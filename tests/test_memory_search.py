@@ -12,9 +12,9 @@ from memory_logs import at, write
 from nodwyn import memory, settings
 from nodwyn.errors import BadInput, TaskNotFound
 from nodwyn.log import records as r
-from nodwyn.memory.words import index, words
+from nodwyn.memory.words import index, tokens
+from nodwyn.memory.words.search import Where, snippet
 from nodwyn.memory.words.search import search as word_search
-from nodwyn.memory.words.search import snippet
 from nodwyn.tasks.store import Store
 
 K1, B = 1.2, 0.75
@@ -30,7 +30,7 @@ def bm25(docs: dict, query: str, folders: dict | None = None) -> dict:
     with one idf (that of the field more events hold it in), its compounds' parts in `parts`,
     and each word naming a task's folder adding its idf to that task's matched events
     (`folders`: task -> folder name): written here from the formula."""
-    fields = words.query_fields(query)
+    fields = tokens.query_fields(query)
     scores = dict.fromkeys(docs, 0.0)
     for term in fields["parts"]:
         looked = ("words", "parts") if term in fields["words"] else ("parts",)
@@ -40,7 +40,7 @@ def bm25(docs: dict, query: str, folders: dict | None = None) -> dict:
     matched = {key: score for key, score in scores.items() if score > 0}
     for key in matched:
         name = (folders or {}).get(key[0], "")
-        folder = set(words.words(name)) | set(words.parts(name))
+        folder = set(tokens.words(name)) | set(tokens.parts(name))
         matched[key] += sum(idf(docs, term) for term in fields["parts"] if term in folder)
     return matched
 
@@ -84,7 +84,7 @@ def fill(store: Store) -> dict:
         items, seq = [], 2
         for ask, answer in turns:
             items += [r.Message(text=ask), r.Reply(text=answer), r.TurnEnd(status="completed")]
-            docs[(task, seq)], docs[(task, seq + 1)] = words.tokens(ask), words.tokens(answer)
+            docs[(task, seq)], docs[(task, seq + 1)] = tokens.streams(ask), tokens.streams(answer)
             seq += 3
         write(store, task, items)
     return docs
@@ -113,7 +113,7 @@ def test_a_word_naming_a_task_folder_lifts_that_tasks_matched_events_by_its_idf(
     for task, project in (("near", "/home/a/Projects/trezo-ai"), ("other", "C:\\work\\EdgeRunner")):
         items = [r.Message(text=ask), r.Reply(text=answer), r.TurnEnd(status="completed")]
         write(store, task, items, project=project)
-        docs[(task, 2)], docs[(task, 3)] = words.tokens(ask), words.tokens(answer)
+        docs[(task, 2)], docs[(task, 3)] = tokens.streams(ask), tokens.streams(answer)
     folders = {"near": "trezo-ai", "other": "EdgeRunner"}
     for query, first in (("the grant run in trezo-ai", "near"), ("grant for edge runner", "other")):
         expected = bm25(docs, query, folders)
@@ -144,7 +144,7 @@ def test_results_group_by_task_then_turn_in_order_of_best_event_with_events_in_s
 def test_at_most_limit_events_are_returned_and_the_best_are_kept(store):
     fill(store)
     everything = word_search(store, "pager pages order")
-    two = word_search(store, "pager pages order", limit=2)
+    two = word_search(store, "pager pages order", Where(limit=2))
     assert sum(len(hit.events) for hit in two.turns) == 2
     assert two.turns[0].score == everything.turns[0].score
 
@@ -240,11 +240,11 @@ def test_project_scope_is_the_other_tasks_of_the_repository_worktrees_and_archiv
     for task, folder in (("A", repo), ("B", tree), ("C", other), ("D", repo / "sub")):
         write(store, task, [r.Message(text="kiwi")], project=str(folder))
     store.archive("B")
-    by_task = word_search(store, "kiwi", scope="project", task="A")
+    by_task = word_search(store, "kiwi", Where(scope="project", task="A"))
     assert {hit.task for hit in by_task.turns} == {"B", "D"}
-    by_folder = word_search(store, "kiwi", scope="project", project=str(tree))
+    by_folder = word_search(store, "kiwi", Where(scope="project", project=str(tree)))
     assert {hit.task for hit in by_folder.turns} == {"A", "B", "D"}
-    only = word_search(store, "kiwi", scope="task", task="C")
+    only = word_search(store, "kiwi", Where(scope="task", task="C"))
     assert {hit.task for hit in only.turns} == {"C"}
     assert {hit.task for hit in word_search(store, "kiwi").turns} == {"A", "B", "C", "D"}
 
@@ -253,22 +253,22 @@ def test_a_folder_that_is_no_repository_is_its_own_project(store, tmp_path):
     write(store, "A", [r.Message(text="kiwi")], project="/gone/one")
     write(store, "B", [r.Message(text="kiwi")], project="/gone/one")
     write(store, "C", [r.Message(text="kiwi")], project="/gone/two")
-    found = word_search(store, "kiwi", scope="project", task="A")
+    found = word_search(store, "kiwi", Where(scope="project", task="A"))
     assert {hit.task for hit in found.turns} == {"B"}
 
 
 def test_bad_arguments_are_refused_in_words(store):
     fill(store)
     with pytest.raises(BadInput):
-        word_search(store, "pager", scope="everything")
+        word_search(store, "pager", Where(scope="everything"))
     with pytest.raises(BadInput):
-        word_search(store, "pager", scope="task")
+        word_search(store, "pager", Where(scope="task"))
     with pytest.raises(BadInput):
-        word_search(store, "pager", limit=0)
+        word_search(store, "pager", Where(limit=0))
     with pytest.raises(BadInput):
         word_search(store, "   ")
     with pytest.raises(TaskNotFound):
-        word_search(store, "pager", scope="task", task="nope")
+        word_search(store, "pager", Where(scope="task", task="nope"))
     assert word_search(store, "the of and").turns == []
 
 

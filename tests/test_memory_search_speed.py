@@ -17,7 +17,7 @@ from nodwyn.memory import fusion
 from nodwyn.memory.cards import heads, mem
 from nodwyn.memory.cards.heads import finished_card, turn_card
 from nodwyn.memory.meaning import compact, encoder, stack, vectors
-from nodwyn.memory.words import index, words
+from nodwyn.memory.words import index, tokens
 from nodwyn.tasks.store import Store
 
 HEAD_FIELDS = ("first_seq", "last_seq", "at", "head", "asked", "outcome", "duration_ms")
@@ -188,7 +188,7 @@ def test_what_a_new_process_imports_to_search(tmp_path, mode):
 def test_a_search_that_first_folds_a_long_prompt_loads_no_numpy_for_it(tmp_path):
     store = Store(tmp_path / "data")
     prompt = "configure the pager: " + "parseConfig TestPagerOrder v2 " * 3_000  # 90,000 chars
-    assert len(prompt) > words.MANY  # what words.compounds_of would cut with numpy
+    assert len(prompt) > tokens.MANY  # what tokens.compounds_of would cut with numpy
     write(store, "t1", turn(prompt, t0=0))
     script = (
         "import sys; from nodwyn import memory; from nodwyn.tasks.store import Store; "

@@ -2,15 +2,15 @@
 (tantivy, in Rust) and the Python twin must cut text the same way."""
 
 import tantivy
-from nodwyn.memory.words import index, words
+from nodwyn.memory.words import index, tokens
 
 
 def test_identifiers_are_also_split_at_case_changes_digits_underscores_dots_and_slashes():
-    assert words.parts("TestPagerOrder") == ["test", "pager", "order"]
-    assert words.words("parse_config.py") == ["parse", "config", "py"]
-    assert words.words("src/http2/Server.go") == ["src", "http2", "server", "go"]
-    assert words.parts("src/http2/Server.go get_userName") == ["http", "2", "user", "name"]
-    assert words.words("parse_config.py TestPagerOrder") == [
+    assert tokens.parts("TestPagerOrder") == ["test", "pager", "order"]
+    assert tokens.words("parse_config.py") == ["parse", "config", "py"]
+    assert tokens.words("src/http2/Server.go") == ["src", "http2", "server", "go"]
+    assert tokens.parts("src/http2/Server.go get_userName") == ["http", "2", "user", "name"]
+    assert tokens.words("parse_config.py TestPagerOrder") == [
         "parse",
         "config",
         "py",
@@ -19,20 +19,25 @@ def test_identifiers_are_also_split_at_case_changes_digits_underscores_dots_and_
 
 
 def test_the_commonest_english_words_count_for_nothing():
-    assert words.words("What is the state of the pager") == ["state", "pager"]
-    assert words.query_terms("the and of") == []
+    assert tokens.words("What is the state of the pager") == ["state", "pager"]
+    assert tokens.query_terms("the and of") == []
 
 
 def test_query_terms_are_the_words_then_the_parts_without_repeats():
-    assert words.query_terms("TestPagerOrder pager") == ["testpagerorder", "pager", "test", "order"]
-    fields = words.query_fields("TestPagerOrder pager")
+    assert tokens.query_terms("TestPagerOrder pager") == [
+        "testpagerorder",
+        "pager",
+        "test",
+        "order",
+    ]
+    fields = tokens.query_fields("TestPagerOrder pager")
     assert fields["words"] == ["testpagerorder", "pager"]
     assert fields["parts"] == ["testpagerorder", "pager", "test", "order"]
 
 
 def test_very_long_tokens_are_dropped():
     blob = "a" * 100
-    assert words.words(f"x {blob} y") == ["x", "y"]
+    assert tokens.words(f"x {blob} y") == ["x", "y"]
 
 
 def test_tantivy_tokenises_exactly_like_the_python_twin(tmp_path):
@@ -41,18 +46,18 @@ def test_tantivy_tokenises_exactly_like_the_python_twin(tmp_path):
         "retry_count=3 and café CamelCase42x " + "z" * 70
     )
     built = tantivy.Index(index.SCHEMA, path=str(tmp_path))
-    for name, analyzer in words.analyzers():
+    for name, analyzer in tokens.analyzers():
         built.register_tokenizer(name, analyzer)
     writer = built.writer(15_000_000, 1)
     doc = tantivy.Document()
     doc.add_text("words", text)
-    doc.add_text("parts", words.compounds(text))
+    doc.add_text("parts", tokens.compounds(text))
     writer.add_document(doc)
     writer.commit()
     writer.wait_merging_threads()
     built.reload()
     searcher = built.searcher()
-    for field, expected in words.tokens(text).items():
+    for field, expected in tokens.streams(text).items():
         for token in expected:
             assert searcher.doc_freq(field, token) == 1, (field, token)
         for absent in ("the", "in", "at", "z" * 70, "Fix"):

@@ -204,7 +204,7 @@ def test_claude_codes_usage_limit_message_reads_as_used_up_until_its_reset(data_
 
 
 @pytest.mark.parametrize(
-    ("tool", "text", "window", "resets"),
+    ("origin", "text", "window", "resets"),
     [
         ("claude-code", "5-hour limit reached ∙ resets 3pm (Europe/London)", 300,
          "2026-12-02T15:00:00.000Z"),
@@ -217,10 +217,10 @@ def test_claude_codes_usage_limit_message_reads_as_used_up_until_its_reset(data_
     ],
 )  # fmt: skip
 def test_an_agents_limit_message_in_a_log_imported_before_is_read(
-    data_dir, tool, text, window, resets
+    data_dir, origin, text, window, resets
 ):
     store = Store()
-    start = records.SessionStart(project="/p", origin=records.Origin(tool=tool))
+    start = records.SessionStart(project="/p", origin=records.Origin(tool=origin))
     with store.create(start) as writer:  # as an import before this change left it: an error
         writer.append([records.Error(at=stamp(START), text=text)])
     (agent,) = quota.meter(store, START + timedelta(minutes=5)).agents

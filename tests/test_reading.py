@@ -207,20 +207,20 @@ def test_the_resume_command_is_the_agents_own_in_the_tasks_folder(data_dir, tmp_
 
 
 @pytest.mark.parametrize(
-    ("tool", "words"),
+    ("origin", "words"),
     [
         ("codex", "codex resume 5f1c0de0-"),
         ("gemini-cli", "gemini --resume 5f1c"),
         ("aider", "aider --restore"),
     ],
 )
-def test_each_agent_resumes_with_its_own_words(data_dir, tool, words):
-    write_reading_log(data_dir, tool=tool)
+def test_each_agent_resumes_with_its_own_words(data_dir, origin, words):
+    write_reading_log(data_dir, origin=origin)
     assert words in resume.command(Store(data_dir), TASK).command
 
 
 def test_an_agent_with_no_resume_command_says_why(data_dir):
-    write_reading_log(data_dir, tool="cursor")
+    write_reading_log(data_dir, origin="cursor")
     found = resume.command(Store(data_dir), TASK)
     assert found.command == "" and "Cursor" in found.reason
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import tantivy
 from nodwyn import memory
-from nodwyn.importers import agents
+from nodwyn.importers import registry
 from nodwyn.importers.sync import import_paths
 from nodwyn.tasks.store import Store
 
@@ -50,8 +50,8 @@ def imported(finished_corpus, tmp_path_factory) -> Path:
     """A data directory holding the whole corpus, imported by every agent's importer, with
     its memory (cards, word index, vectors) built."""
     store = Store(tmp_path_factory.mktemp("secrets") / "data")
-    for tool in agents.tools():
-        import_paths(store, tool, [finished_corpus])
+    for agent in registry.agent_keys():
+        import_paths(store, agent, [finished_corpus])
     memory.refresh(store)
     return store.root
 

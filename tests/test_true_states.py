@@ -16,7 +16,7 @@ from corpora import REAL
 from memory_logs import at, stamp, write
 from nodwyn import memory
 from nodwyn.log import records as r
-from nodwyn.memory.cards.heading import LIVE_FOR, ending
+from nodwyn.memory.cards.headline import LIVE_FOR, ending
 from nodwyn.tasks import board
 from nodwyn.tasks.store import Store
 

@@ -167,7 +167,7 @@ def test_a_paused_worker_imports_nothing_until_it_resumes(agents, worker):
 
 def test_places_say_where_the_worker_looks_and_what_exists(agents, data_dir):
     ClaudeSession(agents).turn("hello", "hi")
-    seen = {(p.tool, Path(p.path).name): p for p in places(data_dir).places}
+    seen = {(p.agent, Path(p.path).name): p for p in places(data_dir).places}
     assert seen["claude", "projects"].exists and seen["claude", "projects"].followed
     assert not seen["codex", "sessions"].exists
     assert set(seen) == {

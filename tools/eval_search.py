@@ -98,7 +98,7 @@ def import_other(store, relative: Path, link: Path) -> tuple[list[str], str]:
     from nodwyn.importers import registry
     from nodwyn.importers.sync import import_paths
 
-    named = registry.by_tool(relative.parts[0]) if len(relative.parts) > 1 else None
+    named = registry.by_origin(relative.parts[0]) if len(relative.parts) > 1 else None
     reasons = []
     for agent in [named] if named else registry.all_agents().values():
         report = import_paths(store, agent.name, [link])

@@ -24,7 +24,7 @@ class Title(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class ImportFolder(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    tool: str
+    agent: str = msgspec.field(name="tool")  # the agent's key, as the page sends it
     path: str
 
 

@@ -166,10 +166,10 @@ class Handlers:
 
     def import_folder(self):
         given = _body(ImportFolder)
-        started = agents.import_folder(self.store, given.tool, given.path, self.feed.status.set)
+        started = agents.import_folder(self.store, given.agent, given.path, self.feed.status.set)
         # followed from now on, as the agents' own folders are (the worker's next pass)
         folder = str(Path(given.path.strip()).expanduser())
-        settings.follow_folder(self.store.root, given.tool, folder)
+        settings.follow_folder(self.store.root, given.agent, folder)
         return self.changed(started)
 
     def export(self, task):

@@ -15,7 +15,7 @@ import msgspec
 
 from .. import settings
 from ..errors import BadInput
-from ..importers import agents
+from ..importers import registry
 from ..memory.meaning.providers import KEY_VARIABLE, Provider
 from ..reading import terminal
 from ..summarizing.providers import keep_key
@@ -78,16 +78,20 @@ def change(root: Path, change: SettingsChange) -> dict:
                 switches[folder] = True
         given["earlier_tasks"] = switches
     if given["follow"] is not None:
-        unknown = set(given["follow"]) - set(agents.tools())
+        unknown = set(given["follow"]) - set(registry.agent_keys())
         if unknown:
             raise BadInput(f"no agent named {', '.join(sorted(unknown))}")
         given["follow"] = {**before.follow, **given["follow"]}
     given = {name: value for name, value in given.items() if value is not None}
     if "extra_folders" in given:
-        for tool, folders in given["extra_folders"].items():
-            if tool not in agents.tools() or not all(Path(each).is_absolute() for each in folders):
-                raise BadInput(f"extra folders are full paths for {', '.join(agents.tools())}")
-        given["extra_folders"] = {tool: on for tool, on in given["extra_folders"].items() if on}
+        for agent, folders in given["extra_folders"].items():
+            if agent not in registry.agent_keys() or not all(
+                Path(each).is_absolute() for each in folders
+            ):
+                raise BadInput(
+                    f"extra folders are full paths for {', '.join(registry.agent_keys())}"
+                )
+        given["extra_folders"] = {agent: on for agent, on in given["extra_folders"].items() if on}
     if given.get("terminal"):
         given["terminal"] = terminal.checked(given["terminal"])
     after = msgspec.structs.replace(before, **given)

@@ -1,4 +1,4 @@
-"""The running app's address, and the light client that asks it to search.
+"""The running app's address, and the light clients that ask it to search and tell it events.
 
 A process that serves the local API (`nodwyn app`, `nodwyn serve`) writes `<data>/api.json`:
 its pid, port and per-launch token, readable by the person only (0600; on Windows the data
@@ -12,6 +12,10 @@ port (refused at once on loopback), or the port now belongs to another launch, w
 differs (403). None of these waits for a timeout: `ask()` raises Stale, saying which, and the
 caller searches in-process; a file whose process is gone is removed on the way. See
 ADR 0005 (its amendment).
+
+`post()` hands an agent hook's line to the app. It speaks HTTP over the C module `_socket`
+rather than http.client, whose import (the email package, ssl) would more than double a
+hook's time: the hook must never slow its agent (ADR 0064).
 """
 
 import json
@@ -152,3 +156,30 @@ def _get(port: int, token: str, route: str, params: dict) -> tuple[int, bytes]:
         return 0, b""
     finally:
         conn.close()
+
+
+def post(root, route: str, body: bytes, connect: float, answer: float) -> bool:
+    """Whether the running app of `root` took `body` (JSON) at `POST /api/<route>` with a 200
+    within the times given; False when no app has announced itself or none answers."""
+    entry = _read(root)
+    if entry is None:
+        return False
+    import _socket
+
+    head = (
+        f"POST /api/{route} HTTP/1.0\r\nHost: 127.0.0.1:{entry['port']}\r\n"
+        f"{TOKEN_HEADER}: {entry['token']}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    conn = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(connect)
+        conn.connect(("127.0.0.1", entry["port"]))
+        conn.settimeout(answer)
+        conn.sendall(head + body)
+        said = conn.recv(64)
+    except OSError:
+        return False
+    finally:
+        conn.close()
+    return said.startswith((b"HTTP/1.0 200", b"HTTP/1.1 200"))

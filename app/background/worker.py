@@ -91,7 +91,7 @@ class Worker:
         self.told = told
         self._seen: dict[tuple[str, Path], dict[Path, tuple[int, int]]] = {}
         self._stirred: set[Path] = set()  # folders notified since the last pass
-        # sources imported while live, by (tool, folder, file): when they go quiet (time.time())
+        # sources imported while live, by (agent, folder, file): when they go quiet (time.time())
         self._quieting: dict[tuple[str, Path, Path], float] = {}
         self._all = True  # the next pass looks at every folder
         self._watch = None
@@ -240,17 +240,17 @@ class Worker:
         if first:
             self._scrub()
         folders = self._looked_at()
-        changed = {(tool, folder): self._changed(tool, folder) for tool, folder in folders}
+        changed = {(agent, folder): self._changed(agent, folder) for agent, folder in folders}
         self._add_quiet(changed)
         total = sum(len(files) for files in changed.values())
         done = 0
-        for (tool, folder), files in changed.items():
+        for (agent, folder), files in changed.items():
             for file, signature in files:
                 self._check()
                 self._report("importing", done, total)
-                unchanged = self._import(tool, file)
-                self._seen[(tool, folder)][file] = signature
-                if self._note_live(tool, folder, file) and unchanged and self.told is not None:
+                unchanged = self._import(agent, file)
+                self._seen[(agent, folder)][file] = signature
+                if self._note_live(agent, folder, file) and unchanged and self.told is not None:
                     self.told(unchanged)  # its log the same, what the source says moved on
                 done += 1
         total += self._share(everything=first or bool(total))
@@ -266,9 +266,9 @@ class Worker:
         return bool(total)
 
     def _looked_at(self) -> list[tuple[str, Path]]:
-        """The (tool, folder) pairs this pass looks at: every followed one after a wake, the
+        """The (agent, folder) pairs this pass looks at: every followed one after a wake, the
         first pass or a rescan; else those notified and those without notifications."""
-        followed = [(tool, folder) for tool, paths in self._folders().items() for folder in paths]
+        followed = [(agent, folder) for agent, paths in self._folders().items() for folder in paths]
         polled = set(self.polled)  # looked at now, also if watched from now on
         if self._watch is not None:
             self.polled = self._watch.follow([folder for _, folder in followed])
@@ -286,14 +286,14 @@ class Worker:
         following = agents.followed(self.store.root)
         extra = settings.load(self.store.root).extra_folders
         folders = {}
-        for tool in agents.tools():
-            folders[tool] = [*registry.get(tool).roots()] if tool in following else []
-            folders[tool].extend(Path(folder) for folder in extra.get(tool, []))
-        return {tool: paths for tool, paths in folders.items() if paths}
+        for agent in registry.agent_keys():
+            folders[agent] = [*registry.get(agent).roots()] if agent in following else []
+            folders[agent].extend(Path(folder) for folder in extra.get(agent, []))
+        return {agent: paths for agent, paths in folders.items() if paths}
 
-    def _changed(self, tool: str, folder: Path) -> list[tuple[Path, tuple[int, int]]]:
-        current = session_files(tool, [folder])
-        seen = self._seen.setdefault((tool, folder), {})
+    def _changed(self, agent: str, folder: Path) -> list[tuple[Path, tuple[int, int]]]:
+        current = session_files(agent, [folder])
+        seen = self._seen.setdefault((agent, folder), {})
         for gone in [file for file in seen if file not in current]:
             del seen[gone]
         return sorted(
@@ -326,11 +326,11 @@ class Worker:
             len(o.created) + len(o.extended) + len(o.deleted) for o in report.machines.values()
         )
 
-    def _note_live(self, tool: str, folder: Path, file: Path) -> bool:
+    def _note_live(self, agent: str, folder: Path, file: Path) -> bool:
         """Remember a source imported while live: its importer may have held its last reply
         back, which only an import after the source went quiet writes (`_add_quiet`). True
         if it is live."""
-        key = (tool, folder, file)
+        key = (agent, folder, file)
         self._quieting.pop(key, None)
         try:
             quiet = sources.quiet_at(file)
@@ -346,12 +346,12 @@ class Worker:
         is forgotten."""
         now = time.time()
         for key, quiet in list(self._quieting.items()):
-            tool, folder, file = key
-            seen = self._seen.get((tool, folder), {})
+            agent, folder, file = key
+            seen = self._seen.get((agent, folder), {})
             if file not in seen:
                 del self._quieting[key]
             elif quiet <= now:
-                listed = changed.setdefault((tool, folder), [])
+                listed = changed.setdefault((agent, folder), [])
                 if all(file != other for other, _ in listed):
                     listed.append((file, seen[file]))
 
@@ -377,10 +377,10 @@ class Worker:
         self._report("", 0, 0, "Following goes on: there is room on the disk again.")
         return True
 
-    def _import(self, tool: str, file: Path) -> list[str]:
+    def _import(self, agent: str, file: Path) -> list[str]:
         """Import one file; the tasks it left unchanged."""
         try:
-            report = agents.import_file(self.store, tool, file)
+            report = agents.import_file(self.store, agent, file)
         except NotWritten:
             raise  # the disk is full: the pass stops here, this file not taken as seen
         except NodwynError as exc:  # a bad file is reported and skipped, never fatal

@@ -168,7 +168,7 @@ def cmd_app(args) -> int:
         # The demo shows its own tasks: it does not pull the person's sessions into them.
         from ..importers import registry
 
-        others = {name: False for name in registry.names() if name not in ("claude", "codex")}
+        others = {name: False for name in registry.agent_keys() if name not in ("claude", "codex")}
         settings.update(data.root, follow_claude=False, follow_codex=False, follow=others)
     claim = instance.claim(data.root)
     if claim is None:  # checked before the window's libraries load: a second launch is quick

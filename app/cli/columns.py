@@ -15,30 +15,6 @@ import sys
 
 ELLIPSIS = "…"
 FLOOR = 6  # cells: no flexible column is made narrower, even if the table runs over
-# The agents' names as people read them, by the tool their logs name (the importers' labels:
-# a test checks them against app/importers/; the registry's import would slow a listing).
-AGENTS = {
-    "claude-code": "Claude Code",
-    "codex": "Codex",
-    "gemini-cli": "Gemini CLI",
-    "copilot-cli": "Copilot CLI",
-    "opencode": "OpenCode",
-    "aider": "Aider",
-    "antigravity": "Antigravity",
-    "cursor": "Cursor",
-    "cline": "Cline",
-    "roo-code": "Roo Code",
-    "kilo-code": "Kilo Code",
-    "continue": "Continue",
-    "pi": "Pi",
-    "qwen-code": "Qwen Code",
-    "crush": "Crush",
-    "nodwyn": "nodwyn",
-}
-
-
-def agent_name(tool: str) -> str:
-    return AGENTS.get(tool, tool)
 
 
 def width() -> int:

@@ -15,7 +15,7 @@ def add_import(sub) -> None:
     from ..importers import registry
 
     cmd = sub.add_parser("import", help="import an agent's sessions as tasks")
-    cmd.add_argument("tool", choices=registry.names(), help="whose sessions")
+    cmd.add_argument("agent", choices=registry.agent_keys(), help="whose sessions")
     cmd.add_argument(
         "paths",
         nargs="*",
@@ -42,19 +42,19 @@ def cmd_import(args) -> int:
             print(f"\rimporting: {done}/{total} files", end=end, file=sys.stderr, flush=True)
 
     paths = [Path(p) for p in args.paths] or None
-    report = import_paths(store(args), args.tool, paths, progress)
+    report = import_paths(store(args), args.agent, paths, progress)
     absent = [s.path for s in report.skipped if s.reason == MISSING] if paths else []
     if args.json:
         sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
     else:
-        print(looked_in(args.tool, paths or default_paths(args.tool), named=bool(paths)))
+        print(looked_in(args.agent, paths or default_paths(args.agent), named=bool(paths)))
         unreadable = sum(p.count for p in report.problems)
         print(
             f"{len(report.created)} created, {len(report.extended)} extended, "
             f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped"
             + (f", {unreadable} lines unreadable" if report.problems else "")
         )
-        for line in reasons(args.tool, report, named=bool(paths)):
+        for line in reasons(args.agent, report, named=bool(paths)):
             print(f"  {line}")
         for problem in report.problems:
             print(f"  line skipped {problem.message()}")
@@ -72,16 +72,16 @@ MISSING = "no such file or folder"  # import_paths' reason for a named path that
 NAMES_SHOWN = 3  # files named on a line of skipped files sharing a reason
 
 
-def reasons(tool: str, report, named: bool = False) -> list[str]:
+def reasons(agent: str, report, named: bool = False) -> list[str]:
     """Why files were read by their content, and why files were skipped: one line a reason
     (files sharing one are counted on one line; one read by content shows its first line);
     where a folder named held no file to look at, that."""
     from ..importers import registry
 
-    lines, label = [], registry.get(tool).label
+    lines, label = [], registry.get(agent).label
     looked = report.created + report.extended + report.unchanged + report.skipped
     if named and not looked and not report.stopped:
-        types = ", ".join(registry.get(tool).content)
+        types = ", ".join(registry.get(agent).content)
         lines.append(
             f"no file there could be a {label} session: none named as its sessions "
             f"nor of its types ({types})"
@@ -108,19 +108,21 @@ def reasons(tool: str, report, named: bool = False) -> list[str]:
     return lines
 
 
-HOMES = {"claude": ("Claude Code", "CLAUDE_CONFIG_DIR"), "codex": ("Codex", "CODEX_HOME")}
+HOMES = {"claude": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}
 
 
-def looked_in(tool: str, paths: list, named: bool) -> str:
+def looked_in(agent: str, paths: list, named: bool) -> str:
     """Where an import looked, and what to do when the agent's own folders are not there."""
+    from ..importers import names
+
     where = ", ".join(str(p) for p in paths)
     if named or any(p.exists() for p in paths):
         return f"Looked in {where}"
-    agent, variable = HOMES.get(tool, (tool, None))
-    hint = f"; set {variable} if {agent} keeps them elsewhere" if variable else ""
+    label, variable = names.label(agent), HOMES.get(agent)
+    hint = f"; set {variable} if {label} keeps them elsewhere" if variable else ""
     return (
-        f"Looked in {where}: not there, so no {agent} sessions on this computer yet"
-        f"{hint}, or name the files: nodwyn import {tool} PATH"
+        f"Looked in {where}: not there, so no {label} sessions on this computer yet"
+        f"{hint}, or name the files: nodwyn import {agent} PATH"
     )
 
 

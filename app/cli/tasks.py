@@ -216,7 +216,7 @@ def listing_lines(rows: list[dict], room: int) -> list[str]:
 def _fields(task: dict, now: datetime, names: dict[str, str] | None = None) -> dict:
     """A task's cells: its state marked before its title unless it is closed; the name of the
     machine it ran on where `names` are given."""
-    from .columns import agent_name
+    from ..importers.names import label_of_origin
 
     machine = {} if names is None else {"machine": names.get(task.get("ran_on", ""), "?")}
     marks = [task["state"]] if task["state"] != "closed" else []
@@ -225,7 +225,7 @@ def _fields(task: dict, now: datetime, names: dict[str, str] | None = None) -> d
     return {
         "id": task["id"],
         "when": relative(task["last_activity"], now),
-        "agent": agent_name(task["origin"]),
+        "agent": label_of_origin(task["origin"]),
         "turns": str(task["turns"]),
         "cost": cost(task),
         "title": title,
@@ -234,15 +234,15 @@ def _fields(task: dict, now: datetime, names: dict[str, str] | None = None) -> d
     }
 
 
-def of_agent(listed: bytes, name: str) -> bytes:
-    """The listing of the tasks one agent's sessions became (by the tool their log names);
+def of_agent(listed: bytes, agent: str) -> bytes:
+    """The listing of the tasks one agent's sessions became (by the origin their log names);
     nodwyn's own for "nodwyn"."""
     import json
 
     from ..importers import registry
 
-    tool = "nodwyn" if name == "nodwyn" else registry.get(name).tool
-    kept = [task for task in json.loads(listed) if task["origin"] == tool]
+    origin = "nodwyn" if agent == "nodwyn" else registry.get(agent).origin
+    kept = [task for task in json.loads(listed) if task["origin"] == origin]
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":")).encode()
 
 

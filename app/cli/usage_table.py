@@ -65,10 +65,10 @@ def _right(rows: list[list[str]]) -> set[int]:
 
 def _key(key: str, by: str) -> str:
     """A row's key as people read it: an agent by its name, a task with no folder so said."""
-    from .columns import agent_name
+    from ..importers.names import label_of_origin
 
     if by == "agent":
-        return agent_name(key)
+        return label_of_origin(key)
     if by == "project" and not key:
         return "No folder"
     return key

@@ -1,7 +1,7 @@
 """The one small interface every agent's importer meets, and the types it hands the core.
 
-An agent is an `Agent`: its names (the word in commands and settings, the tool its logs
-name, the label people read, the prefix of its task ids), where it keeps its sessions on this
+An agent is an `Agent`: its names (its key, the origin its logs name and the label people
+read, all three from `names`; the prefix of its task ids), where it keeps its sessions on this
 computer, which files below a folder may be sessions, and how a file becomes nodwyn's
 records. The shared core (`sources` finds files, `sync` keeps the `.imp` state and the log,
 `prices` prices tokens) does everything else (ADR 0018).
@@ -33,6 +33,7 @@ from typing import Any, Protocol
 import msgspec
 
 from ..log import records as r
+from . import names
 
 LIVE_FOR = (
     300.0  # seconds: a source changed this recently may still be mid-response (tests narrow it)
@@ -66,9 +67,7 @@ class Parser(Protocol):
 class Agent:
     """One agent's importer. Subclasses set the names and override what their format needs."""
 
-    name = ""  # the word in `nodwyn import NAME`, settings and the page: "gemini"
-    tool = ""  # `origin.tool` in the logs it makes: "gemini-cli"
-    label = ""  # what people read: "Gemini CLI"
+    name = ""  # its key: the word in `nodwyn import NAME`, settings and the page: "gemini"
     prefix = ""  # task ids: prefix + the source's session id ("gm-")
     whole = False  # True: the source is rewritten whole and read by `read`
     resume = ""  # the agent's own command that resumes a session, {id} its id (reading/resume.py)
@@ -77,6 +76,16 @@ class Agent:
     # below a folder a person names, the files of these types not named as sessions are read by
     # their content (a copy kept as `copy1.jsonl`): sources.by_content
     content: tuple[str, ...] = (".jsonl", ".json")
+
+    @property
+    def origin(self) -> str:
+        """`origin.tool` in the logs it makes: "gemini-cli"."""
+        return names.origin(self.name)
+
+    @property
+    def label(self) -> str:
+        """What people read: "Gemini CLI"."""
+        return names.label(self.name)
 
     def roots(self) -> list[Path]:
         """The folders where the agent keeps its sessions on this computer (existing or not)."""
@@ -122,46 +131,46 @@ def home_of(variable: str, *default: str) -> Path:
     return Path(value) if value else Path.home().joinpath(*default)
 
 
-PROBE = 64 * 1024  # bytes of a file's start read to tell whose session it is
+PROBE = 64 * 1024  # bytes of a file's opening read to tell whose session it is
 
 
-def unreadable(head: bytes) -> str:
-    """Why a file's start can be no agent's session (blank, or binary), else "": the one probe
+def blank_or_binary(opening: bytes) -> str:
+    """Why a file's opening can be no agent's session (blank, or binary), else "": the one probe
     every importer makes before it looks at its own format."""
-    if not head.strip():
+    if not opening.strip():
         return "empty file"
-    if b"\0" in head:
+    if b"\0" in opening:
         return "not a text file (binary content)"
     return ""
 
 
-def head_of(path: Path, size: int = PROBE, refused: str = "") -> bytes | str:
-    """A file's first `size` bytes, or why it can be no agent's session (see `unreadable`): a
+def opening_of(path: Path, size: int = PROBE, refused: str = "") -> bytes | str:
+    """A file's first `size` bytes, or why it can be no agent's session (see `blank_or_binary`): a
     binary file named as what it is ("not a Copilot CLI session: a SQLite database", the
     agent's words in `refused`)."""
     with open(path, "rb") as handle:
-        head = handle.read(size)
-    why = unreadable(head)
-    if why and b"\0" in head:
+        opening = handle.read(size)
+    why = blank_or_binary(opening)
+    if why and b"\0" in opening:
         from . import kinds  # names files by their name and start; imports nothing of ours
 
-        return f"{refused or 'not an agent session'}: {kinds.named(path, head)}"
-    return why or head
+        return f"{refused or 'not an agent session'}: {kinds.named(path, opening)}"
+    return why or opening
 
 
-def whole_lines(head: bytes, size: int = PROBE) -> list[bytes]:
-    """The lines of a file's start read by `head_of`, less the last when the read cut it."""
-    lines = head.split(b"\n")
-    return lines[:-1] if len(head) == size else lines
+def whole_lines(opening: bytes, size: int = PROBE) -> list[bytes]:
+    """The lines of a file's opening read by `opening_of`, less the last when the read cut it."""
+    lines = opening.split(b"\n")
+    return lines[:-1] if len(opening) == size else lines
 
 
 def first_line(path: Path, label: str, size: int = PROBE):
     """A JSON-lines file's first line that is not blank, decoded, or why it is no session of
     `label`'s."""
-    head = head_of(path, size, f"not a {label} session")
-    if isinstance(head, str):
-        return head
-    line = next(line for line in head.split(b"\n") if line.strip())
+    opening = opening_of(path, size, f"not a {label} session")
+    if isinstance(opening, str):
+        return opening
+    line = next(line for line in opening.split(b"\n") if line.strip())
     try:
         return msgspec.json.decode(line)
     except msgspec.DecodeError:

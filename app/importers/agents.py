@@ -31,13 +31,13 @@ QUITTING = threading.Event()
 class Place(msgspec.Struct, kw_only=True, frozen=True):
     """One folder nodwyn looks in, as the first-run page shows it."""
 
-    tool: str
+    agent: str = msgspec.field(name="tool")  # the agent's key ("gemini"), as the page reads it
     path: str
     exists: bool
     followed: bool
     shown: str  # the path as a person reads it: ~ for the home folder
-    label: str = ""  # the agent's name as people read it: "Gemini CLI"
-    origin: str = ""  # the tool its tasks' logs name ("gemini-cli"): the page labels them so
+    label: str = ""  # the agent's label: "Gemini CLI"
+    origin: str = ""  # the origin its tasks' logs name ("gemini-cli"): the page labels them so
 
 
 class Places(msgspec.Struct, frozen=True):
@@ -51,16 +51,11 @@ class Started(msgspec.Struct, frozen=True):
     ok: bool = True
 
 
-def tools() -> tuple[str, ...]:
-    """The names of the agents nodwyn imports (the registry's), in the order people see them."""
-    return registry.names()
-
-
 def followed(root: Path) -> list[str]:
     """The agents whose default folders the person follows (settings): Claude Code and Codex
     by their own switches, every other agent by `follow`, else when one of its folders exists."""
     chosen = settings.load(root)
-    return [name for name in tools() if is_followed(chosen, name)]
+    return [name for name in registry.agent_keys() if is_followed(chosen, name)]
 
 
 def is_followed(chosen: settings.Settings, name: str) -> bool:
@@ -77,13 +72,13 @@ def places(root: Path) -> Places:
     return Places(
         [
             Place(
-                tool=agent.name,
+                agent=agent.name,
                 path=str(path),
                 exists=path.exists(),
                 followed=agent.name in following,
                 shown=shown(path),
                 label=agent.label,
-                origin=agent.tool,
+                origin=agent.origin,
             )
             for agent in registry.all_agents().values()
             for path in agent.roots()
@@ -99,16 +94,16 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def session_files(tool: str, folders: list[Path]) -> dict[Path, tuple[int, int]]:
+def session_files(agent: str, folders: list[Path]) -> dict[Path, tuple[int, int]]:
     """Each possible source of the agent below the folders (or a file named itself) with its
     signature: (size, mtime in ns) with its companions'."""
-    return sources.files(registry.get(tool), folders)
+    return sources.files(registry.get(agent), folders)
 
 
-def import_file(store: Store, tool: str, file: Path) -> Report:
+def import_file(store: Store, agent: str, file: Path) -> Report:
     """Import one file, waiting for any other import of this process to finish its file."""
     with IMPORTING:
-        return import_paths(store, tool, [file], keep=False)
+        return import_paths(store, agent, [file], keep=False)
 
 
 def _add(total: Report, one: Report) -> None:
@@ -145,20 +140,20 @@ def stop_imports(timeout: float) -> bool:
     return False
 
 
-def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., None]) -> Started:
+def import_folder(store: Store, agent: str, folder: str, progress: Callable[..., None]) -> Started:
     """Import a folder (or one file) the person named, in a daemon thread; then fold memory."""
-    if tool not in tools():
-        raise BadInput(f"nodwyn imports {', '.join(tools())} sessions, not {tool!r}")
+    if agent not in registry.agent_keys():
+        raise BadInput(f"nodwyn imports {', '.join(registry.agent_keys())} sessions, not {agent!r}")
     path = Path(folder.strip()).expanduser()
     if not folder.strip() or not path.is_absolute():
         raise BadInput("give the folder's full path (for example /home/ana/.claude/projects)")
     if not path.exists():
         raise BadInput(f"there is no file or folder {path}")
-    files = sorted(session_files(tool, [path]), key=str)
+    files = sorted(session_files(agent, [path]), key=str)
     if path.is_dir():  # copies kept under names of the person's own: read by their content
-        files += sources.by_content(registry.get(tool), path, set(files))
+        files += sources.by_content(registry.get(agent), path, set(files))
     if not files:
-        label = registry.get(tool).label
+        label = registry.get(agent).label
         raise BadInput(f"no {label} session files in {path}")
 
     def run() -> None:
@@ -169,7 +164,7 @@ def import_folder(store: Store, tool: str, folder: str, progress: Callable[..., 
                 if QUITTING.is_set():
                     return
                 progress("importing", done, len(files))
-                _add(total, import_file(store, tool, file))
+                _add(total, import_file(store, agent, file))
                 if total.stopped:  # no room: the files after it would fail alike
                     break
             keep_folds(store)

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from .agent import Found, head_of, whole_lines
+from .agent import Found, opening_of, whole_lines
 
 PROBE = 256 * 1024  # bytes read to recognise a file
 CLAUDE_TYPES = {
@@ -65,13 +65,13 @@ def recognise(path: Path, tool: str) -> "Found | str":
     """The session a file holds, or why it is not one of `tool`'s sessions."""
     if tool == "claude" and path.name.startswith("agent-") and not orphan(path):
         return "a sub-agent's file: imported with the session that started it"
-    head = head_of(path, PROBE)
-    if isinstance(head, str):
-        return head
-    seen, session = _scan(whole_lines(head, PROBE))
+    opening = opening_of(path, PROBE)
+    if isinstance(opening, str):
+        return opening
+    seen, session = _scan(whole_lines(opening, PROBE))
     if seen == "claude" and not session:  # summaries or snapshots first: look further
         with open(path, "rb") as handle:
-            handle.seek(len(head))
+            handle.seek(len(opening))
             for line in handle:
                 seen, session = _scan([line.rstrip(b"\n")], seen)
                 if session:

@@ -20,7 +20,7 @@ _SUFFIXES = {
 }  # fmt: skip
 
 
-def named(path: Path, head: bytes = b"") -> str:
+def named(path: Path, opening: bytes = b"") -> str:
     """The file as a person would name it, from its name, then its suffix, then its start."""
     for name, said in _NAMED.items():
         if path.name == name or path.name.endswith(f"__{name}"):
@@ -28,12 +28,12 @@ def named(path: Path, head: bytes = b"") -> str:
     said = _SUFFIXES.get(path.suffix.lower())
     if said:
         return said
-    if head.startswith(b"SQLite format 3\0"):
+    if opening.startswith(b"SQLite format 3\0"):
         return "a SQLite database"
-    if b"\0" in head:
+    if b"\0" in opening:
         return "a binary file"
-    if head.lstrip().startswith((b"---", b"%YAML")):
+    if opening.lstrip().startswith((b"---", b"%YAML")):
         return "a YAML file"
-    if head.lstrip().startswith(b"#"):
+    if opening.lstrip().startswith(b"#"):
         return "a Markdown or text file"
     return "a text file whose first line is not JSON"

@@ -58,7 +58,8 @@ def all_agents() -> dict[str, Agent]:
     return AGENTS
 
 
-def names() -> tuple[str, ...]:
+def agent_keys() -> tuple[str, ...]:
+    """Every agent's key, in the order people see them."""
     return tuple(all_agents())
 
 
@@ -70,6 +71,6 @@ def get(name: str) -> Agent:
     return agent
 
 
-def by_tool(tool: str) -> Agent | None:
-    """The agent whose logs name `tool` in their origin (claude-code, gemini-cli, ...)."""
-    return next((a for a in all_agents().values() if a.tool == tool), None)
+def by_origin(origin: str) -> Agent | None:
+    """The agent whose logs name `origin` (claude-code, gemini-cli, ...)."""
+    return next((a for a in all_agents().values() if a.origin == origin), None)

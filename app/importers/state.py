@@ -33,11 +33,11 @@ class State(msgspec.Struct, kw_only=True):
     """The import state of one task (`<id>.imp`): derived, safe to delete."""
 
     format: int = FORMAT
-    tool: str
+    agent: str = msgspec.field(name="tool")  # the agent's key, stored under its older name
     source: str
     consumed: int = 0
     lines: int = 0
-    head: str = ""
+    opening: str = msgspec.field(default="", name="head")  # digest of the source's opening
     tail_start: int = 0
     tail: str = ""
     compact_from: int = 1

@@ -88,14 +88,14 @@ class Report(msgspec.Struct, kw_only=True):
     renamed: list[str] = []  # files not named as the agent names its sessions, read by content
 
 
-def default_paths(tool: str) -> list[Path]:
-    """Where the agent keeps its sessions on this computer (existing or not)."""
-    return registry.get(tool).roots()
+def default_paths(agent: str) -> list[Path]:
+    """Where the agent keyed `agent` keeps its sessions on this computer (existing or not)."""
+    return registry.get(agent).roots()
 
 
 def import_paths(
     store: Store,
-    tool: str,
+    agent: str,
     paths: list[Path] | None = None,
     progress: Callable[[int, int], None] | None = None,
     machine: str = "",
@@ -105,18 +105,18 @@ def import_paths(
     task's start names `machine` (the id of the machine its agent ran on) when one is given.
     `keep` False leaves what was folded of new logs to the caller's `keep_folds` (one file of
     many at a time), or to the store's next listing."""
-    agent = registry.get(tool)
+    importer = registry.get(agent)
     report = Report()
     explicit = paths is not None
-    chosen = agent.roots() if paths is None else paths
-    files, missing, renamed = sources.walk(agent, [Path(p) for p in chosen], explicit)
+    chosen = importer.roots() if paths is None else paths
+    files, missing, renamed = sources.walk(importer, [Path(p) for p in chosen], explicit)
     report.skipped.extend(Skipped(str(p), "no such file or folder") for p in missing)
     report.renamed = [str(p) for p in renamed]
     by_content = set(renamed)
     for done, path in enumerate(files, 1):
         lines = problems.Lines(str(path))
         try:
-            outcomes = _import_one(store, agent, path, lines, machine)
+            outcomes = _import_one(store, importer, path, lines, machine)
         except NotWritten as exc:  # no room: every file after this one would fail alike
             report.stopped = str(exc)
             break
@@ -140,12 +140,12 @@ def first_line(path: Path) -> str:
     """The start of a file's first line that is not blank, to say what a refused file is."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4096)
+            opening = handle.read(4096)
     except OSError:
         return ""
-    if b"\0" in head:
+    if b"\0" in opening:
         return "(binary content)"
-    text = head.decode("utf-8", "replace")
+    text = opening.decode("utf-8", "replace")
     line = " ".join(next((ln for ln in text.splitlines() if ln.strip()), "").split())
     if len(line) < 3:  # a JSON document's lone "{" or "[": its next lines say more
         line = " ".join(text.split())
@@ -195,11 +195,6 @@ def import_source(
     return [guarded(store, found.task, run)]
 
 
-def import_file(store: Store, tool: str, path: Path) -> tuple[str, str]:
-    """Import one file of an agent's (the first session's outcome, for the first importers)."""
-    return import_source(store, registry.get(tool), path)[0]
-
-
 def _import_lines(store: Store, agent: Agent, path: Path, found: Found, lines, machine: str):
     if store.log_path(found.task).exists():
         with store.writer(found.task) as writer:
@@ -246,7 +241,7 @@ def _create(
 ) -> tuple[str, str]:
     log = store.log_path(found.task)
     log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
-    state = State(tool=agent.name, source=str(path), limits=agent.limits)
+    state = State(agent=agent.name, source=str(path), limits=agent.limits)
     parser = agent.parser(path, found, None)
     created = _Created(store, found.task, state, machine)
     try:
@@ -310,7 +305,7 @@ def _extend(agent: Agent, path: Path, found: Found, writer: Writer, lines):
                 return ("extended" if backfilled else "unchanged"), found.task
     if state is None:
         lines.clear()
-        state = State(tool=agent.name, source=str(path))
+        state = State(agent=agent.name, source=str(path))
         parser = agent.parser(path, found, None)
         appending.state = state
         with Remainder(log, state) as rest:
@@ -342,7 +337,7 @@ def _limits(agent: Agent, path: Path, found: Found, writer: Writer, state: State
     its own event's time), then `.imp` says so. Stopped before that save, the next import
     finds them in the log by their src and appends none twice. True if any was appended."""
     parser = agent.parser(path, found, None)
-    again = State(tool=agent.name, source=str(path))
+    again = State(agent=agent.name, source=str(path))
     seen = {key_of(record) for _offset, _end, record in logfile.read(writer.path)}
     limits: list[r.Known] = []
 
@@ -381,7 +376,7 @@ def _parse(path: Path, state: State, parser, lines: problems.Lines, take) -> Non
     take(out)
     if state.consumed:
         with open(path, "rb") as handle:
-            state.head = _hash(handle.read(min(HEAD, state.consumed - 1)))
+            state.opening = _hash(handle.read(min(HEAD, state.consumed - 1)))
             handle.seek(state.tail_start)
             state.tail = _hash(handle.read(state.consumed - state.tail_start - 1))
 
@@ -406,7 +401,7 @@ def _same_prefix(path: Path, state: State) -> bool:
             if size < state.consumed - 1:
                 return False
             handle.seek(0)
-            if _hash(handle.read(min(HEAD, state.consumed - 1))) != state.head:
+            if _hash(handle.read(min(HEAD, state.consumed - 1))) != state.opening:
                 return False
             handle.seek(state.tail_start)
             return _hash(handle.read(state.consumed - state.tail_start - 1)) == state.tail

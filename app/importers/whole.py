@@ -76,7 +76,7 @@ def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str
     log = store.log_path(session.found.task)
     if not log.exists():
         log.with_suffix(".imp").unlink(missing_ok=True)  # left by a task removed by hand
-        state = State(tool=agent.name, source=str(path), whole=stamp)
+        state = State(agent=agent.name, source=str(path), whole=stamp)
         with store.create(on_machine(records[0], machine), task=session.found.task) as writer:
             write(writer, records[1:], state, ("", ""))
             save(log, state)
@@ -84,7 +84,7 @@ def _import(store: Store, agent: Agent, path: Path, session: Session, stamp: str
     with store.writer(session.found.task) as writer:
         if _unchanged(store, session.found.task, path, stamp):
             return "unchanged", session.found.task
-        state = load(log) or State(tool=agent.name, source=str(path))
+        state = load(log) or State(agent=agent.name, source=str(path))
         held, state.compact_from = _held(log)
         lost = held - {key_of(x) for x in records}
         if lost:

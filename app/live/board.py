@@ -169,7 +169,8 @@ class Board:
         mine = [
             info
             for info in self.store.list()
-            if info.origin == agent.tool and os.path.realpath(info.project or "/nowhere") == folder
+            if info.origin == agent.origin
+            and os.path.realpath(info.project or "/nowhere") == folder
         ]
         return max(mine, key=lambda info: info.last_activity).id if mine else ""
 

@@ -20,7 +20,7 @@ WHAT = 120  # characters of what an agent asks, as a row shows it
 class Event(msgspec.Struct, frozen=True, kw_only=True):
     """One agent event: whose session, the state it puts the session in, and what it asks."""
 
-    agent: str  # nodwyn's name for the agent: "claude", "codex", ...
+    agent: str  # the agent's key: "claude", "codex", ...
     session: str = ""  # the agent's own session id ("" when its payload gives none)
     state: str
     what: str = ""
@@ -81,17 +81,31 @@ def _claude(event: str, p: dict):
     return _codex(event, p)  # the rest Claude Code and Codex name alike
 
 
+# the events Claude Code, Codex and Gemini CLI name alike, and the state each puts a session in
+_COMMON = {
+    **dict.fromkeys(
+        ("UserPromptSubmit", "PostToolUse", "ElicitationResult", "BeforeAgent", "AfterTool"),
+        RUNNING,
+    ),
+    **dict.fromkeys(("Stop", "AfterAgent", "StopFailure"), TURN),
+    "SessionEnd": ENDED,
+}
+_COPILOT = {
+    "userPromptSubmitted": RUNNING,
+    "postToolUse": RUNNING,
+    "agentStop": TURN,
+    "sessionEnd": ENDED,
+}
+
+
 def _common(name: str, session: str):
-    """The events Claude Code, Codex and Gemini CLI name alike."""
-    if name in ("UserPromptSubmit", "PostToolUse", "ElicitationResult", "BeforeAgent", "AfterTool"):
-        return RUNNING, session, ""
-    if name in ("Stop", "AfterAgent"):
-        return TURN, session, ""
-    if name == "StopFailure":
-        return TURN, session, "the turn stopped on an error"
-    if name == "SessionEnd":
-        return ENDED, session, ""
-    return None
+    failed = "the turn stopped on an error" if name == "StopFailure" else ""
+    return _named(_COMMON, name, session, failed)
+
+
+def _named(states: dict[str, str], name: str, session: str, what: str = ""):
+    """The state an agent's table gives the event named `name`, or None when it has none."""
+    return (states[name], session, what) if name in states else None
 
 
 def _codex(event: str, p: dict):
@@ -127,13 +141,7 @@ def _copilot(event: str, p: dict):
         if kind in ("permission_prompt", "elicitation_dialog"):
             return ASKS, session, _text(p.get("message")) or _text(p.get("title"))
         return (TURN, session, "") if kind == "agent_idle" else None
-    states = {
-        "userPromptSubmitted": RUNNING,
-        "postToolUse": RUNNING,
-        "agentStop": TURN,
-        "sessionEnd": ENDED,
-    }
-    return (states[event], session, "") if event in states else None
+    return _named(_COPILOT, event, session)
 
 
 def _opencode(event: str, p: dict):

@@ -9,8 +9,8 @@ the line is appended to the spool (`<data>/live-spool.jsonl`), which the app rea
 starts. It exits 0 whatever happens: a hook must never slow or stop its agent.
 
 It starts in tens of milliseconds: nothing is imported beyond os, sys, time, json and the C
-module `_socket` (one POST of one line needs no HTTP client); long strings of a payload (a
-file written whole) are cut.
+module `_socket` (`background.running.post`: one POST of one line needs no HTTP client);
+long strings of a payload (a file written whole) are cut.
 """
 
 import os
@@ -138,35 +138,10 @@ def _dumps(value) -> bytes:
 
 
 def post(root: str, body: bytes) -> bool:
-    """Whether the running app of `root` took the line."""
-    import json
+    """Whether the running app of `root` took the line (`running.post`)."""
+    from ..background import running
 
-    from ..background.running import path
-
-    try:
-        with open(path(root), "rb") as handle:
-            entry = json.loads(handle.read())
-        port, token = int(entry["port"]), str(entry["token"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    import _socket
-
-    head = (
-        f"POST /api/live/events HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nX-Nodwyn-Token: {token}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    conn = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
-    try:
-        conn.settimeout(CONNECT)
-        conn.connect(("127.0.0.1", port))
-        conn.settimeout(ANSWER)
-        conn.sendall(head + body)
-        answer = conn.recv(64)
-    except OSError:
-        return False
-    finally:
-        conn.close()
-    return answer.startswith((b"HTTP/1.0 200", b"HTTP/1.1 200"))
+    return running.post(root, "live/events", body, CONNECT, ANSWER)
 
 
 def append(root: str, body: bytes) -> None:

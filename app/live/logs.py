@@ -49,9 +49,8 @@ def said(store: Store, task: str, now: float | None = None) -> Live | None:
     if found is None:
         return None
     state, what = found
-    agent = next(
-        (a.name for a in registry.all_agents().values() if a.tool == start.origin.tool), ""
-    )
+    known = registry.by_origin(start.origin.tool)
+    agent = known.name if known is not None else ""
     return Live(task=task, agent=agent, state=state, what=what, folder=start.project, source="log")
 
 

@@ -102,12 +102,37 @@ def remember(root: Path, machines: dict[str, Known]) -> None:
     tmpfiles.replace(folder(root) / KNOWN, msgspec.json.encode(machines), KNOWN)
 
 
+# data directory -> the stamps of the files its machines' names were read from, and the names
+_named: dict[str, tuple[tuple, dict[str, str]]] = {}
+
+
 def names(root: Path) -> dict[str, str]:
-    """The name to show for each machine id a task may carry ("" and this id: this machine)."""
+    """The name to show for each machine id a task may carry ("" and this id: this machine).
+    Read again only when a file they come from changed: a process that lists often (the MCP
+    server's searches) reads them once per change."""
+    from . import ssh
+
+    files = (Path(root) / FILE, folder(root) / KNOWN, Path(root) / ssh.FOLDER / ssh.FILE)
+    stamps = tuple(_stamp(file) for file in files)
+    kept = _named.get(str(root))
+    if kept is not None and kept[0] == stamps:
+        return dict(kept[1])
     here = this(root)
     found = {machine_id: entry.name for machine_id, entry in known(root).items()}
     found.update(_ssh_names(root))
-    return {**found, "": here.name, here.id: here.name}
+    found = {**found, "": here.name, here.id: here.name}
+    if stamps[0] is None:  # machine.json made just now, by `this`
+        stamps = (_stamp(files[0]), *stamps[1:])
+    _named[str(root)] = (stamps, found)
+    return dict(found)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size, stat.st_ino
 
 
 def _ssh_names(root: Path) -> dict[str, str]:

@@ -23,7 +23,7 @@ class Read(msgspec.Struct, kw_only=True):
     """How far one published log of another machine was read."""
 
     consumed: int = 0  # bytes of whole lines read
-    head: str = ""  # hash of the first min(HEAD, consumed) bytes
+    opening: str = msgspec.field(default="", name="head")  # digest of min(HEAD, consumed) bytes
     tail_start: int = 0
     tail: str = ""  # hash of the last line read
     created: bool = False  # the reader made this task's log here (so it is never published)
@@ -84,7 +84,8 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
 
-def head_of(path: Path, size: int) -> str:
+def opening_digest(path: Path, size: int) -> str:
+    """The digest of a file's opening: its first min(HEAD, size) bytes."""
     with open(path, "rb") as handle:
         return digest(handle.read(min(HEAD, size)))
 
@@ -96,7 +97,7 @@ def same_prefix(path: Path, read: Read) -> bool:
             if handle.seek(0, 2) < read.consumed:
                 return False
             handle.seek(0)
-            if digest(handle.read(min(HEAD, read.consumed))) != read.head:
+            if digest(handle.read(min(HEAD, read.consumed))) != read.opening:
                 return False
             handle.seek(read.tail_start)
             return digest(handle.read(read.consumed - read.tail_start)) == read.tail

@@ -183,7 +183,7 @@ def _records(file: Path, read: Read, machine: str, sharing: set[str]):
         else:
             out.append(_keyed(record, machine))
     if read.consumed:
-        read.head = ledger.head_of(file, read.consumed)
+        read.opening = ledger.opening_digest(file, read.consumed)
         with open(file, "rb") as handle:
             handle.seek(read.tail_start)
             read.tail = ledger.digest(handle.read(read.consumed - read.tail_start))

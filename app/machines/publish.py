@@ -118,9 +118,9 @@ def _publish_log(log: Path, target: Path, task: str, state: ledger.Published) ->
 def _bring_up(log: Path, target: Path, task: str, state: ledger.Published) -> bool:
     end = whole_end(log)
     done, head = state.logs.get(task, (0, ""))
-    if end == done and head == ledger.head_of(log, end) and _size(target) == done:
+    if end == done and head == ledger.opening_digest(log, end) and _size(target) == done:
         return False
-    if done and done <= end and head == ledger.head_of(log, done) and _size(target) == done:
+    if done and done <= end and head == ledger.opening_digest(log, done) and _size(target) == done:
         with open(log, "rb") as source, open(target, "ab") as out:
             source.seek(done)
             _copy(source, out, end - done)
@@ -129,7 +129,7 @@ def _bring_up(log: Path, target: Path, task: str, state: ledger.Published) -> bo
         with open(log, "rb") as source, open(tmp, "wb") as out:
             _copy(source, out, end)
         os.replace(tmp, target)
-    state.logs[task] = (end, ledger.head_of(log, end))
+    state.logs[task] = (end, ledger.opening_digest(log, end))
     return True
 
 

@@ -24,24 +24,13 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import BadInput, NodwynError
+from ..importers import names
 from ..tasks.store import Store
 from . import live_sessions
 from .live_sessions import claude_root, claude_slug, codex_root  # noqa: F401 (their names)
 
 AGENTS = tuple(live_sessions.FINDERS)  # the agents that speak MCP, in the registry's order
 _META_KEYS = ("sessionId", "session_id", "sessionID", "threadId", "thread_id")
-_LABELS = {
-    "claude": "Claude Code",
-    "codex": "Codex",
-    "gemini": "Gemini CLI",
-    "copilot": "Copilot CLI",
-    "opencode": "OpenCode",
-    "cursor": "Cursor",
-    "qwen": "Qwen Code",
-    "crush": "Crush",
-    "cline": "Cline",
-    "continue": "Continue",
-}
 
 
 class NoConversation(NodwynError):
@@ -114,7 +103,7 @@ def conversation(store: Store, agent: str | None, cwd: Path, meta: dict | None =
 
 
 def not_known(agent: str | None, cwd: Path, session_id: str | None) -> NotKnownYet:
-    whose = f"{agent} ({_LABELS[agent]})" if agent in _LABELS else "any agent"
+    whose = f"{agent} ({names.label(agent)})" if agent in names.AGENTS else "any agent"
     install = f"nodwyn mcp install {agent or 'AGENT'}"
     return NotKnownYet(
         f"this conversation is not known yet: earlier tasks only. nodwyn found no session of "

@@ -45,8 +45,8 @@ from ..log import logfile, records
 from . import BUILDING
 from .cards.heads import shown_card
 from .words import index as wordindex
-from .words import words
-from .words.search import Hit, Results, _check, damaged, event_hit, hits, scoped, seq_at, turn_hit
+from .words import tokens
+from .words.search import Hit, Results, Where, damaged, event_hit, hits, seq_at, turn_hit
 from .words.search import search as word_search
 
 MODES = ("words", "meaning", "both")
@@ -270,37 +270,35 @@ def search(
     memory is folded after it (holding BUILDING), so the words indexed now are searched
     rather than waiting seconds for that work."""
     mode = mode_of(store, mode)
+    where = Where(scope=scope, task=task, project=project, limit=limit)
     if importing:
-        found = word_search(
-            store, words_text, scope=scope, task=task, project=project, limit=limit, fresh=False
-        )
+        found = word_search(store, words_text, where, fresh=False)
         return FusedResults(**msgspec.structs.asdict(found), mode="words")
     with BUILDING:  # another thread of this process may be building the derived files
         if mode != "words":
             from .meaning import encoder as encodermod
 
             try:
-                return _by_meaning(store, words_text, scope, task, project, limit, mode)
+                return _by_meaning(store, words_text, where, mode)
             except encodermod.Unavailable:
                 pass  # fail open: words alone
-        found = word_search(store, words_text, scope=scope, task=task, project=project, limit=limit)
+        found = word_search(store, words_text, where)
     return FusedResults(**msgspec.structs.asdict(found), mode="words")
 
 
-def _by_meaning(store, text, scope, task, project, limit, mode) -> FusedResults:
+def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     from .meaning import encoder as encodermod
     from .meaning.stack import stacked
 
-    _check(store, scope, task, project, limit)
+    where.check(store)
     if not text.strip():
         raise BadInput("nothing to search for: give some words")
     encoder = encodermod.current(store.root)
     vector = Ahead(encoder, text)  # first: the rest of the search runs while it is made
     state = wordindex.refresh(store)
-    if task and task not in state.tasks:
-        raise TaskNotFound(f"no task {task}")
-    tasks = scoped(state, scope, task, project)
-    terms = words.query_terms(text)
+    tasks = where.tasks(state)
+    limit = where.limit
+    terms = tokens.query_terms(text)
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
         floor, alone = floors_of(encoder)

@@ -108,9 +108,9 @@ def _apply_patch(data) -> list[dict]:
     files: list[dict] = []
     current: dict | None = None
     for line in text.splitlines():
-        head = _file_head(line)
-        if head:
-            current = {"path": head[1], "op": head[0], "hunks": []}
+        header = _file_header(line)
+        if header:
+            current = {"path": header[1], "op": header[0], "hunks": []}
             files.append(current)
         elif current is None or line.startswith(("*** End", "*** Begin")):
             continue
@@ -130,7 +130,7 @@ def _apply_patch(data) -> list[dict]:
     ]
 
 
-def _file_head(line: str) -> tuple[str, str] | None:
+def _file_header(line: str) -> tuple[str, str] | None:
     for prefix, op in (
         ("*** Update File: ", "update"),
         ("*** Add File: ", "add"),

@@ -16,7 +16,7 @@ from .. import paths
 from ..errors import BadInput
 from ..log import logfile
 from ..memory.cards.fold import cost_words
-from ..memory.cards.heading import numbered
+from ..memory.cards.headline import numbered
 from ..memory.readback import plain, turn_cards
 from . import ansi, edits, markdown
 from .shown import dress
@@ -293,7 +293,7 @@ def _heading(info) -> str:
     in: "/home/ana/pager · Claude Code · 2026-12-02 09:14 (times in UTC+01:00)"."""
     from ..importers import registry
 
-    agent = registry.by_tool(info.origin)
+    agent = registry.by_origin(info.origin)
     name = agent.label if agent else info.origin
     start = _parsed(info.created)
     zone = start.astimezone().strftime("%z") if start else ""

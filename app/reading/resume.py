@@ -17,6 +17,7 @@ import os
 import shlex
 from pathlib import Path
 
+import msgspec
 from msgspec import Struct
 
 from ..importers import registry
@@ -29,7 +30,7 @@ NO_RESUME = {"nodwyn": "this task was made in nodwyn, not by an agent"}
 
 class Resume(Struct, frozen=True, kw_only=True):
     task: str
-    tool: str
+    origin: str = msgspec.field(name="tool")  # what the task's log names as its source
     command: str = ""  # empty when there is none; `reason` says why
     reason: str = ""
     folder: str = ""
@@ -39,43 +40,46 @@ class Resume(Struct, frozen=True, kw_only=True):
 
 def command(store, task: str) -> Resume:
     start = _start(store, task)
-    tool = start.origin.tool if start else ""
+    origin = start.origin.tool if start else ""
     folder = start.project if start else ""
     if start is None:
-        return Resume(task=task, tool="", reason="the task's log has no start record")
-    agent = registry.by_tool(tool)
+        return Resume(task=task, origin="", reason="the task's log has no start record")
+    agent = registry.by_origin(origin)
     template = agent.resume if agent else ""
     if not template:
-        why = (agent.no_resume if agent else NO_RESUME.get(tool)) or (
-            f"nodwyn knows no resume command for {tool or 'it'}"
+        why = (agent.no_resume if agent else NO_RESUME.get(origin)) or (
+            f"nodwyn knows no resume command for {origin or 'it'}"
         )
-        return Resume(task=task, tool=tool, reason=why, folder=folder)
+        return Resume(task=task, origin=origin, reason=why, folder=folder)
     host = ssh.by_id(store.root, start.origin.machine)
     if host is not None:
         if start.origin.path and not Path(start.origin.path).exists():  # the mirror follows
             return Resume(
                 task=task,
-                tool=tool,
+                origin=origin,
                 folder=start.project,
                 reason=f"the agent's own log is gone from {host.name}",
             )
-        return _over_ssh(task, tool, template, start, host.host)
+        return _over_ssh(task, origin, template, start, host.host)
     source = start.origin.path
     if source and not Path(source).exists():
         return Resume(
-            task=task, tool=tool, folder=folder, reason=f"the agent's own log is gone ({source})"
+            task=task,
+            origin=origin,
+            folder=folder,
+            reason=f"the agent's own log is gone ({source})",
         )
     words = template.format(id=_quote(start.origin.id)) if "{id}" in template else template
     line = f"cd {_quote(folder)} && {words}" if folder else words
-    return Resume(task=task, tool=tool, command=line, folder=folder, run=words)
+    return Resume(task=task, origin=origin, command=line, folder=folder, run=words)
 
 
-def _over_ssh(task: str, tool: str, template: str, start: r.SessionStart, host: str) -> Resume:
+def _over_ssh(task: str, origin: str, template: str, start: r.SessionStart, host: str) -> Resume:
     """The command that resumes the session on the SSH machine it ran on."""
     words = template.format(id=shlex.quote(start.origin.id)) if "{id}" in template else template
     there = f"cd {shlex.quote(start.project)} && {words}" if start.project else words
     line = " ".join(["ssh", *map(_quote, remote.config_words()), "-t", "--", host, _quote(there)])
-    return Resume(task=task, tool=tool, command=line, folder=start.project, run=line, host=host)
+    return Resume(task=task, origin=origin, command=line, folder=start.project, run=line, host=host)
 
 
 def _start(store, task: str) -> r.SessionStart | None:

@@ -42,7 +42,7 @@ class Summary(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     """The fold of one log, as far as `end` (the offset after the last whole line read)."""
 
     project: str = ""
-    tool: str = "nodwyn"
+    origin: str = "nodwyn"  # the origin its log names (kept in place: array_like)
     source: str = ""
     branch: str = ""
     model: str = ""
@@ -125,7 +125,7 @@ def info(task: str, summary: Summary, since: str | None = None) -> TaskInfo:
         created=summary.created,
         last_activity=summary.last_at,
         turns=summary.turns,
-        origin=summary.tool,
+        origin=summary.origin,
         machine=summary.machine,
         branch=summary.branch,
         model=summary.model,
@@ -143,14 +143,14 @@ def cost_note(summary: Summary) -> str:
     """Why a task has no cost: its log gives no usage, or a model has no price (issue 35)."""
     if summary.cost_unknown:
         return f"no price for {summary.no_price}"
-    if summary.tool == "nodwyn" or not summary.turns:
+    if summary.origin == "nodwyn" or not summary.turns:
         return ""
     return "no usage in the log"
 
 
 def state(summary: Summary, since: str | None = None) -> str:
     """open / needs an answer / closed for nodwyn's own tasks; running / closed for imports."""
-    if summary.tool != "nodwyn":
+    if summary.origin != "nodwyn":
         # Times in logs are RFC 3339 UTC with milliseconds, so they compare as strings.
         return "running" if summary.last_at > (since or running_since()) else "closed"
     if summary.closed:
@@ -172,7 +172,7 @@ def fold(summary: Summary, record: records.Event) -> None:
     match record:
         case records.SessionStart():
             summary.project = record.project
-            summary.tool = record.origin.tool
+            summary.origin = record.origin.tool
             summary.source = record.origin.path
             summary.branch = record.branch
             summary.model = record.model
@@ -213,7 +213,7 @@ def fold(summary: Summary, record: records.Event) -> None:
         case records.Summary() if record.level == "close":
             summary.closes += 1
         case records.Limit() | records.Error():
-            reading = limits.of_record(summary.tool, record)
+            reading = limits.of_record(summary.origin, record)
             if reading is not None:
                 limits.keep(summary.limits, reading)
         case records.ApprovalAsk():
@@ -392,7 +392,7 @@ class Cache:
             stat.st_mtime_ns,
             summary.last_at,
             summary.archived,
-            shown.state if summary.tool == "nodwyn" else "",  # else it depends on the time
+            shown.state if summary.origin == "nodwyn" else "",  # else it depends on the time
             _json.encode(shown).decode(),
         ]
 

@@ -134,13 +134,13 @@ def _play(log: _Log, steps: list[dict]) -> None:
 
 
 def _start(task: dict) -> r.SessionStart:
-    tool = task.get("tool", "claude-code")
-    origin = r.Origin(tool=tool, path=f"{HOME}/.claude/projects/demo.jsonl", version="2.0.14")
-    if tool == "codex":
-        origin = r.Origin(tool=tool, path=f"{HOME}/.codex/sessions/demo.jsonl", version="0.46")
-    elif tool == "nodwyn":
-        origin = r.Origin(tool=tool)
-    model = "gpt-5-codex" if tool == "codex" else "claude-sonnet-4-5"
+    named = task.get("origin", "claude-code")
+    origin = r.Origin(tool=named, path=f"{HOME}/.claude/projects/demo.jsonl", version="2.0.14")
+    if named == "codex":
+        origin = r.Origin(tool=named, path=f"{HOME}/.codex/sessions/demo.jsonl", version="0.46")
+    elif named == "nodwyn":
+        origin = r.Origin(tool=named)
+    model = "gpt-5-codex" if named == "codex" else "claude-sonnet-4-5"
     branch, machine = task.get("branch", "main"), task.get("machine", False)
     return r.SessionStart(
         project=task["project"], origin=origin, model=model, branch=branch, machine=machine

@@ -46,15 +46,15 @@ def read(file: str | os.PathLike) -> dict[str, list] | None:
 
     try:
         lines = data[:-1].decode().split("\n")
-        head, info = _head(lines[0].encode()), json.loads(lines[2])
+        header, info = _header(lines[0].encode()), json.loads(lines[2])
         stamps = {}
         for stamp in lines[1].split("\t") if lines[1] else ():
             task, size, mtime = stamp.rsplit(" ", 2)
             stamps[task] = [int(size), int(mtime)]
         rows = lines[3:]
-        if head["nodwyn-catalogue"] != VERSION or not len(rows) == len(info) == len(stamps):
+        if header["nodwyn-catalogue"] != VERSION or not len(rows) == len(info) == len(stamps):
             return None
-        if not isinstance(head["unarchived"], int) or head["unarchived"] != sum(
+        if not isinstance(header["unarchived"], int) or header["unarchived"] != sum(
             len(row.encode()) + 1
             for row, fields in zip(rows, info.values(), strict=True)
             if not fields[1]  # archived
@@ -78,14 +78,14 @@ def write(file: str | os.PathLike, entries: dict[str, list]) -> None:
     unarchived = sum(
         len(row) + 1 for row, (_t, f) in zip(rows, ordered, strict=True) if not f[ARCHIVED]
     )
-    head = {
+    header = {
         "nodwyn-catalogue": VERSION,
         "running_from": _plain_time(min(running, default=None)),
         "unarchived": unarchived,
     }
     stamps = _stamp_line((task, f[SIZE], f[MTIME]) for task, f in ordered)
     info = {task: [f[LAST_AT], f[ARCHIVED], f[STATE]] for task, f in ordered}
-    lines = [_dumps(head).encode(), stamps.encode(), _dumps(info).encode(), *rows]
+    lines = [_dumps(header).encode(), stamps.encode(), _dumps(info).encode(), *rows]
     import contextlib
     import threading
 
@@ -238,17 +238,17 @@ def fast_json(root: str | os.PathLike, archived: bool | None) -> bytes | None:
     if data is None:
         return None
     try:
-        head_end = data.index(b"\n")
-        stamps_end = data.index(b"\n", head_end + 1)
+        header_end = data.index(b"\n")
+        stamps_end = data.index(b"\n", header_end + 1)
         rows_at = data.index(b"\n", stamps_end + 1) + 1
-        head = _head(data[:head_end])
-        split = rows_at + head["unarchived"]
-        running_from = head["running_from"]
+        header = _header(data[:header_end])
+        split = rows_at + header["unarchived"]
+        running_from = header["running_from"]
     except (ValueError, KeyError, TypeError):
         return None
     if running_from is not None and running_since() >= running_from:
         return None
-    if data[head_end + 1 : stamps_end] != stamps(os.path.join(root, "sessions")):
+    if data[header_end + 1 : stamps_end] != stamps(os.path.join(root, "sessions")):
         return None
     if archived is None and split < len(data):
         return _merged(data, stamps_end, rows_at)
@@ -268,29 +268,29 @@ def _merged(data: bytes, stamps_end: int, rows_at: int) -> bytes:
 
 
 def _plain_time(at: str | None) -> str | None:
-    """A time as the head may hold it. A log's odd time (a comma, a quote, not ASCII) becomes
+    """A time as the header may hold it. A log's odd time (a comma, a quote, not ASCII) becomes
     "", which every time passes: the fast path steps aside while that row is running."""
     if at is None or (at.isascii() and not any(c in at for c in ',"\\')):
         return at
     return ""
 
 
-def _head(line: bytes) -> dict:
+def _header(line: bytes) -> dict:
     """Line 1, read without a JSON parser: its shape is fixed (see above), its values are
     whole numbers, null, or times (no comma, no quote). ValueError when it is not that."""
     text = line.decode("ascii")
     if not (text.startswith("{") and text.endswith("}")):
-        raise ValueError("not a catalogue head")
-    head = {}
+        raise ValueError("not a catalogue header")
+    header = {}
     for item in text[1:-1].split(","):
         key, _, value = item.partition(":")
         if value == "null":
-            head[key.strip('"')] = None
+            header[key.strip('"')] = None
         elif key == '"running_from"' and value.startswith('"') and value.endswith('"'):
-            head[key.strip('"')] = value[1:-1]
+            header[key.strip('"')] = value[1:-1]
         else:
-            head[key.strip('"')] = int(value)
-    return head
+            header[key.strip('"')] = int(value)
+    return header
 
 
 def _bytes(file: str | os.PathLike) -> bytes | None:

@@ -43,7 +43,7 @@ _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 class Reading(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     """One window's figures as of `at` (the last event that said them; `first` the first)."""
 
-    tool: str
+    origin: str
     name: str
     window: int  # minutes; 0 unknown
     used: float
@@ -55,12 +55,12 @@ class Reading(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     share: bool = True  # the log gave the used share; False: a limit message (used up, no figure)
 
 
-def of_record(tool: str, record) -> Reading | None:
-    """The reading a record gives for a task of `tool`, or None."""
+def of_record(origin: str, record) -> Reading | None:
+    """The reading a record gives for a task whose log names `origin`, or None."""
     if isinstance(record, records.Limit):
         return Reading(
-            tool=tool,
-            name=record.name or tool,
+            origin=origin,
+            name=record.name or origin,
             window=record.window_minutes,
             used=record.used_percent,
             resets=record.resets_at,
@@ -69,8 +69,8 @@ def of_record(tool: str, record) -> Reading | None:
             reached=record.reached,
             plan=record.plan,
         )
-    if isinstance(record, records.Error) and tool in _TEXT_RULES and record.at:
-        return _TEXT_RULES[tool](tool, record.text[:400], record.at)
+    if isinstance(record, records.Error) and origin in _TEXT_RULES and record.at:
+        return _TEXT_RULES[origin](origin, record.text[:400], record.at)
     return None
 
 
@@ -80,7 +80,7 @@ def keep(kept: list[Reading], reading: Reading) -> None:
     same = [
         x
         for x in kept
-        if (x.tool, x.name, x.window) == (reading.tool, reading.name, reading.window)
+        if (x.origin, x.name, x.window) == (reading.origin, reading.name, reading.window)
     ]
     if same and (same[-1].used, same[-1].resets) == (reading.used, reading.resets):
         if reading.at > same[-1].at:
@@ -91,7 +91,7 @@ def keep(kept: list[Reading], reading: Reading) -> None:
         kept.remove(same[0])
 
 
-def claude_message(tool: str, text: str, at: str) -> Reading | None:
+def claude_message(origin: str, text: str, at: str) -> Reading | None:
     """Claude Code's usage-limit notice: the limit is used up until the time it names."""
     found = _CLAUDE.search(text)
     if found is None:
@@ -102,12 +102,12 @@ def claude_message(tool: str, text: str, at: str) -> Reading | None:
     epoch = _EPOCH.search(text)
     resets = _from_epoch(int(epoch.group(1))) if epoch else _wall_time(text, at)
     return Reading(
-        tool=tool, name=name, window=window, used=100.0, resets=resets, at=at, first=at,
+        origin=origin, name=name, window=window, used=100.0, resets=resets, at=at, first=at,
         reached=True, share=False,
     )  # fmt: skip
 
 
-def gemini_message(tool: str, text: str, at: str) -> Reading | None:
+def gemini_message(origin: str, text: str, at: str) -> Reading | None:
     """Gemini CLI's quota errors: used up; the reset after the wait it names, when it does."""
     if _GEMINI.search(text) is None:
         return None
@@ -119,7 +119,7 @@ def gemini_message(tool: str, text: str, at: str) -> Reading | None:
         h, m, s = (int(x or 0) for x in wait.groups())
         resets = _format(_parse(at) + timedelta(hours=h, minutes=m, seconds=s))
     return Reading(
-        tool=tool, name="gemini", window=window, used=100.0, resets=resets, at=at, first=at,
+        origin=origin, name="gemini", window=window, used=100.0, resets=resets, at=at, first=at,
         reached=True, share=False,
     )  # fmt: skip
 
@@ -127,7 +127,7 @@ def gemini_message(tool: str, text: str, at: str) -> Reading | None:
 _PROVIDER = re.compile(r"usage limit reached for (\d+) hours?", re.I)
 
 
-def provider_message(tool: str, text: str, at: str) -> Reading | None:
+def provider_message(origin: str, text: str, at: str) -> Reading | None:
     """A provider's usage-limit error as Pi keeps it ("429 Usage limit reached for 5 hour. Your
     limit will reset at 2026-06-10 09:05:49", Z.ai's): used up for the window it names. Its
     reset time names no zone, so none is guessed."""
@@ -135,7 +135,7 @@ def provider_message(tool: str, text: str, at: str) -> Reading | None:
     if found is None:
         return None
     return Reading(
-        tool=tool, name=tool, window=int(found.group(1)) * 60, used=100.0, at=at, first=at,
+        origin=origin, name=origin, window=int(found.group(1)) * 60, used=100.0, at=at, first=at,
         reached=True, share=False,
     )  # fmt: skip
 

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 
-from ..importers import registry
+from ..importers.names import label_of_origin
 from ..tasks.store import Store
 from .limits import DAY, FIVE_HOURS, WEEK, Reading
 
@@ -44,7 +44,7 @@ class Window(msgspec.Struct, kw_only=True):
 
 
 class AgentQuota(msgspec.Struct, kw_only=True):
-    tool: str
+    origin: str = msgspec.field(name="tool")  # what its logs name ("claude-code"), as sent
     label: str
     line: str  # "Codex: 5 h 27% · week 4% · resets 14:08"
     windows: list[Window]
@@ -61,11 +61,11 @@ def meter(store: Store, now: datetime | None = None) -> Meter:
     groups: dict[tuple[str, str, int], list[Reading]] = {}
     for summary in store.cache.folded().values():
         for reading in summary.limits:
-            groups.setdefault((reading.tool, reading.name, reading.window), []).append(reading)
-    tools: dict[str, list[Window]] = {}
+            groups.setdefault((reading.origin, reading.name, reading.window), []).append(reading)
+    origins: dict[str, list[Window]] = {}
     for key in sorted(groups):
-        tools.setdefault(key[0], []).append(window_of(groups[key], now))
-    agents = [_agent(tool, windows, now) for tool, windows in tools.items()]
+        origins.setdefault(key[0], []).append(window_of(groups[key], now))
+    agents = [_agent(origin, windows, now) for origin, windows in origins.items()]
     return Meter(now=_stamp(now), agents=sorted(agents, key=lambda a: a.label))
 
 
@@ -74,7 +74,7 @@ def window_of(readings: list[Reading], now: datetime) -> Window:
     readings = sorted(readings, key=lambda x: (x.at, x.first))
     last = readings[-1]
     label = NAMES.get(last.window) or _minutes(last.window)
-    if last.name not in (last.tool, _default_name(last.tool)):
+    if last.name not in (last.origin, _default_name(last.origin)):
         label = f"{last.name} {label}"
     age = (now - _parse(last.at)).total_seconds()
     span = (last.window or FIVE_HOURS) * 60
@@ -128,16 +128,15 @@ def _one_period(reading: Reading, last: Reading) -> bool:
     return abs((_parse(reading.resets) - _parse(last.resets)).total_seconds()) <= SAME_RESET
 
 
-def _agent(tool: str, windows: list[Window], now: datetime) -> AgentQuota:
-    agent = registry.by_tool(tool)
-    label = agent.label if agent is not None else tool
+def _agent(origin: str, windows: list[Window], now: datetime) -> AgentQuota:
+    label = label_of_origin(origin)
     windows.sort(key=lambda w: (w.window_minutes or FIVE_HOURS, w.label))
     parts = [w.text if w.label == "limit" else f"{w.label} {w.text}" for w in windows]
     coming = [w.resets_at for w in windows if w.state == "current" and w.resets_at and w.share]
     if coming:
         parts.append(f"resets {clock(min(coming), now)}")
     return AgentQuota(
-        tool=tool, label=label, line=f"{label}: " + " · ".join(parts), windows=windows
+        origin=origin, label=label, line=f"{label}: " + " · ".join(parts), windows=windows
     )
 
 
@@ -165,8 +164,8 @@ def clock(stamp: str, now: datetime) -> str:
     return moment.strftime("%d %b %H:%M")
 
 
-def _default_name(tool: str) -> str:
-    return tool.split("-")[0]  # "claude-code" -> "claude", "gemini-cli" -> "gemini"
+def _default_name(origin: str) -> str:
+    return origin.split("-")[0]  # "claude-code" -> "claude", "gemini-cli" -> "gemini"
 
 
 def _minutes(minutes: int) -> str:

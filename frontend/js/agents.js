@@ -1,6 +1,6 @@
 // @ts-check
-// The agents' names as people read them, keyed by the tool a task's log names (its origin:
-// "claude-code", "gemini-cli", ...). The server sends them from its registry of importers
+// The agents' labels (the names people read), keyed by the origin a task's log names
+// ("claude-code", "gemini-cli", ...). The server sends them from its registry of importers
 // (/api/places), so an agent added there needs nothing here.
 import { api } from "./api.js";
 

@@ -99,8 +99,8 @@ export const api = {
   changes: (since, wait, signal) => call("GET", "/api/changes", { since, wait }, undefined, signal),
   places: () => call("GET", "/api/places"),
   quota: () => call("GET", "/api/quota"),
-  /** @param {string} tool @param {string} path */
-  importFolder: (tool, path) => call("POST", "/api/import", {}, { tool, path }),
+  /** @param {string} agent the agent's key ("claude"; sent as `tool`) @param {string} path */
+  importFolder: (agent, path) => call("POST", "/api/import", {}, { tool: agent, path }),
   settings: () => call("GET", "/api/settings"),
   /** @param {string} id @param {"md"|"html"} format @param {number|null} [turn] */
   exportFile: (id, format, turn) => file(`/api/tasks/${encodeURIComponent(id)}/export`, { format, turn }),

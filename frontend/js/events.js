@@ -62,7 +62,7 @@ function took(from, to) {
  * head, a reply's calls folded as one row (toolgroups.js), runs of bookkeeping folded.
  * @param {any[]} events @param {Map<number, any>} cards @param {Set<string>} opened
  * @param {(turn: number) => HTMLElement|null} [tools] what goes under a turn's card (its star)
- * @param {string} [origin] the task's agent (its log's tool), named in the replies' heads
+ * @param {string} [origin] the task's agent (its log's origin), named in the replies' heads
  */
 export function renderEvents(events, cards, opened, tools, origin = "") {
   const out = document.createDocumentFragment();

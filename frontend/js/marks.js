@@ -1,5 +1,5 @@
 // @ts-check
-// The words a search looked for, marked in text the way search matched them (app/memory/words.py):
+// The words a search looked for, marked in text the way search matched them (app/memory/words/tokens.py):
 // a word is a run of letters and digits, matched whole and without regard to case; a compound
 // identifier (`TestPagerOrder`, `http2`) is also matched by its parts, cut at case changes and
 // between letters and digits. So "pager" marks "pager" and the "Pager" of "TestPagerOrder", but
@@ -8,7 +8,7 @@
 
 import { el } from "./dom.js";
 
-// words.py's STOP, word for word (tests/test_marks.py checks the two agree)
+// tokens.py's STOP, word for word (tests/test_marks.py checks the two agree)
 const COMMON = `a an and are as at be but by for if in into is it no not of on or such that the their
     then there these they this to was will with i you he she we me my your our its them what
     which who whom do does did have has had been being were am so than too very can could

@@ -17,30 +17,30 @@ import { SETTINGS_SECTIONS, addSettingsSection } from "./settingsections.js";
 
 /** @typedef {import("./settingsections.js").SettingsContext} SettingsContext */
 
-/** Agent name -> the name people read, from the server's registry (/api/places). */
-const TOOL_NAMES = { claude: "Claude Code", codex: "Codex" };
+/** An agent's key -> its label, from the server's registry (/api/places, whose `tool` is the key). */
+const AGENT_LABELS = { claude: "Claude Code", codex: "Codex" };
 
 /** @param {{tool: string, label?: string}[]} places */
 function learnNames(places) {
-  for (const p of places) if (p.label) TOOL_NAMES[p.tool] = p.label;
+  for (const p of places) if (p.label) AGENT_LABELS[p.tool] = p.label;
 }
 
 /** The form that imports a folder the person names, and says how it went. */
 function importForm() {
-  const tool = /** @type {HTMLSelectElement} */ (el("select", { name: "tool", "aria-label": "Agent" },
-    ...Object.entries(TOOL_NAMES).map(([value, label]) => el("option", { value }, label))));
+  const agent = /** @type {HTMLSelectElement} */ (el("select", { name: "agent", "aria-label": "Agent" },
+    ...Object.entries(AGENT_LABELS).map(([value, label]) => el("option", { value }, label))));
   const path = /** @type {HTMLInputElement} */ (el("input", {
     type: "text", name: "path", "data-import-path": "", "aria-label": "Folder to import",
     placeholder: "/home/you/.claude/projects", spellcheck: "false", autocomplete: "off",
   }));
   const said = el("p", { class: "muted", "data-import-said": "", role: "status" });
   const form = el("form", { class: "import-form", "data-import-form": "" },
-    el("label", {}, "Import a folder… ", tool), path, el("button", { type: "submit" }, "Import"), said);
+    el("label", {}, "Import a folder… ", agent), path, el("button", { type: "submit" }, "Import"), said);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     said.textContent = "Starting…";
     try {
-      const started = await api.importFolder(tool.value, path.value);
+      const started = await api.importFolder(agent.value, path.value);
       said.textContent = `Importing ${started.files} session files; progress shows at the bottom of the task list. ` +
         "nodwyn keeps following this folder for new sessions (Settings).";
     } catch (err) {
@@ -68,11 +68,11 @@ export async function firstRun(/** @type {HTMLElement} */ pane) {
     : "It looked for your agents' sessions and found none:"));
   box.append(el("ul", { class: "places", "data-places": "" }, ...places.map((p) =>
     el("li", { "data-place": p.tool },
-      `${TOOL_NAMES[p.tool] || p.tool}: `, el("code", { title: p.path }, p.shown), " — ",
+      `${AGENT_LABELS[p.tool] || p.tool}: `, el("code", { title: p.path }, p.shown), " — ",
       !p.followed ? "not followed (Settings)" : p.exists ? "found" : "not there"))));
   box.append(importForm());
   box.append(el("p", { class: "muted" }, "From a terminal: ", el("code", {}, "nodwyn import claude"), " (or ",
-    Object.keys(TOOL_NAMES).filter((t) => t !== "claude").join(", "), "), with a folder after it to import that folder."),
+    Object.keys(AGENT_LABELS).filter((t) => t !== "claude").join(", "), "), with a folder after it to import that folder."),
     el("p", { class: "muted" }, "To look around first: ", el("code", {}, "nodwyn app --demo"), "."));
 }
 
@@ -208,7 +208,7 @@ async function agentSwitches(said, onChange) {
         said.textContent = `Not saved: ${err.message}`;
       }
     });
-    box.append(el("label", { class: "switch" }, tick, ` Follow ${TOOL_NAMES[name] || name}'s sessions`));
+    box.append(el("label", { class: "switch" }, tick, ` Follow ${AGENT_LABELS[name] || name}'s sessions`));
   }
   return box;
 }
@@ -288,14 +288,14 @@ function followedFolders(current, said, onChange) {
   const box = el("div", { class: "followed", "data-extra-folders": "" });
   let extra = /** @type {Record<string, string[]>} */ (current.extra_folders || {});
   function draw() {
-    const rows = Object.entries(extra).flatMap(([tool, folders]) => folders.map((folder) => ({ tool, folder })));
+    const rows = Object.entries(extra).flatMap(([agent, folders]) => folders.map((folder) => ({ agent, folder })));
     clear(box).append(el("p", { class: "muted" }, rows.length
       ? "Imported folders nodwyn keeps following for new sessions:"
       : "Folders you import with “Import a folder…” are followed here too."));
-    for (const { tool, folder } of rows) {
+    for (const { agent, folder } of rows) {
       const stop = el("button", { type: "button", "aria-label": `Stop following ${folder}` }, "Stop following");
       stop.addEventListener("click", async () => {
-        const left = { ...extra, [tool]: extra[tool].filter((f) => f !== folder) };
+        const left = { ...extra, [agent]: extra[agent].filter((f) => f !== folder) };
         try {
           const saved = await api.saveSettings({ extra_folders: left });
           extra = saved.extra_folders || {};
@@ -307,7 +307,7 @@ function followedFolders(current, said, onChange) {
         }
       });
       box.append(el("div", { class: "followed-row", "data-extra-folder": folder },
-        el("span", { class: "muted" }, `${TOOL_NAMES[tool] || tool}:`), el("code", { title: folder }, folder), stop));
+        el("span", { class: "muted" }, `${AGENT_LABELS[agent] || agent}:`), el("code", { title: folder }, folder), stop));
     }
   }
   draw();

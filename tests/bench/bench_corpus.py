@@ -139,9 +139,9 @@ def questions(count: int) -> list[str]:
 
 
 def match_of(query: str) -> str:
-    from nodwyn.memory.words import words
+    from nodwyn.memory.words import tokens
 
-    terms = words.query_terms(query) or re.findall(r"\w+", query.lower())
+    terms = tokens.query_terms(query) or re.findall(r"\w+", query.lower())
     return " OR ".join(f'"{term}"' for term in terms)
 
 

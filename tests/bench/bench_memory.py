@@ -82,7 +82,7 @@ def phase_serve(data: Path, words: list[str]) -> dict:
     """Warm process: 10 warm-up searches, then every query: the whole search(), the index
     lookup only, and lookup + assembly without the change check (what the FTS5 side does)."""
     from nodwyn.memory.words import index as wordindex
-    from nodwyn.memory.words import words as wordsmod
+    from nodwyn.memory.words import tokens as wordsmod
     from nodwyn.tasks.store import Store
 
     module = word_search()
@@ -199,7 +199,7 @@ def phase_fts5(data: Path, words: list[str]) -> dict:
     """The same queries through SQLite FTS5 (fts5_peer.py), its top 20 events then grouped,
     carded and snipped by nodwyn's own code: equal work."""
     from nodwyn.memory.words import index as wordindex
-    from nodwyn.memory.words import words as wordsmod
+    from nodwyn.memory.words import tokens as wordsmod
     from nodwyn.tasks.store import Store
 
     module = word_search()

@@ -53,7 +53,7 @@ def fill(data: Path) -> float | None:
 
 def lookup(data: Path, hit):
     """The FTS5 search of a query: its top 20 events as `hit` tuples (search.Hit)."""
-    from nodwyn.memory.words import words as wordsmod
+    from nodwyn.memory.words import tokens as wordsmod
 
     db = sqlite3.connect(data / DB)
     sql = ("SELECT bm25(ev), task, seq, turn, turn_at, offset, heading FROM ev "

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...log import records as r
-from ..agent import PROBE, Agent, Found, Session, unreadable
+from ..agent import PROBE, Agent, Found, Session, blank_or_binary
 from ..times import at_local
 from ..turns import cost_of
 from . import blocks as b
@@ -29,8 +29,6 @@ PASSED = {"node_modules", "venv", "Library", "AppData", "site-packages", "__pyca
 
 class Aider(Agent):
     name = "aider"
-    tool = m.TOOL
-    label = "Aider"
     resume = "aider --restore-chat-history"  # the folder's own chat history
     prefix = "ad-"
     content = (".md",)  # a chat history kept under another name
@@ -84,12 +82,12 @@ def _passed(name: str) -> bool:
     return name.startswith(".") or name in PASSED
 
 
-def recognise(head: bytes) -> str:
-    """Why a file's start is not an aider chat history ("" when it is one)."""
-    reason = unreadable(head)
+def recognise(opening: bytes) -> str:
+    """Why a file's opening is not an aider chat history ("" when it is one)."""
+    reason = blank_or_binary(opening)
     if reason:
         return reason
-    for line in head.decode("utf-8", "replace").split("\n")[:8]:
+    for line in opening.decode("utf-8", "replace").split("\n")[:8]:
         if b.HEADER.match(line.rstrip("\r")):
             return ""
     return "not an aider chat history (no '# aider chat started at' line at its start)"
@@ -142,7 +140,7 @@ def _session(path: Path, run: b.Run, clock: _Clock, live: bool) -> tuple[str, li
         at=at,
         src=r.Src(line=run.line),
         project=facts.folder or str(path.resolve().parent),
-        origin=r.Origin(tool=m.TOOL, path=str(path), id=run.header[2:], version=facts.version),
+        origin=r.Origin(tool=m.ORIGIN, path=str(path), id=run.header[2:], version=facts.version),
         model=facts.model,
     )
     fold = _Fold(facts, clock, run.started, at)

@@ -20,11 +20,11 @@
 import re
 
 from ...log import records as r
-from .. import prices
+from .. import names, prices
 from ..times import at_local
 from .blocks import Block, Run
 
-TOOL = "aider"
+ORIGIN = names.origin("aider")
 ASKS = {"/ask", "/code", "/architect", "/context", "/help"}
 CLEARS = {"/clear", "/reset"}
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o.*\]: ?\S*$")

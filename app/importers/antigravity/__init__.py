@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 
 from .. import kinds
-from ..agent import Agent, Found, carry_of, head_of, home_of
+from ..agent import Agent, Found, carry_of, home_of, opening_of
 from . import steps
 
 NAMES = ("transcript_full.jsonl", "transcript.jsonl")
@@ -27,8 +27,6 @@ _any = msgspec.json.Decoder().decode
 
 class Antigravity(Agent):
     name = "antigravity"
-    tool = steps.TOOL
-    label = "Antigravity"
     no_resume = "Antigravity resumes a conversation from its own Agent Manager, not from a command"
     prefix = "ag-"
     content = (".jsonl",)
@@ -56,14 +54,14 @@ class Antigravity(Agent):
                 "a second copy of the conversation in transcript_full.jsonl beside it, "
                 "which is read instead"
             )
-        head = head_of(path, refused="not an Antigravity transcript")
-        if isinstance(head, str):
-            return head
-        first = next((line for line in head.split(b"\n") if line.strip()), b"")
+        opening = opening_of(path, refused="not an Antigravity transcript")
+        if isinstance(opening, str):
+            return opening
+        first = next((line for line in opening.split(b"\n") if line.strip()), b"")
         try:
             step = _any(first)
         except msgspec.DecodeError:
-            return f"not an Antigravity transcript: {kinds.named(path, head)}"
+            return f"not an Antigravity transcript: {kinds.named(path, opening)}"
         if (
             not isinstance(step, dict)
             or not {"step_index", "source", "type", "status"} <= step.keys()

@@ -23,10 +23,10 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import turns
+from .. import names, turns
 from ..times import at_of
 
-TOOL = "antigravity"
+ORIGIN = names.origin("antigravity")
 _REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.S)
 _MODEL = re.compile(r"changed setting `Model Selection` from .*? to (.+?)\. ")
 _HEADER = re.compile(r"\ACreated At: [^\n]*\n(?:Completed At: [^\n]*\n)?")
@@ -150,7 +150,7 @@ class Parser(turns.Fold):
                 at=first.at if first else c.last_at,
                 src=first.src if first else None,
                 project=folder,
-                origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
+                origin=r.Origin(tool=ORIGIN, path=self.source, id=c.session),
             )
         )
         self.kept_title(self.title, "agyhub_summaries", out)

@@ -17,8 +17,6 @@ from . import subagents
 
 class Claude(Agent):
     name = "claude"
-    tool = claude.TOOL
-    label = "Claude Code"
     resume = "claude --resume {id}"
     prefix = "cc-"
 

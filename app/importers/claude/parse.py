@@ -28,12 +28,12 @@ from pathlib import Path
 import msgspec
 
 from ...log import records as r
-from .. import problems
+from .. import names, problems
 from . import context, replies
 from .carry import Carry, Command
 from .lines import Line, at_of, decode_agent, decode_line, split_prompt, text_of
 
-TOOL = "claude-code"
+ORIGIN = names.origin("claude")
 _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LOCAL = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
@@ -137,7 +137,7 @@ class Parser:
                 src=r.Src(line=n),
                 project=line.cwd or "",
                 origin=r.Origin(
-                    tool=TOOL, path=self.source, id=c.session, version=line.version or ""
+                    tool=ORIGIN, path=self.source, id=c.session, version=line.version or ""
                 ),
                 branch=line.gitBranch or "",
                 machine=entry.startswith("sdk"),

@@ -70,8 +70,8 @@ class Tasks(Agent):
         """The task id from the folder's name (or the file's first bytes, for a copy), so an
         unchanged task is passed over unread."""
         with open(path, "rb") as handle:
-            head = handle.read(8192)
-        session = task_of(path, head)
+            opening = handle.read(8192)
+        session = task_of(path, opening)
         return [Found(self.task_id(session), session)]
 
     def read(self, path: Path, live: bool) -> list[Session] | str:
@@ -113,7 +113,7 @@ class Tasks(Agent):
             src=r.Src(id="session"),
             project=self.folder(path, session) or mapper.folder,
             origin=r.Origin(
-                tool=self.tool,
+                tool=self.origin,
                 path=str(path),
                 id=session,
                 version=str((environment or {}).get("cline_version") or ""),
@@ -219,8 +219,6 @@ def _json(path: Path, kind=dict):
 
 class Cline(Tasks):
     name = "cline"
-    tool = "cline"
-    label = "Cline"
     prefix = "cl-"
     extension = "saoudrizwan.claude-dev"
     no_resume = (
@@ -234,8 +232,6 @@ class Cline(Tasks):
 
 class Roo(Tasks):
     name = "roo"
-    tool = "roo-code"
-    label = "Roo Code"
     prefix = "roo-"
     extension = "rooveterinaryinc.roo-cline"
     no_resume = (
@@ -245,8 +241,6 @@ class Roo(Tasks):
 
 class Kilo(Tasks):
     name = "kilo"
-    tool = "kilo-code"
-    label = "Kilo Code"
     prefix = "kilo-"
     extension = "kilocode.kilo-code"
     no_resume = "Kilo Code reopens a task from its history in the editor; it has no command that resumes one"  # noqa: E501

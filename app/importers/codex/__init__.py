@@ -16,8 +16,6 @@ from . import titles
 
 class Codex(Agent):
     name = "codex"
-    tool = codex.TOOL
-    label = "Codex"
     resume = "codex resume {id}"
     prefix = "cx-"
     limits = 1  # rate_limits read as limit records (limits.py)

@@ -23,10 +23,10 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices, turns
+from .. import names, prices, turns
 from . import limits
 
-TOOL = "codex"
+ORIGIN = names.origin("codex")
 _EXIT = re.compile(r"Process exited with code (-?\d+)")
 _PATCHED = re.compile(
     r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M
@@ -171,7 +171,7 @@ class Parser(turns.Fold):
                 src=src,
                 project=p.cwd if isinstance(p.cwd, str) else "",
                 origin=r.Origin(
-                    tool=TOOL, path=self.source, id=c.session, version=str(p.cli_version or "")
+                    tool=ORIGIN, path=self.source, id=c.session, version=str(p.cli_version or "")
                 ),
                 branch=str(git.get("branch") or ""),
                 machine=source == "exec" or isinstance(source, dict),

@@ -30,8 +30,6 @@ _any = msgspec.json.Decoder().decode
 
 class Continue(Agent):
     name = "continue"
-    tool = "continue"
-    label = "Continue"
     prefix = "cn-"
     whole = True
     content = (".json",)
@@ -75,7 +73,7 @@ class Continue(Agent):
             project=folder_of(
                 str(entry.get("workspaceDirectory") or data.get("workspaceDirectory") or "")
             ),  # noqa: E501
-            origin=r.Origin(tool=self.tool, path=str(path), id=str(data["sessionId"])),
+            origin=r.Origin(tool=self.origin, path=str(path), id=str(data["sessionId"])),
             model=next((x.model for x in mapper.out if isinstance(x, r.Reply) and x.model), ""),
         )
         out: list[r.Known] = [start]

@@ -13,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from .. import kinds
-from ..agent import PROBE, Agent, Found, carry_of, head_of, home_of, whole_lines
+from ..agent import PROBE, Agent, Found, carry_of, home_of, opening_of, whole_lines
 from . import events
 
 _any = msgspec.json.Decoder().decode
@@ -21,8 +21,6 @@ _any = msgspec.json.Decoder().decode
 
 class Copilot(Agent):
     name = "copilot"
-    tool = events.TOOL
-    label = "Copilot CLI"
     resume = "copilot --resume {id}"
     prefix = "cp-"
     content = (".jsonl",)
@@ -44,8 +42,8 @@ class Copilot(Agent):
                 "Copilot CLI's legacy history-session-state file (before 0.0.342): not read, "
                 "its layout is not known; resuming it in Copilot CLI moves it to session-state"
             )
-        head = head_of(path, refused="not a Copilot CLI session")
-        return head if isinstance(head, str) else _verdict(self, head, path)
+        opening = opening_of(path, refused="not a Copilot CLI session")
+        return opening if isinstance(opening, str) else _verdict(self, opening, path)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
         fields = workspace(path)
@@ -54,14 +52,14 @@ class Copilot(Agent):
         return events.Parser(str(path), carry_of(carry, events.Carry), title=title, cwd=cwd)
 
 
-def _verdict(agent: Copilot, head: bytes, path: Path) -> Found | str:
-    for raw in whole_lines(head):
+def _verdict(agent: Copilot, opening: bytes, path: Path) -> Found | str:
+    for raw in whole_lines(opening):
         if not raw.strip():
             continue
         try:
             event = _any(raw)
         except msgspec.DecodeError:
-            return f"not a Copilot CLI session: {kinds.named(path, head)}"
+            return f"not a Copilot CLI session: {kinds.named(path, opening)}"
         if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
             return "not a Copilot CLI session (no {type, data} events)"
         if event.get("type") != "session.start":

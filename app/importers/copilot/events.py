@@ -23,10 +23,10 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import turns
+from .. import names, turns
 from ..times import at_of
 
-TOOL = "copilot-cli"
+ORIGIN = names.origin("copilot")
 _DATETIME = re.compile(r"\s*<current_datetime>[^<]*</current_datetime>\s*$")
 _EXIT = re.compile(r"exit(?:ed with)? code:? (-?\d+)", re.I)
 WRITES = {"create": "path", "edit": "path", "str_replace_editor": "path", "write": "path"}
@@ -98,7 +98,7 @@ class Parser(turns.Fold):
                 at=at,
                 src=src,
                 project=_text(context.get("cwd")) or self.workspace_cwd,
-                origin=r.Origin(tool=TOOL, path=self.source, id=c.session, version=version),
+                origin=r.Origin(tool=ORIGIN, path=self.source, id=c.session, version=version),
                 model=c.model,
                 branch=_text(context.get("branch")),
             )
@@ -139,30 +139,17 @@ class Parser(turns.Fold):
         text, thinking = _text(data.get("content")), _text(data.get("reasoningText"))
         if text or thinking or calls or usage:
             out.append(
-                r.Reply(
-                    at=at,
-                    src=src,
-                    agent=self.agent_of(line),
-                    text=text,
-                    thinking=thinking,
-                    calls=calls,
-                    model=c.model,
-                    usage=usage,
-                )
+                self._reply(line, at, src, text=text, thinking=thinking, calls=calls, usage=usage)
             )
 
     def _reasoning(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         thinking = _text(line.data.get("content"))
         if thinking:
-            out.append(
-                r.Reply(
-                    at=at,
-                    src=src,
-                    agent=self.agent_of(line),
-                    thinking=thinking,
-                    model=self.carry.model,
-                )
-            )
+            out.append(self._reply(line, at, src, thinking=thinking))
+
+    def _reply(self, line: _Line, at: str, src: r.Src, **said) -> r.Reply:
+        """A reply of the line's agent (a sub-agent's or the main one's), with the model now."""
+        return r.Reply(at=at, src=src, agent=self.agent_of(line), model=self.carry.model, **said)
 
     def _started(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         """A tool run the model did not ask for (the person's `!` command): a call of its own."""
@@ -171,9 +158,7 @@ class Parser(turns.Fold):
         if call and call not in c.calls:
             c.calls[call] = _text(data.get("toolName"))
             asked = r.Call(id=call, tool=c.calls[call], input=data.get("arguments"))
-            out.append(
-                r.Reply(at=at, src=src, agent=self.agent_of(line), calls=[asked], model=c.model)
-            )
+            out.append(self._reply(line, at, src, calls=[asked]))
 
     def _complete(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         data = line.data

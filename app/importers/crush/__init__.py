@@ -27,8 +27,6 @@ NEEDS = {"sessions": {"id", "title", "prompt_tokens"}, "messages": {"session_id"
 
 class Crush(Agent):
     name = "crush"
-    tool = mapping.TOOL
-    label = "Crush"
     resume = "crush --session {id}"
     prefix = "cr-"
     content = (".db",)
@@ -136,7 +134,7 @@ def _records(path: Path, session: dict, children, by_session, live: bool) -> lis
         at=at_ms(mapping.ms(session.get("created_at")), ""),
         src=mapping.r.Src(id="session"),
         project=_folder(path) or mapping.folder_of(calls),
-        origin=mapping.r.Origin(tool=mapping.TOOL, path=str(path), id=session["id"]),
+        origin=mapping.r.Origin(tool=mapping.ORIGIN, path=str(path), id=session["id"]),
         model=main.model,
     )
     title = one_line(session.get("title") or "")

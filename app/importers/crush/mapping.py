@@ -14,10 +14,10 @@ import os
 from typing import Any
 
 from ...log import records as r
-from .. import prices, turns
+from .. import names, prices, turns
 from ..times import at_ms
 
-TOOL = "crush"
+ORIGIN = names.origin("crush")
 WRITES = {"edit": "file_path", "write": "file_path", "multiedit": "file_path"}
 STATUS = {"canceled": "cancelled", "error": "failed"}
 

@@ -35,8 +35,6 @@ def user_dir() -> Path:
 
 class Cursor(Agent):
     name = "cursor"
-    tool = mapping.TOOL
-    label = "Cursor"
     no_resume = "Cursor opens its chats inside the editor, not from a command"
     prefix = "cu-"
     content = (".vscdb",)  # a copy of a state.vscdb

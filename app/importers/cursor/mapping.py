@@ -17,12 +17,12 @@ written. Each bubble's record carries its bubble id as `src.id`.
 import json
 
 from ...log import records as r
-from .. import prices, turns
+from .. import names, prices, turns
 from ..agent import decoded
 from ..loose import objects, shaped
 from ..times import at_ms, at_of, one_line
 
-TOOL = "cursor"
+ORIGIN = names.origin("cursor")
 TAB = {"tabId": str, "chatTitle": str, "lastSendTime": float, "bubbles": list}
 COMPOSER = {
     "composerId": str,
@@ -163,7 +163,7 @@ def _model(composer: dict) -> str:
 
 
 def _start(sid: str, folder: str, source: str, at: str, model: str) -> r.SessionStart:
-    origin = r.Origin(tool=TOOL, path=source, id=sid)
+    origin = r.Origin(tool=ORIGIN, path=source, id=sid)
     return r.SessionStart(at=at, src=r.Src(id=sid), project=folder, origin=origin, model=model)
 
 

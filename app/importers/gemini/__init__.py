@@ -15,12 +15,13 @@ import re
 from pathlib import Path
 
 from ...log import records as r
+from .. import names
 from ..agent import Agent, Found, Session, home_of, session_near_top
 from ..times import at_of
 from . import fold as folding
 from .mapping import Mapper, is_prompt, parts_of
 
-TOOL = "gemini-cli"
+ORIGIN = names.origin("gemini")
 _WORKSPACE = re.compile(
     r"(?:Workspace Directories:\*\*|workspace directories:)\s*\n\s*-\s+(.+)", re.I
 )
@@ -29,8 +30,6 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 class Gemini(Agent):
     name = "gemini"
-    tool = TOOL
-    label = "Gemini CLI"
     resume = "gemini --resume {id}"
     prefix = "gm-"
     whole = True
@@ -79,7 +78,7 @@ class Gemini(Agent):
             at=_at(meta.get("startTime")) or first_at,
             src=r.Src(id="session"),
             project=project_of(path, folded),
-            origin=r.Origin(tool=TOOL, path=str(path), id=str(meta["sessionId"])),
+            origin=r.Origin(tool=ORIGIN, path=str(path), id=str(meta["sessionId"])),
             model=next((x.model for x in mapper.out if isinstance(x, r.Reply) and x.model), ""),
         )
         out: list[r.Known] = [start]

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from ..agent import PROBE, unreadable
+from ..agent import PROBE, blank_or_binary
 
 _any = msgspec.json.Decoder().decode
 SESSION_KEYS = ("sessionId", "projectHash", "startTime")
@@ -31,7 +31,7 @@ class Folded(msgspec.Struct, kw_only=True):
 
 def fold(data: bytes) -> Folded | str:
     """The session a file holds, or why it is not a Gemini CLI session."""
-    reason = unreadable(data[:PROBE])
+    reason = blank_or_binary(data[:PROBE])
     if reason:
         return reason
     whole = _whole_document(data.lstrip())

@@ -23,8 +23,6 @@ SQLITE = b"SQLite format 3\0"
 
 class OpenCode(Agent):
     name = "opencode"
-    tool = mapping.TOOL
-    label = "OpenCode"
     resume = "opencode --session {id}"
     prefix = "oc-"
     content = (".json", ".db")
@@ -59,8 +57,8 @@ class OpenCode(Agent):
         now_ms = int(time.time() * 1000) if live else 0
         try:
             with open(path, "rb") as handle:
-                head = handle.read(16)
-            if head == SQLITE:
+                opening = handle.read(16)
+            if opening == SQLITE:
                 found = mapping.sessions(stores.from_db(path), str(path), now_ms)
             else:
                 found = _json(path, now_ms)

@@ -23,11 +23,11 @@ import json
 
 from ...log import records as r
 from .. import agent as core
-from .. import prices, turns
+from .. import names, prices, turns
 from ..times import at_ms, one_line
 from .stores import Conv
 
-TOOL = "opencode"
+ORIGIN = names.origin("opencode")
 DEFAULT_TITLE = ("New session - ", "Child session - ")
 
 
@@ -61,7 +61,7 @@ def _session(conv: Conv, source: str, now_ms: int, children, by_id) -> tuple[str
         at=at,
         src=r.Src(id=sid),
         project=str(info.get("directory") or ""),
-        origin=r.Origin(tool=TOOL, path=source, id=sid, version=str(info.get("version") or "")),
+        origin=r.Origin(tool=ORIGIN, path=source, id=sid, version=str(info.get("version") or "")),
         model=str(model.get("id") or model.get("modelID") or ""),
     )
     out: list = [start]

@@ -17,8 +17,6 @@ from . import entries
 
 class Pi(Agent):
     name = "pi"
-    tool = entries.TOOL
-    label = "Pi"
     resume = "pi --session {id}"
     prefix = "pi-"
     content = (".jsonl",)

@@ -17,10 +17,10 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices, turns
+from .. import names, prices, turns
 from ..times import at_ms, at_of, one_line
 
-TOOL = "pi"
+ORIGIN = names.origin("pi")
 WRITES = {"edit": "path", "write": "path"}
 
 
@@ -100,7 +100,7 @@ class Parser(turns.Fold):
                 at=first,
                 src=r.Src(line=1, id="session"),
                 project=c.cwd,
-                origin=r.Origin(tool=TOOL, path=self.source, id=c.session),
+                origin=r.Origin(tool=ORIGIN, path=self.source, id=c.session),
                 model=c.model,
             )
         )

@@ -22,8 +22,6 @@ KINDS = ("user", "assistant", "tool_result", "system")
 
 class Qwen(Agent):
     name = "qwen"
-    tool = records.TOOL
-    label = "Qwen Code"
     resume = "qwen --resume {id}"
     prefix = "qw-"
 

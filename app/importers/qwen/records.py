@@ -19,11 +19,11 @@ import msgspec
 from msgspec import Struct
 
 from ...log import records as r
-from .. import prices, turns
+from .. import names, prices, turns
 from ..gemini.mapping import WRITES, exit_of, output_of, parts_of
 from ..times import at_of, one_line
 
-TOOL = "qwen-code"
+ORIGIN = names.origin("qwen")
 RESPONSE, ERROR = "qwen-code.api_response", "qwen-code.api_error"
 NOT_A_PERSON = ("notification", "cron", "background_task_completed", "agent_launch_prompt")
 
@@ -89,7 +89,7 @@ class Parser(turns.Fold):
     def _start(self, line: _Line, at: str, src: r.Src, out: list) -> None:
         c = self.carry
         c.started, c.session = True, _text(line.sessionId)
-        origin = r.Origin(tool=TOOL, path=self.source, id=c.session, version=_text(line.version))
+        origin = r.Origin(tool=ORIGIN, path=self.source, id=c.session, version=_text(line.version))
         out.append(
             r.SessionStart(
                 at=at,

@@ -4,7 +4,7 @@ often a banner ("This is pdfTeX, Version 3.14…"), with the call's exit code; e
 
 import re
 
-from .heading import one_line
+from .headline import one_line
 
 _ERROR = re.compile(
     r"(?i)\b(error|errors|fatal|fail|failed|failure|exception|panic|denied|not found|no such file"

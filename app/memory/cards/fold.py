@@ -5,7 +5,7 @@ A turn runs from a main-agent `message` to the record before the next one. How i
 closed it without a `turn.end`; "interrupted" when a `session.resume` closed it. The last turn
 of a log with no end is "under way" (its card has no last_seq) only while its agent still
 writes it, else completed, interrupted or "no answer" by what the agent last said in it
-(heading.ending, ADR 0039). A duration spans the agent's own records' times only. Records
+(headline.ending, ADR 0039). A duration spans the agent's own records' times only. Records
 after a resume and before the next message belong to no turn. An episode is a compaction's
 note over the stretch since the compaction before it.
 
@@ -23,7 +23,7 @@ from ...log import records
 from ...log.records import PlanItem, Usage
 from ...log.redact import redact
 from . import failures
-from .heading import ASKED_HEAD, WORK, duration, ending, head, one_line  # noqa: F401 (cards.X)
+from .headline import ASKED_HEAD, WORK, duration, ending, head_line, one_line  # noqa: F401 (cards.X)
 
 ANSWER = 300  # characters of the answer kept on a card
 LINE = 200  # characters of an error or command kept on a card
@@ -91,7 +91,7 @@ class Turn(Struct, kw_only=True):
     at: str
     asked: str
     last_seq: int = 0
-    last_at: str = ""  # the agent's last record's time in the turn (heading.WORK), to its end
+    last_at: str = ""  # the agent's last record's time in the turn (headline.WORK), to its end
     status: str = ""
     duration_ms: int | None = None
     cost_usd: float | None = None
@@ -136,7 +136,7 @@ def card(turn: Turn, outcome: str | None = None, native: bool = False) -> Card:
         first_seq=turn.first_seq,
         last_seq=last,
         at=turn.at,
-        head=head(turn.first_seq, last, outcome, ms, turn.asked),
+        head=head_line(turn.first_seq, last, outcome, ms, turn.asked),
         asked=turn.asked,
         outcome=outcome,
         duration_ms=ms,
@@ -195,7 +195,7 @@ def redacted(card: Card) -> Card:
     return msgspec.structs.replace(
         card,
         asked=asked,
-        head=head(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked),
+        head=head_line(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked),
         plan=[PlanItem(text=redact(item.text), status=item.status) for item in card.plan],
         commands=[
             Command(command=redact(c.command), exit=c.exit, error=c.error) for c in card.commands

@@ -27,8 +27,7 @@ from ...log.redact import redact
 from . import mem as memfile
 from .fold import Card, Turn
 from .fold import card as card_of
-from .fold import head as head_of
-from .heading import CLOSING, WORK, is_live
+from .headline import CLOSING, WORK, head_line, is_live
 
 
 class Brief(Struct, frozen=True):
@@ -87,7 +86,7 @@ def shown_card(handle, log: Path, state, task: str, offset: int, turn: int):
         card = turn_card(handle, log, offset, turn)
     if card is not None:
         asked = redact(card.asked)  # the head repeats the start of it
-        head = head_of(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked)
+        head = head_line(card.first_seq, card.last_seq, card.outcome, card.duration_ms, asked)
         card = msgspec.structs.replace(card, asked=asked, head=head)
     if key is not None and (card is None or card.last_seq is not None):  # under way: settles
         if len(_shown) >= SHOWN:
@@ -110,7 +109,7 @@ def finished_card(handle, log: Path, seen, first_seq: int) -> Card | None:
     found = heads.get(first_seq)
     if found is None:
         return None
-    head = head_of(found.first_seq, found.last_seq, found.outcome, found.duration_ms,
+    head = head_line(found.first_seq, found.last_seq, found.outcome, found.duration_ms,
                         found.asked)  # fmt: skip
     return Card(
         first_seq=found.first_seq, last_seq=found.last_seq, at=found.at, head=head,

@@ -1,5 +1,5 @@
 """The stack of every task's vectors, saved for the next process: `<data>/vectors.stack` is the
-line STACK_MAGIC, a u32 length, a msgpack StackHead (encoder, each task's log size and mtime
+line STACK_MAGIC, a u32 length, a msgpack StackHeader (encoder, each task's log size and mtime
 when its rows were made, and their rows), then four parts, each starting at a multiple of 64
 bytes (zeros between): the rows as int8 codes, the float32 scale of each row and the float32 sum
 of its |codes| (compact.py), and the rows as float16 (the .vec's values, for the exact scores).
@@ -31,7 +31,7 @@ class StackEntry(Struct, array_like=True, frozen=True):
     end: int
 
 
-class StackHead(Struct, kw_only=True):
+class StackHeader(Struct, kw_only=True):
     model: str
     dims: int
     entries: list[StackEntry]
@@ -52,8 +52,8 @@ class Rows(msgspec.Struct, frozen=True):
         return len(self.scales)
 
 
-_head_encoder = msgspec.msgpack.Encoder()
-_head_decoder = msgspec.msgpack.Decoder(StackHead)
+_header_encoder = msgspec.msgpack.Encoder()
+_header_decoder = msgspec.msgpack.Decoder(StackHeader)
 
 
 def stack_path(root: Path) -> Path:
@@ -64,9 +64,9 @@ def _aligned(at: int) -> int:
     return at + (-at) % 64
 
 
-def _layout(head_length: int, rows: int, dims: int) -> tuple[int, int, int, int, int]:
+def _layout(header_length: int, rows: int, dims: int) -> tuple[int, int, int, int, int]:
     """Where the codes, scales, sums and float16 rows start, and where the file ends."""
-    codes = _aligned(len(STACK_MAGIC) + _length.size + head_length)
+    codes = _aligned(len(STACK_MAGIC) + _length.size + header_length)
     scales = _aligned(codes + rows * dims)
     sums = _aligned(scales + 4 * rows)
     exact = _aligned(sums + 4 * rows)
@@ -77,8 +77,8 @@ def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: R
     """Save a stack for other processes (written aside, renamed into place; a file another
     process has mapped, which Windows will not replace, is left as it is)."""
     codes = np.ascontiguousarray(rows.codes, dtype=np.int8)
-    head = _head_encoder.encode(
-        StackHead(
+    header = _header_encoder.encode(
+        StackHeader(
             model=model,
             dims=codes.shape[1],
             entries=entries,
@@ -86,7 +86,7 @@ def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: R
         )
     )
     parts = zip(
-        _layout(len(head), *codes.shape)[:4],
+        _layout(len(header), *codes.shape)[:4],
         (codes, rows.scales, rows.sums, rows.exact),
         (np.int8, np.float32, np.float32, np.float16),
         strict=True,
@@ -95,7 +95,7 @@ def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: R
     tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(tmp, "wb") as handle:
-            handle.write(STACK_MAGIC + _length.pack(len(head)) + head)
+            handle.write(STACK_MAGIC + _length.pack(len(header)) + header)
             for at, part, dtype in parts:
                 handle.write(bytes(at - handle.tell()))
                 np.ascontiguousarray(part, dtype=dtype).tofile(handle)
@@ -113,14 +113,14 @@ def load_stack(root: Path, model: str):
             if handle.read(len(STACK_MAGIC)) != STACK_MAGIC:
                 return None
             (length,) = _length.unpack(handle.read(_length.size))
-            head = _head_decoder.decode(handle.read(length))
+            header = _header_decoder.decode(handle.read(length))
             size = os.fstat(handle.fileno()).st_size
-            rows, dims = len(head.turns) // 8, head.dims
+            rows, dims = len(header.turns) // 8, header.dims
             codes, scales, sums, exact, end = _layout(length, rows, dims)
-            if head.model != model or not rows or size != end:
+            if header.model != model or not rows or size != end:
                 return None
-            # mapped through the handle the head was read from: a stack another process
-            # renamed into place meanwhile is a new file, whose rows are not this head's
+            # mapped through the handle the header was read from: a stack another process
+            # renamed into place meanwhile is a new file, whose rows are not this header's
             mapped = np.memmap(handle, dtype=np.uint8, mode="r", offset=codes, shape=(end - codes,))
     except (OSError, ValueError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
         return None
@@ -131,8 +131,8 @@ def load_stack(root: Path, model: str):
         sums=mapped[sums - codes : sums - codes + 4 * rows].view(np.float32),
         exact=mapped[exact - codes :].view(np.float16).reshape(rows, dims),
     )
-    turns = np.frombuffer(head.turns, dtype=np.int64)
-    return {entry.task: entry for entry in head.entries}, turns, found
+    turns = np.frombuffer(header.turns, dtype=np.int64)
+    return {entry.task: entry for entry in header.entries}, turns, found
 
 
 def drop_stale_stack(root: Path, present) -> None:
@@ -144,11 +144,11 @@ def drop_stale_stack(root: Path, present) -> None:
             magic = handle.read(len(STACK_MAGIC))
             if magic == STACK_MAGIC:
                 (length,) = _length.unpack(handle.read(_length.size))
-                head = _head_decoder.decode(handle.read(length))
+                header = _header_decoder.decode(handle.read(length))
     except (OSError, struct.error, msgspec.DecodeError, msgspec.ValidationError):
         return
     if magic != STACK_MAGIC and not magic.startswith(b"nodwyn-stack "):
         return  # not a stack of ours
-    if magic != STACK_MAGIC or any(entry.task not in present for entry in head.entries):
+    if magic != STACK_MAGIC or any(entry.task not in present for entry in header.entries):
         with contextlib.suppress(OSError):  # Windows: mapped by a process; it is dropped later
             stack_path(root).unlink(missing_ok=True)

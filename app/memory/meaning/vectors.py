@@ -30,13 +30,13 @@ from ... import settings as settingsmod
 from ...errors import NodwynError, TaskNotFound
 from ...log import logfile, records, tmpfiles
 from ..cards import mem as memfile
-from ..words import words
+from ..words import tokens
 from . import encoder as encodermod
 from .saved_stack import (  # noqa: F401 (read as vectors.X)
     STACK_MAGIC,
     Rows,
     StackEntry,
-    StackHead,
+    StackHeader,
     drop_stale_stack,
     load_stack,
     save_stack,
@@ -109,7 +109,7 @@ def card_text(card, folder: str = "") -> str:
 def texts_of(cards, episodes, project: str = "") -> list[tuple[str, int, int, str]]:
     """(kind, seq, turn, text) of every card and note, in log order; a card's text starts with
     the name of the task's folder."""
-    folder = words.folder_name(project)
+    folder = tokens.folder_name(project)
     out = [("card", c.first_seq, c.first_seq, card_text(c, folder)) for c in cards]
     firsts = [card.first_seq for card in cards]
     for episode in episodes:

@@ -12,6 +12,7 @@ ledger ended); written whole to a temporary file renamed into place. A failed ed
 an error) is kept with ok=False and never counts as having written anything.
 """
 
+import contextlib
 import os
 import re
 import shlex
@@ -21,11 +22,11 @@ from pathlib import Path
 import msgspec
 from msgspec import Struct
 
-from ...log import logfile, records
+from ...log import logfile, records, tmpfiles
 from ...reading import edits as diffs
 from ..cards.fold import SHELLS, call_input, command_of
 from ..cards.frames import crc_of, holds
-from ..cards.heading import one_line
+from ..cards.headline import one_line
 
 FORMAT = 2  # 2: each edit's byte offset in its log
 MAGIC = b"nodwyn-lines 2\n"
@@ -129,13 +130,8 @@ def load(log: Path) -> Ledger:
 
 
 def save(log: Path, ledger: Ledger) -> None:
-    file = path_of(log)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(MAGIC + _encoder.encode(ledger))
-        os.replace(tmp, file)
-    except FileNotFoundError:
-        tmp.unlink(missing_ok=True)  # the task was deleted meanwhile
+    with contextlib.suppress(FileNotFoundError):  # the task was deleted meanwhile
+        tmpfiles.replace(path_of(log), [MAGIC, _encoder.encode(ledger)])
 
 
 def current(log: Path, ledger: Ledger | None = None) -> tuple[Ledger, bool]:

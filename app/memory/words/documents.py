@@ -1,7 +1,7 @@
 """What the word index holds of each event, folded from a log: the fold of one log into documents
 (`rows`), its `.mem` state and marks, in this process or in the helper process. An event's
 document is a row: its words (`text_of`, never a task's title), the compound identifiers among
-them cut into parts (words.compounds), its seq, the first seq of its turn and that turn's first
+them cut into parts (tokens.compounds), its seq, the first seq of its turn and that turn's first
 line's offset, its own line's offset and a heading (kind, sub-agent, the call a result
 answers); an event's words are its first EVENT_TEXT characters, so one huge line costs a
 bounded time and memory. Folding one log goes on from its `.mem` (checked against the log: see
@@ -22,13 +22,13 @@ from ...log.redact import redact
 from ..cards import mem as memfile
 from ..cards.fold import call_input, command_of, one_line
 from ..cards.fold import feed as feed_card
-from . import words
+from . import tokens
 from .matching import EVENT_TEXT, capped, strings  # noqa: F401 (EVENT_TEXT: read as documents.X)
 
 CALL_TEXT = 80
 WAITING = 256 << 10  # characters of rows that wait for their compounds to be found at once
 
-# text, its compounds' parts (words.compounds), seq, turn, turn_at, offset, heading
+# text, its compounds' parts (tokens.compounds), seq, turn, turn_at, offset, heading
 Row = tuple[str, str, int, int, int, int, str]
 
 
@@ -123,7 +123,7 @@ class Job(Struct, frozen=True, array_like=True):
     known: bool  # the state has seen this task before
     problems: int  # lines before its mark that could not be read
     unread: int  # about how many bytes of the log are to be read (see `unread`)
-    at_once: bool = False  # compounds of many events at once (words.compounds_of: numpy)
+    at_once: bool = False  # compounds of many events at once (tokens.compounds_of: numpy)
 
 
 class Taken(Struct, kw_only=True):
@@ -211,10 +211,10 @@ def rows(job: Job, taken: Taken) -> Iterator[Row]:
 
 def _with_compounds(waiting: list[Row], at_once: bool) -> list[Row]:
     """The rows with their compounds' parts: for all of them at once in a large refresh
-    (words.compounds_of: the regex and its loop per text cost a first build a third of its
+    (tokens.compounds_of: the regex and its loop per text cost a first build a third of its
     CPU), else text by text."""
     texts = [row[0] for row in waiting]
-    found = words.compounds_of(texts) if at_once else [words.compounds(text) for text in texts]
+    found = tokens.compounds_of(texts) if at_once else [tokens.compounds(text) for text in texts]
     return [(row[0], parts, *row[2:]) for row, parts in zip(waiting, found, strict=True)]
 
 

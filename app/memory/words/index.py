@@ -1,7 +1,7 @@
 """The word index of all logs: `<data>/index/`, a tantivy index with one document per event.
 
 A document holds an event's words twice (field `words`: whole words; field `parts`: identifier
-parts, see words.py), neither stored, plus stored keys to find the event again: task id, seq,
+parts, see tokens.py), neither stored, plus stored keys to find the event again: task id, seq,
 the first seq of its turn (0: outside any turn) and that turn's first line's offset (a hit's
 card is folded from there, in proportion to the turn), the line's byte offset, and a heading.
 Snippets are read from the log at that offset, so the index holds no copy of any text.
@@ -45,7 +45,7 @@ from ... import settings
 from ...log import journal
 from ...tasks import catalogue
 from ..cards import mem as memfile
-from . import changes, documents, opened, words
+from . import changes, documents, opened, tokens
 from .adding import Adding
 from .documents import (  # noqa: F401 (fold, describe, heading, text_of: read as index.X)
     Job,
@@ -69,7 +69,7 @@ from .state import (  # noqa: F401 (read as index.X)
     save_state,
 )
 
-FORMAT = words.FORMAT
+FORMAT = tokens.FORMAT
 # tantivy's writer: (memory shared by its threads, threads). One thread, which tokenises beside
 # the Python fold on the second core, with memory for a whole batch: two threads with 64 MB
 # split each batch into more segments to merge, and cost more CPU for it (a first build of
@@ -82,7 +82,7 @@ WRITER = (200_000_000, 1)
 BATCH = 50_000
 FEW = 64  # changed logs up to which a commit reads their titles alone, not the whole list
 HELP_FROM = 4 << 20  # bytes of logs to read from which a helper process folds beside this one
-# bytes of logs to read from which compounds are found many events at once (words.compounds_of),
+# bytes of logs to read from which compounds are found many events at once (tokens.compounds_of),
 # when numpy is not loaded yet: its import (85 ms of CPU) is what the regex costs over ~8 MB
 AT_ONCE_FROM = 16 << 20
 last_build = {"logs": 0, "helped": 0}  # logs the last refresh here folded; the helper's share

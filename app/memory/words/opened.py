@@ -8,7 +8,7 @@ from pathlib import Path
 
 import tantivy
 
-from . import words
+from . import tokens
 
 KEEP_OPEN = 60.0  # seconds an index stays open after its last use, where close_when_unused
 _open: dict[tuple[Path, str], tantivy.Index] = {}
@@ -24,7 +24,7 @@ def index(path: Path, key: tuple, schema: tantivy.Schema) -> tantivy.Index:
     found = _open.get(key)
     if found is None:
         found = _opened(path, schema)
-        for name, analyzer in words.analyzers():
+        for name, analyzer in tokens.analyzers():
             found.register_tokenizer(name, analyzer)
         _open[key] = found
         if _closer is not None:

@@ -19,7 +19,7 @@ from ...log import logfile, records
 from ...log.redact import redact
 from ..cards.heads import shown_card
 from . import index as wordindex
-from . import terms, words
+from . import terms, tokens
 from .index import text_of
 from .matching import MAX_LIMIT, SCAN, cut, ranked, snippet  # noqa: F401 (read as search.X)
 
@@ -97,38 +97,51 @@ def _common_dir(place: Path, git: Path) -> str | None:
     return str((gitdir / common).resolve())
 
 
-def scoped(state, scope: str, task: str | None, project: str | None) -> set[str] | None:
-    """The tasks a search may return (None: all)."""
-    if scope == "all":
-        return None
-    if scope == "task":
-        return {task}
-    if project is None:
-        project = state.tasks[task].project
-    key = repository(os.path.abspath(project))
-    return {
-        other
-        for other, seen in state.tasks.items()
-        if other != task and seen.project and repository(seen.project) == key
-    }
+class Where(Struct, frozen=True, kw_only=True):
+    """Where a search looks (every task, one task, or the other tasks of one project, named by
+    a task or a folder) and how many turns it gives at most: one value for both searches."""
 
+    scope: str = "all"
+    task: str | None = None
+    project: str | None = None
+    limit: int = 20
 
-def _check(store, scope: str, task: str | None, project: str | None, limit: int) -> None:
-    if scope not in SCOPES:
-        raise BadInput(f"scope is one of {', '.join(SCOPES)}, not {scope!r}")
-    if not 1 <= limit <= MAX_LIMIT:
-        raise BadInput(f"limit is 1 to {MAX_LIMIT}, not {limit}")
-    if scope == "task" and not task:
-        raise BadInput("a task search needs a task")
-    if scope == "project" and not (task or project):
-        raise BadInput("a project search needs a task or a project folder")
-    if task and not store.log_path(task).exists():
-        raise TaskNotFound(f"no task {task}")
+    def check(self, store) -> None:
+        """BadInput for a scope or limit out of range or a scope without what it needs;
+        TaskNotFound for a task with no log."""
+        if self.scope not in SCOPES:
+            raise BadInput(f"scope is one of {', '.join(SCOPES)}, not {self.scope!r}")
+        if not 1 <= self.limit <= MAX_LIMIT:
+            raise BadInput(f"limit is 1 to {MAX_LIMIT}, not {self.limit}")
+        if self.scope == "task" and not self.task:
+            raise BadInput("a task search needs a task")
+        if self.scope == "project" and not (self.task or self.project):
+            raise BadInput("a project search needs a task or a project folder")
+        if self.task and not store.log_path(self.task).exists():
+            raise TaskNotFound(f"no task {self.task}")
+
+    def tasks(self, state) -> set[str] | None:
+        """The tasks the search may return (None: all); TaskNotFound for a task not indexed."""
+        if self.task and self.task not in state.tasks:
+            raise TaskNotFound(f"no task {self.task}")
+        if self.scope == "all":
+            return None
+        if self.scope == "task":
+            return {self.task}
+        project = self.project
+        if project is None:
+            project = state.tasks[self.task].project
+        key = repository(os.path.abspath(project))
+        return {
+            other
+            for other, seen in state.tasks.items()
+            if other != self.task and seen.project and repository(seen.project) == key
+        }
 
 
 def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hit]:
     """The best `limit` events for `text`, best first (events of deleted tasks left out)."""
-    fields = words.query_fields(text)
+    fields = tokens.query_fields(text)
     if not fields["parts"]:
         return []
     searcher = wordindex.open_index(store.root, state).searcher()
@@ -137,32 +150,23 @@ def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hi
     return [Hit(*row) for row in found]
 
 
-def search(
-    store,
-    words_text: str,
-    *,
-    scope: str = "all",
-    task: str | None = None,
-    project: str | None = None,
-    limit: int = 20,
-    fresh: bool = True,
-) -> Results:
-    """Turns whose events match the words; see the module docstring for ranking and grouping.
+def search(store, words_text: str, where: Where | None = None, fresh: bool = True) -> Results:
+    """Turns whose events match the words, within `where` (default: every task, 20 turns);
+    see the module docstring for ranking and grouping.
 
     `fresh=False` searches what is indexed now without bringing the index up to date first
     (the desktop app while its worker imports and folds: that fold follows anyway).
     """
-    _check(store, scope, task, project, limit)
+    where = where or Where()
+    where.check(store)
     if not words_text.strip():
         raise BadInput("nothing to search for: give some words")
     state = wordindex.refresh(store) if fresh else wordindex.load_state(store.root, shared=True)
     if state is None:  # nothing indexed yet, and not ours to build now
-        return Results(turns=[], incomplete=[], terms=words.query_terms(words_text))
-    if task and task not in state.tasks:
-        raise TaskNotFound(f"no task {task}")
-    tasks = scoped(state, scope, task, project)
-    terms = words.query_terms(words_text)
-    found = hits(store, state, words_text, tasks, limit) if tasks != set() else []
+        return Results(turns=[], incomplete=[], terms=tokens.query_terms(words_text))
+    tasks = where.tasks(state)
+    terms = tokens.query_terms(words_text)
+    found = hits(store, state, words_text, tasks, where.limit) if tasks != set() else []
     incomplete = [name for name in damaged(state) if tasks is None or name in tasks]
     return Results(turns=group(store, state, found, set(terms)), incomplete=incomplete, terms=terms)
 

@@ -11,9 +11,9 @@ import msgspec
 from msgspec import Struct
 
 from ...log import tmpfiles
-from . import words
+from . import tokens
 
-FORMAT = words.FORMAT
+FORMAT = tokens.FORMAT
 
 
 class Seen(Struct, kw_only=True):

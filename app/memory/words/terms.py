@@ -32,7 +32,7 @@ import math
 
 import tantivy
 
-from . import words
+from . import tokens
 
 FOLDER_WEIGHT = 1.0  # of idf(w), for a word naming the task's folder
 
@@ -44,8 +44,8 @@ def idf(having: int, total: int) -> float:
 @functools.lru_cache(maxsize=65536)
 def folder_words(project: str) -> frozenset[str]:
     """The words and parts of the last part of a project folder's path (POSIX or Windows)."""
-    name = words.folder_name(project)
-    return frozenset(words.words(name) + words.parts(name))
+    name = tokens.folder_name(project)
+    return frozenset(tokens.words(name) + tokens.parts(name))
 
 
 def folders_of(projects) -> dict[str, list[str]]:
@@ -58,7 +58,7 @@ def folders_of(projects) -> dict[str, list[str]]:
 
 
 def query(searcher, schema, fields: dict[str, list[str]], tasks: set[str] | None, folders: dict):
-    """The query of `fields` (words.query_fields) within `tasks` (None: all); `folders` is
+    """The query of `fields` (tokens.query_fields) within `tasks` (None: all); `folders` is
     folders_of the index's tasks. Imports nothing but tantivy (a search's start)."""
     total, should = searcher.num_docs, []
     weights, own_of = {}, {}

@@ -43,7 +43,7 @@ def duration(ms: int) -> str:
     return f"{seconds // 3600}h {seconds % 3600 // 60}m"
 
 
-def head(card_first: int, last: int | None, outcome: str, ms: int | None, asked: str) -> str:
+def head_line(card_first: int, last: int | None, outcome: str, ms: int | None, asked: str) -> str:
     if last is None:
         return f'turn seq {card_first}- · under way · asked "{one_line(asked, ASKED_HEAD)}"'
     parts = [f"turn seq {card_first}-{last}", outcome]

@@ -166,7 +166,7 @@ def parts(text: str) -> list[str]:
     return [t for t in compounds(text).lower().split() if _keep(t)]
 
 
-def tokens(text: str) -> dict[str, list[str]]:
+def streams(text: str) -> dict[str, list[str]]:
     """Both token streams of a text as the index holds them, by field name."""
     return {"words": words(text), "parts": parts(text)}
 
