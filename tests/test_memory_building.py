@@ -15,6 +15,7 @@ from nodwyn.log import records as r
 from nodwyn.memory.cards import mem
 from nodwyn.memory.words import documents as folding
 from nodwyn.memory.words import index, sidecar, tokens
+from nodwyn.memory.words.adding import Adding
 from nodwyn.memory.words.search import Where
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.tasks.store import Store
@@ -229,3 +230,42 @@ def test_a_log_too_big_for_the_helper_does_not_keep_it_from_the_others(source):
     shared = sidecar.Shared([*jobs[:-1], big])
     assert shared.back() == jobs[-2]  # the helper takes the small logs
     assert shared.front() == big  # this process, the big one
+
+
+def test_a_build_in_many_commits_keeps_each_task_as_the_task_list_shows_it(tmp_path, monkeypatch):
+    """Each commit reads the list's entries of its own tasks alone: after a helped build of
+    more logs than one commit holds, every task's project, title and archive flag in the
+    index's state are the task list's, a renamed and an archived task's too."""
+    store = logs(tmp_path / "many", 80)
+    store.rename("T07", "the wombat migration")
+    store.close("T11")
+    store.archive("T11")
+    store.list(archived=None)  # the catalogue is current, as an import leaves it
+    monkeypatch.setattr(index, "BATCH", 100)  # a commit every few logs
+    monkeypatch.setattr(index, "HELP_FROM", 0)
+    index.refresh(store)
+    listed = {info.id: info for info in store.list(archived=None)}
+    state = index.load_state(store.root)
+    assert set(state.tasks) == set(listed)
+    for task, seen in state.tasks.items():
+        info = listed[task]
+        kept = (seen.project, seen.title, seen.archived, seen.closes, seen.ran_on)
+        assert kept == (info.project, info.title, info.archived, info.closes, info.ran_on)
+    assert state.tasks["T07"].title == "the wombat migration"
+    assert state.tasks["T11"].archived
+
+
+def test_the_helpers_documents_are_let_go_of_once_added(source):
+    """What waits for a commit of a helped build is a log's .mem state, not its documents."""
+    state = index.current(source.root)
+    log = source.sessions / "T05.jsonl"
+    job = index.job_of(state, "T05", log, log.stat().st_size)
+    taken = index.fold(job)
+    rows = len(taken.rows)
+    writer = index.open_index(source.root, state).writer(*index.WRITER)
+    try:
+        adding = Adding(index.open_index(source.root, state), writer, index.SCHEMA)
+        assert adding.put(taken, job.log) == rows > 0
+        assert taken.rows == []
+    finally:
+        writer.rollback()

@@ -104,6 +104,8 @@ _json = msgspec.json.Encoder()
 FOLDS = 6  # 2: a turn's end gives the turn's cost; 3: rate-limit readings; 4: their `share`;
 # 5: no_price (#35); 6: ran_on, the machine a task ran on (#43)
 _folds = msgspec.msgpack.Decoder(tuple[int, dict[str, Summary]])
+_folds_raw = msgspec.msgpack.Decoder(tuple[int, dict[str, msgspec.Raw]])
+_summary = msgspec.msgpack.Decoder(Summary)
 _info_decoder = msgspec.json.Decoder(TaskInfo)
 
 
@@ -346,15 +348,16 @@ class Cache:
         """One log's summary, folded on from the kept copy where the log still holds its last
         folded line (so asking about a task costs the lines added since, not the whole log)."""
         path = self.sessions / f"{task}.jsonl"
-        summary = self._load_folds().get(task)
+        summary = self._load_folds([task]).get(task)
         if summary is not None and not _still_valid(path, summary, path.stat().st_size):
             summary = None
         return fold_log(path, summary)
 
     def summaries(self, tasks: list[str]) -> dict[str, Summary]:
         """Some logs' summaries, as `summary` gives each, the kept copies read once (a few
-        tasks' titles without the stat of every log that `scan` makes); a gone log has none."""
-        folds, found = self._load_folds(), {}
+        tasks' titles without the stat of every log that `scan` makes, the other kept copies
+        left undecoded); a gone log has none."""
+        folds, found = self._load_folds(tasks), {}
         for task in tasks:
             path = self.sessions / f"{task}.jsonl"
             try:
@@ -396,9 +399,16 @@ class Cache:
             _json.encode(shown).decode(),
         ]
 
-    def _load_folds(self) -> dict[str, Summary]:
+    def _load_folds(self, only: list[str] | None = None) -> dict[str, Summary]:
+        """The kept summaries; of `only` these tasks when given, the others never decoded
+        (what a few tasks' summaries cost stays the same however many logs there are)."""
         try:
-            version, folds = _folds.decode(self.folds_file.read_bytes())
+            data = self.folds_file.read_bytes()
+            if only is None:
+                version, folds = _folds.decode(data)
+            else:
+                version, kept = _folds_raw.decode(data)
+                folds = {task: _summary.decode(kept[task]) for task in only if task in kept}
         except (FileNotFoundError, msgspec.DecodeError, msgspec.ValidationError):
             return {}
         return folds if version == FOLDS else {}

@@ -1,8 +1,9 @@
 """Benchmark of a big history, as a new user with years of sessions brings it: one Claude Code
 session of hundreds of megabytes, and a history of gigabytes of logs in thousands of sessions.
 Each step runs in a process of its own, and its time and peak RSS (that process's, from
-`os.wait4`; a helper process it started is said apart) are printed, beside SQLite FTS5 building
-an index of the same text in a process of its own (issue 45).
+`os.wait4`; a helper process it started is said apart; of the index build, on Linux, the most
+anonymous memory and the most of mapped files, which tantivy's merges read) are printed,
+beside SQLite FTS5 building an index of the same text in a process of its own (issue 45).
 
     python tests/bench/bench_big_history.py [--session-mb 300,1000] [--history-mb 1000,4000]
                                             [--keep DIR]
@@ -122,14 +123,28 @@ def make_history(folder: Path, megabytes: float) -> tuple[int, int]:
 
 # -- steps, each in a process of its own --------------------------------------------------------
 BUILD = """
-import json, resource, sys, time
+import json, resource, sys, threading, time
 from pathlib import Path
 from nodwyn.memory.words import index
 from nodwyn.tasks.store import Store
+parts = {"RssAnon": 0.0, "RssFile": 0.0}
+def sample():  # Linux: the most anonymous memory, and the most of mapped files (the index's)
+    while True:
+        try:
+            with open("/proc/self/status") as status:
+                for line in status:
+                    key, _, value = line.partition(":")
+                    if key in parts:
+                        parts[key] = max(parts[key], int(value.split()[0]) / 1024)
+        except OSError:
+            return
+        time.sleep(0.05)
+threading.Thread(target=sample, daemon=True).start()
 began = time.perf_counter()
 index.refresh(Store(Path(sys.argv[1])))
 helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps({"seconds": time.perf_counter() - began, "helper_mb": helper}))
+print(json.dumps({"seconds": time.perf_counter() - began, "helper_mb": helper,
+                  "anon_mb": parts["RssAnon"], "file_mb": parts["RssFile"]}))
 """
 
 FTS5 = f"""
@@ -187,8 +202,10 @@ def say(label: str, found: dict, extra: str = "") -> None:
 
 def built(data: Path, label: str) -> dict:
     found = step([sys.executable, "-c", BUILD, str(data)], data)
-    helper = found["helper_mb"]
-    say(label, found, f" (its fold helper: {helper:,.0f} MB)" if helper else " (no fold helper)")
+    helper, anon, mapped = found["helper_mb"], found["anon_mb"], found["file_mb"]
+    parts = f"; at most {anon:,.0f} MB anonymous, {mapped:,.0f} MB of mapped files" if anon else ""
+    say(label, found, (f" (its fold helper: {helper:,.0f} MB" if helper else " (no fold helper")
+        + parts + ")")  # fmt: skip
     fts5 = step([sys.executable, "-c", FTS5, str(data)], data)
     ratio = found["wall"] / fts5["wall"]
     text = f" ({fts5['characters'] / 1e6:,.0f} M characters; nodwyn / FTS5: {ratio:.2f}x)"

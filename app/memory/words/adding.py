@@ -69,15 +69,19 @@ class Adding:
         return taken, added
 
     def put(self, taken: Taken, log: str) -> int:
-        """Add what the helper process folded; the documents added."""
+        """Add what the helper process folded; the documents added. The rows are let go of
+        then: the writer has them, and `taken` waits for its commit with its .mem state alone."""
+        rows, taken.rows = taken.rows, []
         try:
             kept = self.kept(taken.task, log, taken.drop)
         except (OSError, TaskNotFound):
             return 0
-        added = [row for row in taken.rows if kept == taken.drop or row[2] > kept]
-        for row in added:
-            self.writer.add_document(document(taken.task, row))
-        return len(added)
+        added = 0
+        for row in rows:
+            if kept == taken.drop or row[2] > kept:
+                self.writer.add_document(document(taken.task, row))
+                added += 1
+        return added
 
     def kept(self, task: str, log: str, mark: int) -> int:
         """The last seq of the task's documents the index holds past `mark` that are kept

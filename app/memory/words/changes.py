@@ -22,8 +22,16 @@ from ...log.journal import FULL_EVERY_NS
 SETTLED_NS = 3_000_000_000  # the coarsest clock of a folder's mtime (FAT: 2 s), and then some
 
 
+class Stamp(Struct, frozen=True, gc=False):
+    """A log's size and mtime as a look found them: all a refresh keeps of its stat, for
+    every changed log until it is folded (a first build holds one per task)."""
+
+    size: int
+    mtime_ns: int
+
+
 class Found(Struct, kw_only=True):
-    changed: dict[str, os.stat_result]  # task -> its log's stat now
+    changed: dict[str, Stamp]  # task -> its log's size and mtime now
     gone: list[str]  # tasks of the state whose log is gone
     generation: str  # the journal's, and where in it this look got to
     offset: int
@@ -51,7 +59,7 @@ def find(store, state, full: bool = False) -> Found:
             continue
         seen = state.tasks.get(task)
         if seen is None or (seen.size, seen.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
-            changed[task] = stat
+            changed[task] = Stamp(stat.st_size, stat.st_mtime_ns)
     return Found(changed=changed, gone=gone, generation=generation, offset=offset, full=False)
 
 
@@ -64,8 +72,8 @@ def due(state, root: Path) -> bool:
 _stamps: list = [None, {}]  # the state they were made from, file name -> (size, mtime)
 
 
-def stale(sessions: Path, state) -> tuple[dict[str, os.stat_result], list[str]]:
-    """The full check: logs changed since the state saw them (with their stat), and tasks
+def stale(sessions: Path, state) -> tuple[dict[str, Stamp], list[str]]:
+    """The full check: logs changed since the state saw them (with their stamp), and tasks
     whose log is gone. One stat per log, and as little Python per log as we can."""
     if _stamps[0] is not state or len(_stamps[1]) != len(state.tasks):
         _stamps[:] = [state, {f"{t}.jsonl": (s.size, s.mtime_ns) for t, s in state.tasks.items()}]
@@ -77,8 +85,9 @@ def stale(sessions: Path, state) -> tuple[dict[str, os.stat_result], list[str]]:
         except FileNotFoundError:
             continue  # removed since the folder was listed
         logs.append(name)
-        if stamps.get(name) != (stat.st_size, stat.st_mtime_ns):
-            changed[name[:-6]] = stat
+        stamp = (stat.st_size, stat.st_mtime_ns)
+        if stamps.get(name) != stamp:
+            changed[name[:-6]] = Stamp(*stamp)
     gone = []
     if len(logs) - sum(1 for name in changed if name not in state.tasks) != len(state.tasks):
         present = {name[:-6] for name in logs}

@@ -33,7 +33,6 @@ this process adds, so it gives the same documents and `.mem` files as folding al
 
 import _thread
 import contextlib
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -76,11 +75,11 @@ FORMAT = tokens.FORMAT
 # 200,000 events on one core: 5.7 s of CPU against 7.4 s; 17,616 events: 0.51 s against 0.53 s)
 # and more peak memory (1,000,000 events: main process 153 MB against 270 MB).
 WRITER = (200_000_000, 1)
-# documents per commit during a long build: what the writer holds until a commit grows with it
-# (a first build of 1 GB of logs peaked at 525 MB with 200,000 and at 235 MB with 50,000;
-# docs/decisions/0054-light-at-any-size.md)
-BATCH = 50_000
-FEW = 64  # changed logs up to which a commit reads their titles alone, not the whole list
+# documents per commit during a long build. What the writer holds grows with it, and each
+# commit is a segment: tantivy's log merge policy merges eight of a size, reading (mapping) all
+# of them, so a first build's merges read 8 x BATCH documents until it holds 64 x BATCH
+# (docs/decisions/0054-light-at-any-size.md)
+BATCH = 25_000
 HELP_FROM = 4 << 20  # bytes of logs to read from which a helper process folds beside this one
 # bytes of logs to read from which compounds are found many events at once (tokens.compounds_of),
 # when numpy is not loaded yet: its import (85 ms of CPU) is what the regex costs over ~8 MB
@@ -234,9 +233,9 @@ def _write(store, state, adding: Adding, found: changes.Found, progress, helped:
         writer.delete_documents_by_term("task", task)
         del state.tasks[task]
     at_once = _at_once(state, changed)
-    jobs = [job_of(state, task, store.sessions / f"{task}.jsonl", stat.st_size, at_once)
-            for task, stat in sorted(changed.items())]  # fmt: skip
-    pending: list[tuple[Job, Taken, os.stat_result]] = []
+    jobs = [job_of(state, task, store.sessions / f"{task}.jsonl", stamp.size, at_once)
+            for task, stamp in sorted(changed.items())]  # fmt: skip
+    pending: list[tuple[Job, Taken, changes.Stamp]] = []
     counts = {"docs": 0, "done": 0}
 
     def finish(job: Job, taken: Taken | None, added: int) -> None:
@@ -288,18 +287,18 @@ def _fold_all(adding: Adding, jobs: list[Job], finish: Callable, helped: Path | 
             helper.stop()
 
 
-def _at_once(state: State, changed: dict[str, os.stat_result]) -> bool:
+def _at_once(state: State, changed: dict[str, changes.Stamp]) -> bool:
     """Whether this refresh finds compounds many events at once: when numpy is loaded
     already, or there are AT_ONCE_FROM bytes to read, which pay for loading it."""
     if "numpy" in sys.modules:
         return True
-    return sum(documents.unread(state, t, s.st_size) for t, s in changed.items()) >= AT_ONCE_FROM
+    return sum(documents.unread(state, t, s.size) for t, s in changed.items()) >= AT_ONCE_FROM
 
 
-def _worth_helping(state: State, changed: dict[str, os.stat_result]) -> bool:
+def _worth_helping(state: State, changed: dict[str, changes.Stamp]) -> bool:
     """Whether a helper process pays for its start (about 0.1 s of CPU on the other core):
     whether the logs it may take hold HELP_FROM bytes or more to read."""
-    gained = [documents.unread(state, task, stat.st_size) for task, stat in changed.items()]
+    gained = [documents.unread(state, task, stamp.size) for task, stamp in changed.items()]
     if sum(gained) < HELP_FROM:
         return False
     from . import sidecar
@@ -308,10 +307,10 @@ def _worth_helping(state: State, changed: dict[str, os.stat_result]) -> bool:
     return fit >= HELP_FROM and sidecar.Helper.possible()
 
 
-def _seen(stat: os.stat_result, problems: int, info) -> Seen:
+def _seen(stamp: changes.Stamp, problems: int, info) -> Seen:
     return Seen(
-        size=stat.st_size,
-        mtime_ns=stat.st_mtime_ns,
+        size=stamp.size,
+        mtime_ns=stamp.mtime_ns,
         problems=problems,
         project=info.project if info else "",
         title=info.title if info else "",
@@ -322,10 +321,8 @@ def _seen(stat: os.stat_result, problems: int, info) -> Seen:
 
 
 def _listed(store, tasks: list[str]) -> dict:
-    """The task list's entries of these tasks: from the whole list when there are many (a
-    build), else from their logs' summaries alone (the list stats every log: 60 ms at 4,425)."""
-    if len(tasks) > FEW:
-        return {info.id: info for info in store.list(archived=None)}
+    """The task list's entries of these tasks, from their logs' kept summaries alone: never
+    the whole list, which would cost every commit of a build in proportion to every task."""
     found = store.cache.summaries(tasks)
     return {task: catalogue.info(task, summary) for task, summary in found.items()}
 
@@ -336,8 +333,8 @@ def _commit(store, state: State, writer, pending: list) -> None:
     may have brought up to date meanwhile)."""
     writer.commit()
     listed = _listed(store, [job.task for job, _, _ in pending])
-    for job, taken, stat in pending:
-        state.tasks[job.task] = _seen(stat, taken.problems, listed.get(job.task))
+    for job, taken, stamp in pending:
+        state.tasks[job.task] = _seen(stamp, taken.problems, listed.get(job.task))
         log = Path(job.log)
         if log.exists():
             memfile.append(log, taken.base, taken.gained)
