@@ -116,24 +116,43 @@ def in_order(entries: dict[str, list]) -> dict[str, list]:
 def stats(sessions: str | os.PathLike) -> dict[str, os.stat_result]:
     """Every log's stat, by task id (a name with a tab or newline, or one that is not UTF-8, is
     no task's and is left out)."""
-    found = {}
-    with os.scandir(sessions) as items:
+    return dict(_logs(sessions))
+
+
+def _logs(sessions: str | os.PathLike):
+    """(task id, stat) of every log, one at a time, as stats() keeps them. Where the system
+    can, the folder is read by a descriptor, and each log is stat'ed by its name in it rather
+    than by its whole path."""
+    if os.scandir not in os.supports_fd:
+        yield from _named(os.scandir(sessions))
+        return
+    fd = os.open(sessions, os.O_RDONLY)
+    try:
+        yield from _named(os.scandir(fd))
+    finally:
+        os.close(fd)
+
+
+def _named(folder):
+    """(task id, stat) of each log in an os.scandir of the sessions folder."""
+    with folder as items:
         for item in items:
             name = item.name
             if name.endswith(".jsonl") and "\t" not in name and "\n" not in name:
                 if not name.isascii() and not _utf8(name):
                     continue  # undecodable bytes in its name (os gave surrogates): no task's
                 try:
-                    found[name[:-6]] = item.stat()
+                    yield name[:-6], item.stat()
                 except FileNotFoundError:
                     continue  # deleted between listing and stat
-    return found
 
 
 def stamps(sessions: str | os.PathLike) -> bytes:
-    """Line 2 of a catalogue that speaks for the logs as they are now."""
-    found = stats(sessions).items()
-    return _stamp_line((task, stat.st_size, stat.st_mtime_ns) for task, stat in found).encode()
+    """Line 2 of a catalogue that speaks for the logs as they are now (each log's stat let go
+    once read: at thousands of logs, keeping them was megabytes of fresh memory)."""
+    return _stamp_line(
+        (task, stat.st_size, stat.st_mtime_ns) for task, stat in _logs(sessions)
+    ).encode()
 
 
 def _stamp_line(stamps) -> str:
@@ -248,12 +267,12 @@ def fast_json(root: str | os.PathLike, archived: bool | None) -> bytes | None:
         return None
     if running_from is not None and running_since() >= running_from:
         return None
-    if data[head_end + 1 : stamps_end] != stamps(os.path.join(root, "sessions")):
+    if memoryview(data)[head_end + 1 : stamps_end] != stamps(os.path.join(root, "sessions")):
         return None
     if archived is None and split < len(data):
         return _merged(data, stamps_end, rows_at)
-    rows = data[split:] if archived else data[rows_at:split]
-    return b"[" + rows[:-1].replace(b"\n", b",") + b"]"
+    rows = memoryview(data)[split:-1] if archived else memoryview(data)[rows_at : split - 1]
+    return b"".join((b"[", rows, b"]")).replace(b"\n", b",")  # no copy of the rows but these
 
 
 def _merged(data: bytes, stamps_end: int, rows_at: int) -> bytes:
