@@ -15,6 +15,7 @@ Invariants (ADR 0005):
 
 import contextlib
 import hmac
+import json
 import queue
 import secrets
 import socket
@@ -23,6 +24,7 @@ import threading
 import time
 from urllib.parse import urlencode
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.util import setup_testing_defaults
 
 import bottle
 import msgspec
@@ -210,6 +212,45 @@ class _Quiet(WSGIRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.read_timeout  # a stalled client frees its thread
         super().setup()
+
+    def handle(self) -> None:
+        """An HTTP request, or one asked as a JSON line (`{`: no HTTP request starts so)."""
+        if self.rfile.peek(1)[:1] == b"{":
+            self._answer_line()
+        else:
+            super().handle()
+
+    def _answer_line(self) -> None:
+        """`{"route": R, "params": {...}, "token": T}` on one line, as running.ask sends it:
+        answered by the same app as `GET /api/R?params` with that token would be, as the
+        status on a line of its own, then the body; the connection then closes."""
+        try:
+            line = self.rfile.readline(MAX_BODY + 1)
+        except OSError:
+            return  # it stalled past the read timeout: its thread is freed, as for HTTP
+        try:
+            asked = json.loads(line)
+            route, params, token = asked["route"], asked["params"], asked["token"]
+            if not (isinstance(route, str) and isinstance(params, dict)):
+                raise TypeError(route)
+            query = urlencode(params)
+        except (ValueError, KeyError, TypeError):
+            fault = {"ok": False, "error": "a request line is a JSON object", "status": 400}
+            self.wfile.write(b"400\n" + msgspec.json.encode(fault))
+            return
+        port = str(self.server.server_port)
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": f"/api/{route}", "QUERY_STRING": query,
+                   "SERVER_PORT": port, "HTTP_HOST": f"127.0.0.1:{port}",
+                   "HTTP_" + TOKEN_HEADER.upper().replace("-", "_"): str(token)}  # fmt: skip
+        setup_testing_defaults(environ)  # the rest of a WSGI request's keys, as wsgiref has them
+        said = []
+        answer = self.server.get_app()(environ, lambda status, *_: said.append(status))
+        try:
+            body = b"".join(answer)
+        finally:
+            if hasattr(answer, "close"):
+                answer.close()
+        self.wfile.write(said[0].split(" ", 1)[0].encode() + b"\n" + body)
 
     def log_message(self, format, *args):  # noqa: A002 (the base class names it)
         pass  # the page polls; a line per request would bury anything worth reading

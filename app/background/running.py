@@ -5,7 +5,9 @@ its pid, port and per-launch token, readable by the person only (0600; on Window
 directory is in the person's own profile, which other users cannot read). It removes the file
 when it stops or exits. `nodwyn memory search|recall` and `nodwyn mcp` read it and ask that
 process, so one model is loaded once and a new process pays only Python's start and one
-request; `ask()` answers None when no app is there, and the caller searches in-process.
+request: one JSON line on a socket, which the app's server answers as the API's GET (with
+http.client, the email package and ssl came with it: more than a new process's whole search
+costs beside SQLite FTS5, ADR 0058); `ask()` answers None when no app is there, and the caller searches in-process.
 
 A file left by a crash is known quickly: its pid is gone (POSIX), or nothing listens on its
 port (refused at once on loopback), or the port now belongs to another launch, whose token
@@ -135,20 +137,23 @@ def ask(root, route: str, params: dict) -> bytes | None:
 
 
 def _get(port: int, token: str, route: str, params: dict) -> tuple[int, bytes]:
-    """(status, body) of `GET /api/<route>?params` on 127.0.0.1; (0, b"") when nothing
-    answers."""
-    from http.client import HTTPConnection, HTTPException
-    from urllib.parse import urlencode
+    """(status, body) of the app's answer to `GET /api/<route>?params` on 127.0.0.1, asked as
+    one JSON line that the app's server answers as that request (api/server.py): the status
+    on a line, then the body. (0, b"") when nothing answers as the app would."""
+    import socket
 
-    query = urlencode({name: value for name, value in params.items() if value is not None})
-    conn = HTTPConnection("127.0.0.1", port, timeout=CONNECT)
+    asked = {"route": route, "params": {k: v for k, v in params.items() if v is not None}}
+    line = json.dumps({**asked, "token": token}).encode() + b"\n"
     try:
-        conn.connect()
-        conn.sock.settimeout(ANSWER)
-        conn.request("GET", f"/api/{route}?{query}", headers={TOKEN_HEADER: token})
-        answer = conn.getresponse()
-        return answer.status, answer.read()
-    except (OSError, HTTPException):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CONNECT)
+            sock.connect(("127.0.0.1", port))  # numeric: no host name to encode or look up
+            sock.settimeout(ANSWER)
+            sock.sendall(line)
+            parts = []
+            while part := sock.recv(1 << 16):
+                parts.append(part)
+    except OSError:
         return 0, b""
-    finally:
-        conn.close()
+    status, _, body = b"".join(parts).partition(b"\n")
+    return (int(status), body) if status.isdigit() else (0, b"")
