@@ -5,8 +5,8 @@ search process (python, sqlite3, one query over the same events, its top turns p
 taken in turn query by query so that the machine's other work weighs on both alike:
 
 - neither the app nor the search service running: the search runs in the new process;
-- the search service running (started once, as a search that needs the model starts it):
-  the new process asks it.
+- the search service running (started once, as a search that needs the model starts it, and
+  timed once it has encoded every task and is idle): the new process asks it.
 
 nodwyn is the one people run: a wheel of this checkout installed into a venv of the run's own
 (installed.py; not the editable install of the test environment, whose import hook every start
@@ -17,11 +17,13 @@ figure has its CPU time beside it, and the load average is printed.
     python tests/bench/bench_search_path.py [--scales 1,8] [--runs 21] [--sources N]
 """
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import bench_corpus as corpus
@@ -55,6 +57,7 @@ def measured(data: Path, python: str, words: list[str]) -> dict:
         started = subprocess.run([python, "-c", START_SERVICE, str(data)], check=False)
         assert started.returncode == 0, "the search service did not start"
         try:
+            settled(data)
             corpus.process_ms(commands(data, python)["nodwyn"](words[0]), 1)  # its first read
             found["the search service running"] = corpus.interleaved(commands(data, python), words)
         finally:
@@ -63,6 +66,21 @@ def measured(data: Path, python: str, words: list[str]) -> dict:
         if env_service is not None:
             os.environ["NODWYN_SERVICE"] = env_service
     return found
+
+
+def settled(data: Path, within: float = 900.0) -> None:
+    """Wait until the service has encoded every task (its first work, on all cores) and is
+    idle, as a service a person keeps is: searches timed meanwhile would time the encoding."""
+    from nodwyn.background import running
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        found = json.loads(running.ask(data, "search", {"q": "a", "mode": "both", "limit": 1}))
+        status = json.loads(running.ask(data, "status", {}))
+        if found["covered"] >= found["searched"] and not status["phase"]:
+            return
+        time.sleep(0.5)
+    raise SystemExit(f"the search service still encodes after {within:.0f} s")
 
 
 def lines(found: dict) -> list[str]:
