@@ -57,7 +57,7 @@ def measured(data: Path, python: str, words: list[str]) -> dict:
         started = subprocess.run([python, "-c", START_SERVICE, str(data)], check=False)
         assert started.returncode == 0, "the search service did not start"
         try:
-            settled(data)
+            settled(data, python)
             corpus.process_ms(commands(data, python)["nodwyn"](words[0]), 1)  # its first read
             found["the search service running"] = corpus.interleaved(commands(data, python), words)
         finally:
@@ -68,19 +68,24 @@ def measured(data: Path, python: str, words: list[str]) -> dict:
     return found
 
 
-def settled(data: Path, within: float = 900.0) -> None:
+def settled(data: Path, python: str, within: float = 900.0) -> None:
     """Wait until the service has encoded every task (its first work, on all cores) and is
-    idle, as a service a person keeps is: searches timed meanwhile would time the encoding."""
-    from nodwyn.background import running
-
+    idle, as a service a person keeps is: searches timed meanwhile would time the encoding.
+    Asked by the nodwyn measured (`--python` may be another release's)."""
+    ask = [*corpus.nodwyn_command(python), "--data-dir", str(data)]
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        found = json.loads(running.ask(data, "search", {"q": "a", "mode": "both", "limit": 1}))
-        status = json.loads(running.ask(data, "status", {}))
-        if found["covered"] >= found["searched"] and not status["phase"]:
+        found = json.loads(_out([*ask, "memory", "search", "--mode", "both", "--json", "a"]))
+        status = json.loads(_out([*ask, "status", "--json"]))
+        encoded = found["mode"] != "both" or found["covered"] >= found["searched"]
+        if encoded and not status["phase"]:  # (words alone: no model here, nothing to encode)
             return
         time.sleep(0.5)
     raise SystemExit(f"the search service still encodes after {within:.0f} s")
+
+
+def _out(command: list[str]) -> bytes:
+    return subprocess.run(command, capture_output=True, check=True).stdout
 
 
 def lines(found: dict) -> list[str]:
