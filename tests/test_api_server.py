@@ -246,3 +246,11 @@ def test_a_request_line_is_answered_as_the_same_get_with_its_token_would_be(serv
         server, json.dumps({**asked, "route": "nowhere"}).encode() + b"\n"
     )
     assert (status, json.loads(body)["error"]) == (b"404", "no route GET /api/nowhere")
+
+
+def test_a_request_line_that_stops_halfway_frees_its_thread(server):
+    sock = raw(server, "")
+    with sock:
+        sock.sendall(b'{"route": "search", "par')  # and nothing more: no newline
+        assert answer_of(sock) == b""  # closed once the read timeout passed, no answer
+    assert _serving_threads(server) == 0

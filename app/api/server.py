@@ -215,7 +215,11 @@ class _Quiet(WSGIRequestHandler):
 
     def handle(self) -> None:
         """An HTTP request, or one asked as a JSON line (`{`: no HTTP request starts so)."""
-        if self.rfile.peek(1)[:1] == b"{":
+        try:
+            first = self.rfile.peek(1)[:1]
+        except OSError:
+            return  # it sent nothing before the read timeout: its thread is freed
+        if first == b"{":
             self._answer_line()
         else:
             super().handle()
@@ -238,19 +242,31 @@ class _Quiet(WSGIRequestHandler):
             fault = {"ok": False, "error": "a request line is a JSON object", "status": 400}
             self.wfile.write(b"400\n" + msgspec.json.encode(fault))
             return
-        port = str(self.server.server_port)
-        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": f"/api/{route}", "QUERY_STRING": query,
-                   "SERVER_PORT": port, "HTTP_HOST": f"127.0.0.1:{port}",
-                   "HTTP_" + TOKEN_HEADER.upper().replace("-", "_"): str(token)}  # fmt: skip
-        setup_testing_defaults(environ)  # the rest of a WSGI request's keys, as wsgiref has them
         said = []
-        answer = self.server.get_app()(environ, lambda status, *_: said.append(status))
+        answer = self.server.get_app()(
+            self._environ(route, query, str(token)), lambda status, *_: said.append(status)
+        )
         try:
             body = b"".join(answer)
         finally:
             if hasattr(answer, "close"):
                 answer.close()
-        self.wfile.write(said[0].split(" ", 1)[0].encode() + b"\n" + body)
+        with contextlib.suppress(OSError):  # the asker left: nobody to answer
+            self.wfile.write(said[0].split(" ", 1)[0].encode() + b"\n" + body)
+
+    def _environ(self, route: str, query: str, token: str) -> dict:
+        """The WSGI request a browser's `GET /api/<route>?<query>` with the token would be."""
+        port = str(self.server.server_port)
+        environ = {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": f"/api/{route}",
+            "QUERY_STRING": query,
+            "SERVER_PORT": port,
+            "HTTP_HOST": f"127.0.0.1:{port}",
+            "HTTP_" + TOKEN_HEADER.upper().replace("-", "_"): token,
+        }
+        setup_testing_defaults(environ)  # the rest of a WSGI request's keys, as wsgiref has them
+        return environ
 
     def log_message(self, format, *args):  # noqa: A002 (the base class names it)
         pass  # the page polls; a line per request would bury anything worth reading
