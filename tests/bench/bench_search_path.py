@@ -21,7 +21,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -101,11 +100,11 @@ def lines(found: dict) -> list[str]:
 
 
 def main() -> None:
-    args = corpus.copies_parser("1,8", 21, "way").parse_args()
+    parser = corpus.copies_parser("1,8", 21, "way")
+    parser.set_defaults(python=None)  # not given: nodwyn installed from a wheel (installed.py)
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as place:
-        python, which = installed.interpreter(
-            None if args.python == sys.executable else args.python, Path(place)
-        )
+        python, which = installed.interpreter(args.python, Path(place))
         run(args, python, which)
 
 
