@@ -5,9 +5,9 @@ its pid, port and per-launch token, readable by the person only (0600; on Window
 directory is in the person's own profile, which other users cannot read). It removes the file
 when it stops or exits. `nodwyn memory search|recall` and `nodwyn mcp` read it and ask that
 process, so one model is loaded once and a new process pays only Python's start and one
-request: one JSON line on a socket, which the app's server answers as the API's GET (with
-http.client, the email package and ssl came with it: more than a new process's whole search
-costs beside SQLite FTS5, ADR 0058); `ask()` answers None when no app is there, and the caller searches in-process.
+request: one JSON line on a socket, which the app's server answers as the API's GET
+(http.client would bring the email package and ssl to every search's start, ADR 0058).
+`ask()` answers None when no app is there, and the caller searches in-process.
 
 A file left by a crash is known quickly: its pid is gone (POSIX), or nothing listens on its
 port (refused at once on loopback), or the port now belongs to another launch, whose token
