@@ -8,6 +8,9 @@ Invariants (ADR 0005):
   other page in the person's browser can read or change anything. Otherwise: 403.
 - Every error, including unknown routes and uncaught exceptions, is one JSON shape:
   `{"ok": false, "error": "...", "status": n}`. Every response is `Cache-Control: no-store`.
+- A connection whose first byte is `{` is a request line from the command line or `nodwyn mcp`
+  (background/running.py), answered by the same app as the GET it names with its token, so
+  it passes the same guard; no browser's request starts so (ADR 0058).
 - A body larger than MAX_BODY is refused (413) from its Content-Length before a byte of it is
   read; a client pausing longer than READ_TIMEOUT while it sends is dropped (408 mid-body), so
   it never holds a thread; BACKLOG connections wait to be accepted, not the default 5.
