@@ -2,6 +2,7 @@
 not reset; a body too large is refused from its announced length; a client that stalls frees
 its thread. Every wait here has a deadline."""
 
+import json
 import os
 import socket
 import threading
@@ -213,3 +214,43 @@ def test_the_server_sleeps_until_a_request_comes_and_still_stops_at_once(data_di
         assert not server._thread.is_alive()
     finally:
         server.stop()
+
+
+def asked_as_a_line(server: Server, line: bytes) -> tuple[bytes, bytes]:
+    """The status line and the body the server answers to one request line."""
+    sock = raw(server, "")
+    with sock:
+        sock.sendall(line)
+        status, _, body = answer_of(sock).partition(b"\n")
+    return status, body
+
+
+def test_a_request_line_is_answered_as_the_same_get_with_its_token_would_be(server):
+    """What `running.ask` sends: the same answer as the GET, and the same refusals."""
+    get = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}/api/search?q=pager&limit=3",
+        headers={"X-Nodwyn-Token": server.token},
+    )
+    with urllib.request.urlopen(get, timeout=10) as page:
+        expected = page.read()
+    asked = {"route": "search", "params": {"q": "pager", "limit": 3}, "token": server.token}
+    assert asked_as_a_line(server, json.dumps(asked).encode() + b"\n") == (b"200", expected)
+    status, body = asked_as_a_line(server, json.dumps({**asked, "token": "old"}).encode() + b"\n")
+    assert (status, json.loads(body)["error"]) == (
+        b"403",
+        "refused: missing or wrong X-Nodwyn-Token",
+    )
+    status, body = asked_as_a_line(server, b'{"route": "search"}\n')
+    assert (status, json.loads(body)["status"]) == (b"400", 400)
+    status, body = asked_as_a_line(
+        server, json.dumps({**asked, "route": "nowhere"}).encode() + b"\n"
+    )
+    assert (status, json.loads(body)["error"]) == (b"404", "no route GET /api/nowhere")
+
+
+def test_a_request_line_that_stops_halfway_frees_its_thread(server):
+    sock = raw(server, "")
+    with sock:
+        sock.sendall(b'{"route": "search", "par')  # and nothing more: no newline
+        assert answer_of(sock) == b""  # closed once the read timeout passed, no answer
+    assert _serving_threads(server) == 0

@@ -8,6 +8,9 @@ Invariants (ADR 0005):
   other page in the person's browser can read or change anything. Otherwise: 403.
 - Every error, including unknown routes and uncaught exceptions, is one JSON shape:
   `{"ok": false, "error": "...", "status": n}`. Every response is `Cache-Control: no-store`.
+- A connection whose first byte is `{` is a request line from the command line or `nodwyn mcp`
+  (background/running.py), answered by the same app as the GET it names with its token, so
+  it passes the same guard; no browser's request starts so (ADR 0058).
 - A body larger than MAX_BODY is refused (413) from its Content-Length before a byte of it is
   read; a client pausing longer than READ_TIMEOUT while it sends is dropped (408 mid-body), so
   it never holds a thread; BACKLOG connections wait to be accepted, not the default 5.
@@ -15,6 +18,8 @@ Invariants (ADR 0005):
 
 import contextlib
 import hmac
+import io
+import json
 import queue
 import secrets
 import socket
@@ -23,6 +28,7 @@ import threading
 import time
 from urllib.parse import urlencode
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.util import setup_testing_defaults
 
 import bottle
 import msgspec
@@ -210,6 +216,68 @@ class _Quiet(WSGIRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.read_timeout  # a stalled client frees its thread
         super().setup()
+
+    def handle(self) -> None:
+        """An HTTP request, or one asked as a JSON line (`{`: no HTTP request starts so)."""
+        try:
+            first = self.rfile.peek(1)[:1]
+        except OSError:
+            return  # it sent nothing before the read timeout: its thread is freed
+        if first == b"{":
+            self._answer_line()
+        else:
+            super().handle()
+
+    def _answer_line(self) -> None:
+        """`{"route": R, "params": {...}, "token": T}` on one line, as running.ask sends it,
+        answered by the same app as `GET /api/R?params` with that token would be; with a
+        `"body"` too (running.post), as `POST /api/R` of that JSON. The answer: the status on
+        a line of its own, then the body; the connection then closes."""
+        try:
+            line = self.rfile.readline(MAX_BODY + 1)
+        except OSError:
+            return  # it stalled past the read timeout: its thread is freed, as for HTTP
+        try:
+            asked = json.loads(line)
+            route, params, token = asked["route"], asked["params"], asked["token"]
+            if not (isinstance(route, str) and isinstance(params, dict)):
+                raise TypeError(route)
+            query = urlencode(params)
+            body = msgspec.json.encode(asked["body"]) if "body" in asked else None
+        except (ValueError, KeyError, TypeError):
+            fault = {"ok": False, "error": "a request line is a JSON object", "status": 400}
+            self.wfile.write(b"400\n" + msgspec.json.encode(fault))
+            return
+        said = []
+        answer = self.server.get_app()(
+            self._environ(route, query, str(token), body),
+            lambda status, *_: said.append(status),
+        )
+        try:
+            body = b"".join(answer)
+        finally:
+            if hasattr(answer, "close"):
+                answer.close()
+        with contextlib.suppress(OSError):  # the asker left: nobody to answer
+            self.wfile.write(said[0].split(" ", 1)[0].encode() + b"\n" + body)
+
+    def _environ(self, route: str, query: str, token: str, body: bytes | None) -> dict:
+        """The WSGI request a browser's `GET /api/<route>?<query>` (or, with a body, its POST
+        of that JSON) with the token would be."""
+        port = str(self.server.server_port)
+        environ = {
+            "REQUEST_METHOD": "GET" if body is None else "POST",
+            "PATH_INFO": f"/api/{route}",
+            "QUERY_STRING": query,
+            "SERVER_PORT": port,
+            "HTTP_HOST": f"127.0.0.1:{port}",
+            "HTTP_" + TOKEN_HEADER.upper().replace("-", "_"): token,
+        }
+        if body is not None:
+            environ.update(CONTENT_TYPE="application/json", CONTENT_LENGTH=str(len(body)))
+            environ["wsgi.input"] = io.BytesIO(body)
+        setup_testing_defaults(environ)  # the rest of a WSGI request's keys, as wsgiref has them
+        return environ
 
     def log_message(self, format, *args):  # noqa: A002 (the base class names it)
         pass  # the page polls; a line per request would bury anything worth reading

@@ -5,7 +5,9 @@ its pid, port and per-launch token, readable by the person only (0600; on Window
 directory is in the person's own profile, which other users cannot read). It removes the file
 when it stops or exits. `nodwyn memory search|recall` and `nodwyn mcp` read it and ask that
 process, so one model is loaded once and a new process pays only Python's start and one
-request; `ask()` answers None when no app is there, and the caller searches in-process.
+request: one JSON line on a socket, which the app's server answers as the API's GET
+(http.client would bring the email package and ssl to every search's start, ADR 0058).
+`ask()` answers None when no app is there, and the caller searches in-process.
 
 A file left by a crash is known quickly: its pid is gone (POSIX), or nothing listens on its
 port (refused at once on loopback), or the port now belongs to another launch, whose token
@@ -13,9 +15,8 @@ differs (403). None of these waits for a timeout: `ask()` raises Stale, saying w
 caller searches in-process; a file whose process is gone is removed on the way. See
 ADR 0005 (its amendment).
 
-`post()` hands an agent hook's line to the app. It speaks HTTP over the C module `_socket`
-rather than http.client, whose import (the email package, ssl) would more than double a
-hook's time: the hook must never slow its agent (ADR 0064).
+`post()` hands an agent hook's line to the app the same way, as the API's POST: a hook must
+never slow its agent (ADR 0064).
 """
 
 import json
@@ -139,47 +140,43 @@ def ask(root, route: str, params: dict) -> bytes | None:
 
 
 def _get(port: int, token: str, route: str, params: dict) -> tuple[int, bytes]:
-    """(status, body) of `GET /api/<route>?params` on 127.0.0.1; (0, b"") when nothing
-    answers."""
-    from http.client import HTTPConnection, HTTPException
-    from urllib.parse import urlencode
-
-    query = urlencode({name: value for name, value in params.items() if value is not None})
-    conn = HTTPConnection("127.0.0.1", port, timeout=CONNECT)
-    try:
-        conn.connect()
-        conn.sock.settimeout(ANSWER)
-        conn.request("GET", f"/api/{route}?{query}", headers={TOKEN_HEADER: token})
-        answer = conn.getresponse()
-        return answer.status, answer.read()
-    except (OSError, HTTPException):
-        return 0, b""
-    finally:
-        conn.close()
+    """(status, body) of the app's answer to `GET /api/<route>?params` on 127.0.0.1; (0, b"")
+    when nothing answers as the app would."""
+    asked = {"route": route, "params": {k: v for k, v in params.items() if v is not None}}
+    return _line(port, json.dumps({**asked, "token": token}).encode(), CONNECT, ANSWER)
 
 
 def post(root, route: str, body: bytes, connect: float, answer: float) -> bool:
-    """Whether the running app of `root` took `body` (JSON) at `POST /api/<route>` with a 200
-    within the times given; False when no app has announced itself or none answers."""
+    """Whether the running app of `root` took `body` (one line of JSON) as `POST /api/<route>`
+    with a 200 within the times given; False when no app has announced itself or none
+    answers."""
     entry = _read(root)
     if entry is None:
         return False
+    asked = json.dumps({"route": route, "params": {}, "token": entry["token"]}).encode()
+    line = asked[:-1] + b', "body": ' + body + b"}"  # the body as it is, not decoded here
+    return _line(entry["port"], line, connect, answer)[0] == 200
+
+
+def _line(port: int, line: bytes, connect: float, answer: float) -> tuple[int, bytes]:
+    """Ask the app on 127.0.0.1:`port` one request line (api/server.py answers it as the API's
+    request would be: the status on a line of its own, then the body); (0, b"") when nothing
+    answers as the app would. The C module `_socket` alone: `socket`'s import would cost an
+    agent's hook more than the rest of its work."""
     import _socket
 
-    head = (
-        f"POST /api/{route} HTTP/1.0\r\nHost: 127.0.0.1:{entry['port']}\r\n"
-        f"{TOKEN_HEADER}: {entry['token']}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    conn = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    parts = []
     try:
-        conn.settimeout(connect)
-        conn.connect(("127.0.0.1", entry["port"]))
-        conn.settimeout(answer)
-        conn.sendall(head + body)
-        said = conn.recv(64)
+        sock.settimeout(connect)
+        sock.connect(("127.0.0.1", port))  # numeric: no host name to encode or look up
+        sock.settimeout(answer)
+        sock.sendall(line + b"\n")
+        while part := sock.recv(1 << 16):
+            parts.append(part)
     except OSError:
-        return False
+        return 0, b""
     finally:
-        conn.close()
-    return said.startswith((b"HTTP/1.0 200", b"HTTP/1.1 200"))
+        sock.close()
+    status, _, body = b"".join(parts).partition(b"\n")
+    return (int(status), body) if status.isdigit() else (0, b"")

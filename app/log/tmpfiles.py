@@ -16,17 +16,17 @@ Invariants:
 import _thread  # threading's get_ident, without threading's import (a search's start)
 import contextlib
 import os
-import re
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import no_room, not_written
+from .redact_rules import Lazy
 
 # Every temporary name nodwyn has used: `.x.<pid>.tmp`, `x.<pid>.<thread>.tmp`, `.x.<pid>.new`
 # (a log's first line), `.x.<pid>.rewrite` (scrub.py's rewrite of a log).
-_LEFT = re.compile(r"\.?.+?\.(\d+)(?:\.\d+)?\.(?:tmp|new|rewrite)")
+_LEFT = Lazy(r"\.?.+?\.(\d+)(?:\.\d+)?\.(?:tmp|new|rewrite)")  # compiled when a sweep needs it
 OLD = 24 * 3600  # seconds after which a temporary file is taken as left, whoever made it
 _swept: set[str] = set()
 

@@ -11,8 +11,6 @@ that says so), since a new id would make this machine's tasks another machine's.
 """
 
 import re
-import secrets
-import socket
 from pathlib import Path
 
 import msgspec
@@ -38,6 +36,9 @@ def this(root: Path) -> Machine:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
+        import secrets  # here, not above: every process with a store imports this module
+        import socket
+
         machine = Machine(id=secrets.token_hex(8), name=clean_name(socket.gethostname()))
         tmpfiles.replace(path, msgspec.json.encode(machine), FILE)
         return machine

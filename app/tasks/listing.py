@@ -117,23 +117,50 @@ def stats(sessions: str | os.PathLike) -> dict[str, os.stat_result]:
     """Every log's stat, by task id (a name with a tab or newline, or one that is not UTF-8, is
     no task's and is left out)."""
     found = {}
-    with os.scandir(sessions) as items:
-        for item in items:
-            name = item.name
-            if name.endswith(".jsonl") and "\t" not in name and "\n" not in name:
-                if not name.isascii() and not _utf8(name):
-                    continue  # undecodable bytes in its name (os gave surrogates): no task's
-                try:
-                    found[name[:-6]] = item.stat()
-                except FileNotFoundError:
-                    continue  # deleted between listing and stat
+    for task, item in _logs(sessions):
+        try:
+            found[task] = item.stat()
+        except FileNotFoundError:
+            continue  # deleted between listing and stat
     return found
 
 
 def stamps(sessions: str | os.PathLike) -> bytes:
-    """Line 2 of a catalogue that speaks for the logs as they are now."""
-    found = stats(sessions).items()
-    return _stamp_line((task, stat.st_size, stat.st_mtime_ns) for task, stat in found).encode()
+    """Line 2 of a catalogue that speaks for the logs as they are now (as _stamp_line writes
+    it; each log's stat let go once read: at thousands of logs, keeping them all was megabytes
+    of fresh memory)."""
+    found = []
+    for task, item in _logs(sessions):
+        try:
+            stat = item.stat()
+        except FileNotFoundError:
+            continue
+        found.append(f"{task} {stat.st_size} {stat.st_mtime_ns}")
+    found.sort()
+    return "\t".join(found).encode()
+
+
+def _logs(sessions: str | os.PathLike):
+    """(task id, os.DirEntry) of every log, as stats() takes them. Where the system can, the
+    folder is read by a descriptor, so that each log is stat'ed by its name in it rather than
+    by its whole path."""
+    fd = os.open(sessions, os.O_RDONLY) if os.scandir in os.supports_fd else None
+    try:
+        with os.scandir(sessions if fd is None else fd) as items:
+            for item in items:
+                name = item.name
+                if (
+                    name.endswith(".jsonl")
+                    and "\t" not in name
+                    and "\n" not in name
+                    and (
+                        name.isascii() or _utf8(name)  # else undecodable bytes: no task's
+                    )
+                ):
+                    yield name[:-6], item
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _stamp_line(stamps) -> str:
@@ -248,12 +275,12 @@ def fast_json(root: str | os.PathLike, archived: bool | None) -> bytes | None:
         return None
     if running_from is not None and running_since() >= running_from:
         return None
-    if data[header_end + 1 : stamps_end] != stamps(os.path.join(root, "sessions")):
+    if memoryview(data)[header_end + 1 : stamps_end] != stamps(os.path.join(root, "sessions")):
         return None
     if archived is None and split < len(data):
         return _merged(data, stamps_end, rows_at)
-    rows = data[split:] if archived else data[rows_at:split]
-    return b"[" + rows[:-1].replace(b"\n", b",") + b"]"
+    rows = memoryview(data)[split:-1] if archived else memoryview(data)[rows_at : split - 1]
+    return b"".join((b"[", rows, b"]")).replace(b"\n", b",")  # no copy of the rows but these
 
 
 def _merged(data: bytes, stamps_end: int, rows_at: int) -> bytes:

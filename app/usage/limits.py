@@ -14,29 +14,29 @@ moment only (the first such wall time after it), never from the time it is read.
 that names no reset time gives a reading without one; nothing is guessed between events.
 """
 
-import re
 from datetime import UTC, datetime, timedelta, tzinfo
 
 import msgspec
 
 from ..log import records
+from ..log.redact_rules import Lazy
 
 KEEP = 48  # readings kept per limit window per log: the burn rate needs the last hours only
 WEEK, DAY, FIVE_HOURS = 10080, 1440, 300
 
-_EPOCH = re.compile(r"usage limit reached\|(\d{9,11})", re.I)
-_CLAUDE = re.compile(
-    r"(?P<what>(?:5-hour|weekly|opus weekly|sonnet weekly|session)\s+)?limit reached"
-    r"|hit your limit|out of extra usage|usage limit reached",
-    re.I,
+# Compiled on first use (Lazy): every process that opens the store imports this module, and
+# few of them read a limit message.
+_EPOCH = Lazy(r"(?i)usage limit reached\|(\d{9,11})")
+_CLAUDE = Lazy(
+    r"(?i)(?P<what>(?:5-hour|weekly|opus weekly|sonnet weekly|session)\s+)?limit reached"
+    r"|hit your limit|out of extra usage|usage limit reached"
 )
-_RESETS = re.compile(
-    r"resets?(?: at)?\s+(?:(?P<day>mon|tue|wed|thu|fri|sat|sun)\w*\s+)?"
-    r"(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm)\b(?:\s*\((?P<tz>[\w/+\-]+)\))?",
-    re.I,
+_RESETS = Lazy(
+    r"(?i)resets?(?: at)?\s+(?:(?P<day>mon|tue|wed|thu|fri|sat|sun)\w*\s+)?"
+    r"(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm)\b(?:\s*\((?P<tz>[\w/+\-]+)\))?"
 )
-_GEMINI = re.compile(r"quota|exhausted your capacity|RESOURCE_EXHAUSTED", re.I)
-_AFTER = re.compile(r"reset after\s+(?:(\d+)h)?\s*(?:(\d+)m)?\s*(?:(\d+)s)?", re.I)
+_GEMINI = Lazy(r"(?i)quota|exhausted your capacity|RESOURCE_EXHAUSTED")
+_AFTER = Lazy(r"(?i)reset after\s+(?:(\d+)h)?\s*(?:(\d+)m)?\s*(?:(\d+)s)?")
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
@@ -124,7 +124,7 @@ def gemini_message(origin: str, text: str, at: str) -> Reading | None:
     )  # fmt: skip
 
 
-_PROVIDER = re.compile(r"usage limit reached for (\d+) hours?", re.I)
+_PROVIDER = Lazy(r"(?i)usage limit reached for (\d+) hours?")
 
 
 def provider_message(origin: str, text: str, at: str) -> Reading | None:

@@ -5,25 +5,35 @@ search process (python, sqlite3, one query over the same events, its top turns p
 taken in turn query by query so that the machine's other work weighs on both alike:
 
 - neither the app nor the search service running: the search runs in the new process;
-- the search service running (started once, as a search that needs the model starts it):
-  the new process asks it.
+- the search service running (started once, as a search that needs the model starts it, and
+  timed once it has encoded every task and is idle): the new process asks it.
 
-nodwyn's byte-code is compiled first (python -m compileall), as an installed package has it.
-Wall times are noisy on a shared machine; each figure has its CPU time beside it.
+nodwyn is the one people run: a wheel of this checkout installed into a venv of the run's own
+(installed.py; not the editable install of the test environment, whose import hook every start
+of its interpreter pays), and that venv's interpreter runs the FTS5 process too; `--python`
+runs another interpreter's nodwyn instead. Wall times are noisy on a shared machine; each
+figure has its CPU time beside it, and the load average is printed.
 
     python tests/bench/bench_search_path.py [--scales 1,8] [--runs 21] [--sources N]
 """
 
+import json
 import os
 import signal
+import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import bench_corpus as corpus
+import installed
 from goals import goal
 
 # A new-process search beside a new FTS5 process: no slower with the service running, within
 # 1.5 times with nothing running (the search then opens the index itself).
+START_SERVICE = (
+    "import sys; from nodwyn.background import service; sys.exit(not service.start(sys.argv[1]))"
+)
 GOALS = {"the search service running": 1.0, "neither running": 1.5}
 
 
@@ -37,13 +47,16 @@ def commands(data: Path, python: str) -> dict:
 
 def measured(data: Path, python: str, words: list[str]) -> dict:
     """{phase: {name: [wall ms], "<name> cpu": [cpu ms]}} for both phases."""
-    from nodwyn.background import running, service
+    from nodwyn.background import running
 
     env_service = os.environ.pop("NODWYN_SERVICE", None)
     try:
         found = {"neither running": corpus.interleaved(commands(data, python), words)}
-        assert service.start(data), "the search service did not start"
+        # started by the nodwyn measured, as its first search by meaning starts it
+        started = subprocess.run([python, "-c", START_SERVICE, str(data)], check=False)
+        assert started.returncode == 0, "the search service did not start"
         try:
+            settled(data, python)
             corpus.process_ms(commands(data, python)["nodwyn"](words[0]), 1)  # its first read
             found["the search service running"] = corpus.interleaved(commands(data, python), words)
         finally:
@@ -52,6 +65,26 @@ def measured(data: Path, python: str, words: list[str]) -> dict:
         if env_service is not None:
             os.environ["NODWYN_SERVICE"] = env_service
     return found
+
+
+def settled(data: Path, python: str, within: float = 900.0) -> None:
+    """Wait until the service has encoded every task (its first work, on all cores) and is
+    idle, as a service a person keeps is: searches timed meanwhile would time the encoding.
+    Asked by the nodwyn measured (`--python` may be another release's)."""
+    ask = [*corpus.nodwyn_command(python), "--data-dir", str(data)]
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        found = json.loads(_out([*ask, "memory", "search", "--mode", "both", "--json", "a"]))
+        status = json.loads(_out([*ask, "status", "--json"]))
+        encoded = found["mode"] != "both" or found["covered"] >= found["searched"]
+        if encoded and not status["phase"]:  # (words alone: no model here, nothing to encode)
+            return
+        time.sleep(0.5)
+    raise SystemExit(f"the search service still encodes after {within:.0f} s")
+
+
+def _out(command: list[str]) -> bytes:
+    return subprocess.run(command, capture_output=True, check=True).stdout
 
 
 def lines(found: dict) -> list[str]:
@@ -67,17 +100,26 @@ def lines(found: dict) -> list[str]:
 
 
 def main() -> None:
-    args = corpus.copies_parser("1,8", 21, "way").parse_args()
+    parser = corpus.copies_parser("1,8", 21, "way")
+    parser.set_defaults(python=None)  # not given: nodwyn installed from a wheel (installed.py)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as place:
+        python, which = installed.interpreter(args.python, Path(place))
+        run(args, python, which)
+
+
+def run(args, python: str, which: str) -> None:
     from nodwyn import memory
     from nodwyn.tasks.store import Store
 
     corpus.CORPUS = Path(os.environ.get("NODWYN_CORPUS") or corpus.CORPUS)
     files = corpus.sources(args.sources)
     words = corpus.questions(args.runs)
-    where = corpus.compiled(args.python)
+    where = corpus.compiled(python)
     print(f"bench_search_path: {len(files)} files of the corpus a copy, {len(words)} searches "
-          f"of each way; byte-code compiled first (python -m compileall {where}); command "
-          f"{' '.join(corpus.nodwyn_command(args.python))} memory search --mode words")  # fmt: skip
+          f"of each way; {which}, whose interpreter runs the FTS5 process too; byte-code "
+          f"compiled first (python -m compileall {where}); command "
+          f"{' '.join(corpus.nodwyn_command(python))} memory search --mode words")  # fmt: skip
     for scale in (int(s) for s in args.scales.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             data = Path(scratch) / f"x{scale}"
@@ -86,8 +128,10 @@ def main() -> None:
             corpus.fill_fts5(data)
             tasks, events = corpus.counts(data)
             print(f"## x{scale}: {tasks:,} tasks, {events:,} events")
-            for line in lines(measured(data, args.python, words)):
+            for line in lines(measured(data, python, words)):
                 print(line, flush=True)
+            print(f"load average while measuring: {os.getloadavg()[0]:.1f} on "
+                  f"{os.cpu_count()} CPUs", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ median wall time of whole `nodwyn sessions --json` processes, so Python's own st
 the start-up of a bare `python -c pass` is printed beside it for scale. Goal: warm <= 100 ms at
 10,000 tasks.
 
-An editable install (`pip install -e`, as scripts/test makes) adds its import hook to every
-start (about 11 ms here); `--python` runs the command with another interpreter, e.g. one of a
-venv with a plain `pip install .`, which is what people run.
+nodwyn is the one people run: a wheel of this checkout installed into a venv of the run's own
+(installed.py; the editable install of the test environment adds its import hook to every
+start), run as its `nodwyn` script; `--python` runs another interpreter's nodwyn instead.
 
     python tests/bench/bench_sessions.py [--tasks 10000] [--runs 5] [--python PATH]
 """
@@ -18,11 +18,12 @@ import os
 import resource
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+import installed
+from bench_corpus import nodwyn_command
 from goals import goal
 from nodwyn.log import records
 from nodwyn.tasks import listing
@@ -58,7 +59,7 @@ def time_listing(root: Path, runs: int, cold: bool, python: str) -> tuple[list, 
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         begin = time.perf_counter()
         done = subprocess.run(
-            [python, "-m", "nodwyn.cli", "sessions", "--json"],
+            [*nodwyn_command(python), "sessions", "--json"],
             env=env,
             capture_output=True,
             check=True,
@@ -94,18 +95,19 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tasks", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--python", default=sys.executable, help="interpreter that runs nodwyn")
+    parser.add_argument("--python", help="interpreter that runs nodwyn (default: one made here)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "data"
+        python, which = installed.interpreter(args.python, Path(tmp) / "installed")
         begin = time.perf_counter()
         make_tasks(root, args.tasks)
         print(f"tasks: {args.tasks} written in {time.perf_counter() - begin:.1f} s")
-        compiled(args.python)
-        cold = time_listing(root, args.runs, True, args.python)
-        warm = time_listing(root, args.runs, False, args.python)
-        print(f"interpreter: {args.python}")
-        print(f"python start-up alone: {bare_python(args.runs, args.python) * 1000:.0f} ms")
+        compiled(python)
+        cold = time_listing(root, args.runs, True, python)
+        warm = time_listing(root, args.runs, False, python)
+        print(f"interpreter: {which}; command {' '.join(nodwyn_command(python))} sessions --json")
+        print(f"python start-up alone: {bare_python(args.runs, python) * 1000:.0f} ms")
         for name, (wall, cpu) in (("cold", cold), ("warm", warm)):
             wall_ms = statistics.median(wall) * 1000
             aim = f"; {goal(wall_ms, 100, 'ms')} (set at 10,000 tasks)" if name == "warm" else ""
