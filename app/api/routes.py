@@ -189,15 +189,9 @@ class Handlers:
 
     def usage(self):
         """The overview's figures: usage.report, as `nodwyn usage --json` prints them."""
-        query = bottle.request.query
+        asked = _query(by="day", split="", since="", until="")
         with self.memory_lock:
-            return usage.report(
-                self.store,
-                by=query.get("by", "day"),
-                split=query.get("split", ""),
-                since=query.get("since", ""),
-                until=query.get("until", ""),
-            )
+            return usage.report(self.store, **asked)
 
     def activity(self):
         """The overview's whole-archive figures and heatmaps (usage.activity)."""
@@ -206,14 +200,9 @@ class Handlers:
 
     def board(self):
         """The History board: a task's cards, or a project folder's since a day."""
-        query = bottle.request.query
+        asked = _query(task="", project="", since="")
         with self.memory_lock:
-            return board.board(
-                self.store,
-                task=query.get("task", ""),
-                project=query.get("project", ""),
-                since=query.get("since", ""),
-            )
+            return board.board(self.store, **asked)
 
     def connect(self, agent):
         return self.changed(mcp_install.connect(agent))
@@ -359,6 +348,12 @@ def _hook_list():
     from ..live import install as hooks
 
     return hooks.hook_list()
+
+
+def _query(**defaults: str) -> dict[str, str]:
+    """The request's query values of these names, each its default when not given."""
+    query = bottle.request.query
+    return {name: query.get(name, default) for name, default in defaults.items()}
 
 
 def _body(kind):
