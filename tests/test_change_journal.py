@@ -40,7 +40,18 @@ _listings: list[list] = []  # where the audit hook notes listings of folders, wh
 
 def _audit(event: str, args: tuple) -> None:
     if _listings and event in ("os.scandir", "os.listdir"):
-        _listings[-1].append(os.fspath(args[0]) if args and args[0] is not None else ".")
+        _listings[-1].append(_folder(args[0] if args else None))
+
+
+def _folder(given) -> object:
+    """The folder listed: a path as given, or the open folder a descriptor stands for (its
+    device and inode, which StatsOfLogs.listings compares with the sessions folder's)."""
+    if given is None:
+        return "."
+    if isinstance(given, int):
+        found = os.fstat(given)
+        return (found.st_dev, found.st_ino)
+    return os.fspath(given)
 
 
 sys.addaudithook(_audit)  # a real audit hook: it stays for the session, idle when unused
@@ -68,7 +79,8 @@ class StatsOfLogs:
     @property
     def listings(self) -> int:
         """Listings of the sessions folder so far."""
-        return sum(1 for folder in self._listed if folder == self.sessions)
+        folder_id = (os.lstat(self.sessions).st_dev, os.lstat(self.sessions).st_ino)
+        return sum(1 for folder in self._listed if folder in (self.sessions, folder_id))
 
 
 def test_a_search_after_no_change_looks_at_no_log(store, monkeypatch):

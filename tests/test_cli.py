@@ -86,7 +86,7 @@ def test_import_without_arguments_says_only_the_agent_is_required():
     usage = " ".join(done.stderr.split())  # argparse wraps the agents' names
     assert "usage: nodwyn import [-h] [--json] {claude,codex,gemini," in usage
     assert ",cursor," in usage and "} [PATH ...]" in usage
-    assert done.stderr.rstrip().endswith("the following arguments are required: tool")
+    assert done.stderr.rstrip().endswith("the following arguments are required: agent")
 
 
 def test_an_import_says_where_it_looked_and_how_to_point_it_elsewhere(tmp_path):
