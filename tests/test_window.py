@@ -185,3 +185,13 @@ def test_closing_to_the_tray_ends_the_window_process_and_it_is_made_again_when_a
     assert found["second_launch"]["window_back"] is True  # and its page answers
     assert found["search_focuses"] is True  # the window made again is the whole window
     assert found["meaning"] == "Child"  # the sentence model answers from its own process
+
+
+def test_the_gtk_window_process_draws_without_opengl(first_run):
+    """With the page drawn in software, the GTK window's own process loads no Mesa or LLVM (they
+    were a third of its memory); WebKit's web process still opens EGL, which it requires."""
+    done, report, *_ = first_run
+    found = seen(report, done)["window_libraries"]
+    if found["engine"] != "gtk":
+        pytest.skip(f"the window is {found['engine']}, not WebKitGTK")
+    assert found["opengl"] == []

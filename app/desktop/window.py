@@ -72,16 +72,12 @@ def engine() -> str:
 def _environment() -> None:
     """What the web view reads as it loads (as the app's process did when the window lived
     there); PYWEBVIEW_GUI, when the person set it, chooses the engine."""
-    if sys.platform.startswith("linux") and not os.environ.get("PYWEBVIEW_GUI"):
+    chosen = os.environ.get("PYWEBVIEW_GUI")
+    if chosen == "gtk" or (sys.platform.startswith("linux") and not chosen):
+        gtk_environment()  # before GTK loads, engine()'s look included: GDK reads it as it starts
+    if sys.platform.startswith("linux") and not chosen:
         os.environ["PYWEBVIEW_GUI"] = engine()
     wanted = []
-    if os.environ.get("PYWEBVIEW_GUI") == "gtk":
-        for name, value in GTK_ENVIRONMENT.items():
-            os.environ.setdefault(name, value)
-        if os.environ["WEBKIT_DISABLE_COMPOSITING_MODE"] not in ("", "0"):
-            software = {**SOFTWARE_ENVIRONMENT, "WEBKIT_WEB_RENDER_DEVICE_FILE": render_node()}
-            for name, value in software.items():
-                os.environ.setdefault(name, value)
     if os.environ.get("PYWEBVIEW_GUI") == "qt":
         for name, value in QT_ENVIRONMENT.items():
             os.environ.setdefault(name, value)
@@ -96,6 +92,17 @@ def _environment() -> None:
         os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = chromium_flags(
             os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", ""), wanted
         )
+
+
+def gtk_environment() -> None:
+    """GTK_ENVIRONMENT, and with the page drawn in software SOFTWARE_ENVIRONMENT and the render
+    node, each unless the person set it (Qt, should it be the engine after all, reads none)."""
+    for name, value in GTK_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+    if os.environ["WEBKIT_DISABLE_COMPOSITING_MODE"] not in ("", "0"):
+        software = {**SOFTWARE_ENVIRONMENT, "WEBKIT_WEB_RENDER_DEVICE_FILE": render_node()}
+        for name, value in software.items():
+            os.environ.setdefault(name, value)
 
 
 def render_node() -> str:
