@@ -185,3 +185,40 @@ def test_closing_to_the_tray_ends_the_window_process_and_it_is_made_again_when_a
     assert found["second_launch"]["window_back"] is True  # and its page answers
     assert found["search_focuses"] is True  # the window made again is the whole window
     assert found["meaning"] == "Child"  # the sentence model answers from its own process
+
+
+def test_the_gtk_window_process_draws_without_opengl(first_run):
+    """With the page drawn in software, the GTK window's own process loads no Mesa or LLVM (they
+    were a third of its memory); WebKit's web process still opens EGL, which it requires."""
+    done, report, *_ = first_run
+    found = seen(report, done)["window_libraries"]
+    if found["engine"] != "gtk":
+        pytest.skip(f"the window is {found['engine']}, not WebKitGTK")
+    assert found["opengl"] == []
+
+
+SOFTWARE = ("WEBKIT_DISABLE_DMABUF_RENDERER", "GDK_GL", "WEBKIT_WEB_RENDER_DEVICE_FILE")
+WINDOW_ENVIRONMENT = (
+    "import json, os, nodwyn.desktop.window; "
+    f"print(json.dumps({{n: os.environ.get(n) for n in {SOFTWARE!r}}}))"
+)
+
+
+def window_environment(**given: str) -> dict:
+    """What the GTK window's process sets for itself, given the person's own variables."""
+    env = {key: value for key, value in os.environ.items() if key not in SOFTWARE}
+    env.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
+    env = {**env, "PYWEBVIEW_GUI": "gtk", **given}
+    done = subprocess.run([sys.executable, "-c", WINDOW_ENVIRONMENT], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_gtk_window_leaves_opengl_off_where_the_person_did_not_ask_for_it():
+    found = window_environment(GDK_GL="gles")
+    assert found["GDK_GL"] == "gles"  # the person's own setting wins
+    assert found["WEBKIT_DISABLE_DMABUF_RENDERER"] == "1"
+    assert found["WEBKIT_WEB_RENDER_DEVICE_FILE"]  # a node, or "none": never an EGL look-up
+    composited = window_environment(WEBKIT_DISABLE_COMPOSITING_MODE="0")
+    assert composited == dict.fromkeys(SOFTWARE)  # compositing asked for: OpenGL left as it was

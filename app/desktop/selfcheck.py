@@ -70,6 +70,7 @@ def check(app, report: Path) -> None:
         app.icon.icon = app.icon.icon
     time.sleep(1.5)  # let the page and the tray manager finish painting before the photograph
     step("screenshot", lambda: photograph(report.with_suffix(".png")))
+    step("window_libraries", lambda: drawing_libraries(window.pid()))
     step("close_hides", lambda: close_and_look(app))
     step("second_launch", lambda: second_launch(app))
     step("open_shows", lambda: tray(app, "Open nodwyn") or wait_for(lambda: look(window, True)))
@@ -163,6 +164,24 @@ def photograph(path: Path) -> str:
         if done.returncode:
             raise RuntimeError(f"the screenshot failed: {done.stderr[-2000:]}")
     return str(path)
+
+
+# The web engines the window may show, and the OpenGL stack its process may load (Mesa's
+# EGL and GLX, its DRI driver, LLVM under it), told by the files the process maps.
+ENGINES = {"libwebkit2gtk": "gtk", "libQt6WebEngineCore": "qt"}
+OPENGL = ("libLLVM", "_dri.so", "libEGL_mesa", "libGLX_mesa")
+
+
+def drawing_libraries(pid: int | None) -> dict | None:
+    """The window process's web engine and the OpenGL libraries it mapped (ADR 0060: the GTK
+    window draws in software, so it should map none); None where /proc is not there."""
+    maps = Path(f"/proc/{pid}/maps")
+    if pid is None or not maps.exists():
+        return None
+    files = {line.split()[-1] for line in maps.read_text().splitlines() if "/" in line}
+    names = sorted({Path(file).name for file in files})
+    engine = next((kind for mark, kind in ENGINES.items() if any(mark in n for n in names)), None)
+    return {"engine": engine, "opengl": [n for n in names if any(m in n for m in OPENGL)]}
 
 
 def tray(app, text: str) -> None:

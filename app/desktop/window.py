@@ -17,6 +17,7 @@ bundle's launcher with `--nodwyn-window`). Protocol, JSON lines (viewer.py is th
 """
 
 import contextlib
+import glob
 import json
 import os
 import sys
@@ -41,6 +42,13 @@ GTK_ENVIRONMENT = {
     # through OpenGL on Mesa's llvmpipe, and the web process held 188 MB PSS idle, not 120.
     "WEBKIT_DISABLE_COMPOSITING_MODE": "1",
 }
+# With the page drawn in software, the window's own process needs no OpenGL, yet it opened an
+# EGL display (and with it Mesa and LLVM) for WebKit's DMA-BUF renderer, to find the GPU's
+# render node, and GDK a GLX one: without the three, -20 MB PSS (ADR 0060).
+SOFTWARE_ENVIRONMENT = {
+    "WEBKIT_DISABLE_DMABUF_RENDERER": "1",
+    "GDK_GL": "disable",
+}
 
 
 def engine() -> str:
@@ -64,12 +72,12 @@ def engine() -> str:
 def _environment() -> None:
     """What the web view reads as it loads (as the app's process did when the window lived
     there); PYWEBVIEW_GUI, when the person set it, chooses the engine."""
-    if sys.platform.startswith("linux") and not os.environ.get("PYWEBVIEW_GUI"):
+    chosen = os.environ.get("PYWEBVIEW_GUI")
+    if chosen == "gtk" or (sys.platform.startswith("linux") and not chosen):
+        gtk_environment()  # before GTK loads, engine()'s look included: GDK reads it as it starts
+    if sys.platform.startswith("linux") and not chosen:
         os.environ["PYWEBVIEW_GUI"] = engine()
     wanted = []
-    if os.environ.get("PYWEBVIEW_GUI") == "gtk":
-        for name, value in GTK_ENVIRONMENT.items():
-            os.environ.setdefault(name, value)
     if os.environ.get("PYWEBVIEW_GUI") == "qt":
         for name, value in QT_ENVIRONMENT.items():
             os.environ.setdefault(name, value)
@@ -84,6 +92,25 @@ def _environment() -> None:
         os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = chromium_flags(
             os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", ""), wanted
         )
+
+
+def gtk_environment() -> None:
+    """GTK_ENVIRONMENT, and with the page drawn in software SOFTWARE_ENVIRONMENT and the render
+    node, each unless the person set it (Qt, should it be the engine after all, reads none)."""
+    for name, value in GTK_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+    if os.environ["WEBKIT_DISABLE_COMPOSITING_MODE"] not in ("", "0"):
+        software = {**SOFTWARE_ENVIRONMENT, "WEBKIT_WEB_RENDER_DEVICE_FILE": render_node()}
+        for name, value in software.items():
+            os.environ.setdefault(name, value)
+
+
+def render_node() -> str:
+    """The GPU's render node WebKit would find itself (the first), named so that it need not
+    open EGL to look for it; "none" where there is none (Xvfb, a machine without a GPU), which
+    WebKit's web process cannot open and so draws without, as it would have."""
+    found = sorted(glob.glob("/dev/dri/renderD*"))
+    return found[0] if found else "none"
 
 
 def chromium_flags(given: str, wanted: list[str]) -> str:
