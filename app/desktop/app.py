@@ -148,10 +148,12 @@ class App:
 
     def closed(self, geometry: dict) -> None:
         """The window closed and its process ended (its close button, or Quit): keep where it
-        was, then stay in the tray while a tray icon is shown and `close_to_tray` is on."""
-        self.keep_geometry(geometry)
+        was, then stay in the tray while a tray icon is shown and `close_to_tray` is on. On
+        Quit the place was kept before the window was destroyed (stop_work): what a window
+        being destroyed says of itself then (GTK: its minimum size at 0,0) is not kept."""
         if self.quitting:
             return
+        self.keep_geometry(geometry)
         if self.tray_shown and settings.load(self.store.root).close_to_tray:
             return  # the worker and the server go on; Open makes the window again
         self.quit()
