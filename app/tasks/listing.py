@@ -116,48 +116,32 @@ def in_order(entries: dict[str, list]) -> dict[str, list]:
 def stats(sessions: str | os.PathLike) -> dict[str, os.stat_result]:
     """Every log's stat, by task id (a name with a tab or newline, or one that is not UTF-8, is
     no task's and is left out)."""
-    found = {}
-    for task, item in _logs(sessions):
-        try:
-            found[task] = item.stat()
-        except FileNotFoundError:
-            continue  # deleted between listing and stat
-    return found
+    return dict(_stat_each(sessions))
 
 
 def stamps(sessions: str | os.PathLike) -> bytes:
-    """Line 2 of a catalogue that speaks for the logs as they are now (as _stamp_line writes
-    it; each log's stat let go once read: at thousands of logs, keeping them all was megabytes
-    of fresh memory)."""
-    found = []
-    for task, item in _logs(sessions):
-        try:
-            stat = item.stat()
-        except FileNotFoundError:
-            continue
-        found.append(f"{task} {stat.st_size} {stat.st_mtime_ns}")
-    found.sort()
-    return "\t".join(found).encode()
+    """Line 2 of a catalogue that speaks for the logs as they are now; each log's stat is let
+    go once read (at thousands of logs, keeping them all was megabytes of fresh memory)."""
+    found = ((task, stat.st_size, stat.st_mtime_ns) for task, stat in _stat_each(sessions))
+    return _stamp_line(found).encode()
 
 
-def _logs(sessions: str | os.PathLike):
-    """(task id, os.DirEntry) of every log, as stats() takes them. Where the system can, the
-    folder is read by a descriptor, so that each log is stat'ed by its name in it rather than
-    by its whole path."""
+def _stat_each(sessions: str | os.PathLike):
+    """(task id, stat) of every log. Where the system can, the folder is read by a descriptor,
+    so that each log is stat'ed by its name in it rather than by its whole path."""
     fd = os.open(sessions, os.O_RDONLY) if os.scandir in os.supports_fd else None
     try:
         with os.scandir(sessions if fd is None else fd) as items:
             for item in items:
                 name = item.name
-                if (
-                    name.endswith(".jsonl")
-                    and "\t" not in name
-                    and "\n" not in name
-                    and (
-                        name.isascii() or _utf8(name)  # else undecodable bytes: no task's
-                    )
-                ):
-                    yield name[:-6], item
+                if not name.endswith(".jsonl") or "\t" in name or "\n" in name:
+                    continue
+                if not name.isascii() and not _utf8(name):
+                    continue  # undecodable bytes in its name (os gave surrogates): no task's
+                try:
+                    yield name[:-6], item.stat()
+                except FileNotFoundError:
+                    continue  # deleted between listing and stat
     finally:
         if fd is not None:
             os.close(fd)
