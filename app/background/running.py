@@ -142,8 +142,9 @@ def ask(root, route: str, params: dict) -> bytes | None:
 def _get(port: int, token: str, route: str, params: dict) -> tuple[int, bytes]:
     """(status, body) of the app's answer to `GET /api/<route>?params` on 127.0.0.1; (0, b"")
     when nothing answers as the app would."""
-    asked = {"route": route, "params": {k: v for k, v in params.items() if v is not None}}
-    return _line(port, json.dumps({**asked, "token": token}).encode(), CONNECT, ANSWER)
+    given = {name: value for name, value in params.items() if value is not None}
+    asked = {"route": route, "params": given, "token": token}
+    return _line(port, json.dumps(asked).encode(), CONNECT, ANSWER)
 
 
 def post(root, route: str, body: bytes, connect: float, answer: float) -> bool:
