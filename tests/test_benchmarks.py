@@ -100,7 +100,6 @@ def test_the_app_latency_benchmark_prints_its_figures():
         assert 0 <= float(share) <= 100
 
 
-@pytest.mark.corpus  # its texts are cut from the real corpus
 def test_the_hook_latency_benchmark_prints_each_figure_beside_its_goal():
     out = run("bench_hook_latency.py", "--runs", "4")
     figures(out, "hook, app down (spooled): median", "hook, app up (loopback): median",
@@ -108,6 +107,7 @@ def test_the_hook_latency_benchmark_prints_each_figure_beside_its_goal():
     assert_goals_judged(out, 4)
 
 
+@pytest.mark.corpus  # its texts are cut from the real corpus
 def test_the_memory_benchmark_prints_every_figure_at_a_tiny_size():
     out = run("bench_memory.py", "--size", "600", "--queries", "12", "--new-processes", "2",
               "--append-mb", "1")  # fmt: skip
