@@ -322,7 +322,7 @@ def test_both_finds_corpus_paraphrases_that_words_alone_miss(store, corpus, quer
     assert len(target) == 1
     assert target[0] not in by_words[:5]
     memory.encode(store)  # the background's work: a search encodes only its query
-    found = memory.search(store, query, mode="both", limit=5).turns
+    found = memory.search(store, query, memory.Where(limit=5), mode="both").turns
     assert target[0] in [(turn.task, turn.first_seq) for turn in found[:3]]
 
 

@@ -24,7 +24,7 @@ def test_a_digest_is_found_by_its_words_and_shown_as_a_summary_event(tmp_path, d
     store = Store()
     task = task_with_two_turns(store, str(tmp_path))
     recording.record(store, task, "digest", "We decided the pager keeps a ringbuffer of 64.")
-    found = memory.search(store, "ringbuffer", scope="all", mode="words")
+    found = memory.search(store, "ringbuffer", mode="words")
     [turn] = found.turns
     [event] = turn.events
     assert event.kind == "memory.summary" and "digest" in event.heading
@@ -35,7 +35,7 @@ def test_a_turns_close_summary_is_shown_beside_it_in_search_results(tmp_path, da
     store = Store()
     task = task_with_two_turns(store, str(tmp_path))
     recording.record(store, task, "close", "Chat: pager fixed by backpressure; login flaky.")
-    found = memory.search(store, "pager drops", scope="all", mode="words")
+    found = memory.search(store, "pager drops", mode="words")
     first = next(turn for turn in found.turns if turn.first_seq == 2)
     assert first.summary == "Chat: pager fixed by backpressure; login flaky."
 

@@ -44,7 +44,7 @@ def test_on_the_real_corpus_the_flaky_test_turn_ranks_above_the_test_folders_pat
     monkeypatch.setattr(eval_search, "CORPUS", REAL)
     store = Store()
     eval_search.imported(store, tmp_path / "shelf")
-    found = memory.search(store, "flaky test", mode="words", limit=10).turns
+    found = memory.search(store, "flaky test", memory.Where(limit=10), mode="words").turns
     assert "flaky" in " ".join(found[0].events[0].lines).lower()
     top = [t.project for t in found[:5]]
     assert not [p for p in top if p.endswith("sat-test-app")], top

@@ -140,16 +140,14 @@ class Handlers:
     def search(self):
         query = bottle.request.query
         importing = self.feed.status.snapshot().phase in ("importing", "indexing")
-        return memory.search(
-            self.store,
-            query.get("q", ""),
+        where = memory.Where(
             scope=query.get("scope", "all"),
             task=query.get("task") or None,
             project=query.get("project") or None,
             limit=_query_int("limit", 50),
-            mode=query.get("mode") or None,
-            importing=importing,
         )
+        mode = query.get("mode") or None
+        return memory.search(self.store, query.get("q", ""), where, mode=mode, importing=importing)
 
     def recall(self):
         """One event back whole (the CLI's and agents' recall); `start` and `count`

@@ -180,15 +180,10 @@ def search_here(args, given: dict) -> bytes:
     data = store(args)
     if (args.mode or settings.load(data.root).search_mode) != "words":
         load_the_model(data.root)
-    found = memory.search(
-        data,
-        given["q"],
-        scope=given["scope"],
-        task=args.task,
-        project=given["project"],
-        limit=args.n,
-        mode=args.mode,
+    where = memory.Where(
+        scope=given["scope"], task=args.task, project=given["project"], limit=args.n
     )
+    found = memory.search(data, given["q"], where, mode=args.mode)
     from ..memory.words import index
 
     if index.ASIDE:  # a read-only data folder: searched all the same, from a copy

@@ -167,9 +167,8 @@ class Toolbox:
         from ..memory.words import index
 
         index.close_when_unused()  # the server lives as long as the agent's session
-        return memory.search(
-            self.store, query, scope=scope, task=task, project=project, limit=RESULTS
-        )
+        where = memory.Where(scope=scope, task=task, project=project, limit=RESULTS)
+        return memory.search(self.store, query, where)
 
     def _other_task_refusal(self, project: str, task: str) -> str | None:
         other = self.store.get(task).project

@@ -30,6 +30,7 @@ _EXPORTS = {
     "Recall": "readback", "Window": "readback", "turn_cards": "readback",
     "context": "readback", "episodes": "readback", "recall": "readback",
     "EventHit": "words.search", "Results": "words.search", "TurnHit": "words.search",
+    "Where": "words.search",
 }  # fmt: skip  # a table
 
 

@@ -256,21 +256,18 @@ def mode_of(store, mode: str | None) -> str:
 def search(
     store,
     words_text: str,
+    where: Where | None = None,
     *,
-    scope: str = "all",
-    task: str | None = None,
-    project: str | None = None,
-    limit: int = 20,
     mode: str | None = None,
     importing: bool = False,
 ) -> FusedResults:
-    """Turns matching the words (see the module docstring for the modes): the one search
-    that the page, the command line and the agents' tools all come to, in the app, the
-    search service or a process of their own. `importing`: an import is under way and
-    memory is folded after it (holding BUILDING), so the words indexed now are searched
-    rather than waiting seconds for that work."""
+    """Turns matching the words (see the module docstring for the modes) in `where` (every
+    task, 20 turns, when None): the one search that the page, the command line and the
+    agents' tools all come to, in the app, the search service or a process of their own.
+    `importing`: an import is under way and memory is folded after it (holding BUILDING), so
+    the words indexed now are searched rather than waiting seconds for that work."""
     mode = mode_of(store, mode)
-    where = Where(scope=scope, task=task, project=project, limit=limit)
+    where = where or Where()
     if importing:
         found = word_search(store, words_text, where, fresh=False)
         return FusedResults(**msgspec.structs.asdict(found), mode="words")
