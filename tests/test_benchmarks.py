@@ -231,6 +231,29 @@ def test_the_idle_benchmark_prints_both_states_of_the_window_and_the_worker():
         assert figure >= 0 and met == (figure <= target if sign == "<=" else figure >= target)
 
 
+def test_the_idle_benchmark_judges_a_setting_against_the_app_as_it_is():
+    """--against: runs without and with the variables, alternated, each process by process, and
+    the medians of the runs no other web engine shared pages with; NAME alone is refused."""
+    import shutil
+
+    refused = subprocess.run([sys.executable, str(BENCH / "bench_idle.py"), "--against", "JSC"],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert refused.returncode == 2 and "--against takes NAME=VALUE" in refused.stderr
+    if not sys.platform.startswith("linux") or not shutil.which("xvfb-run"):
+        pytest.skip("the app's idle figures are read under Xvfb, from /proc")
+    out = run("bench_idle.py", "--seconds", "1", "--against", "JSC_forceMiniVMMode=1")
+    runs = [line for line in out.splitlines() if line.startswith("run 1, ")]
+    assert [line.split(" (")[0] for line in runs] == [
+        "run 1, as it is",
+        "run 1, with JSC_forceMiniVMMode=1",
+    ], out
+    for label in ("  renderer: RSS", "  window: RSS", "  app: RSS"):
+        assert out.count(label) >= 2, label
+    medians = [line for line in out.splitlines() if ", median of 1 runs:" in line]
+    left_out = sum("left out" in line for line in runs)
+    assert len(medians) == 2 - left_out and all(" PSS " in line for line in medians), out
+
+
 def test_the_blame_benchmark_prints_its_figures(corpus):
     out = run("bench_blame.py", "--copies", "1", "--lines", "300", "--runs", "2")
     wall, cpu = figures(out, "blame warm wall: median", "blame warm CPU: median")

@@ -3,7 +3,7 @@ the window open and with it closed to the tray, and how long Open takes to make 
 again, beside their goals. Printed, not timed.
 
     python tests/bench/bench_idle.py [--seconds 60] [--runs 3] [--demo] [--folders 16]
-        [--mode words|meaning|both] [--keep-alive 5]
+        [--mode words|meaning|both] [--keep-alive 5] [--against NAME=VALUE ...]
 
 The real app (`nodwyn app`) runs under a fresh Xvfb with a tray (trayer), in a data directory
 of its own (the demo's tasks with --demo), and measures itself through its self-check
@@ -18,6 +18,12 @@ unused for its keep-alive (NODWYN_MODEL_KEEP_ALIVE): the app is given `--keep-al
 it measures, so the figures are those of the app at rest; the output says whether it ran and
 ended. Linux only (Xvfb, trayer, /proc).
 
+With `--against NAME=VALUE ...` it judges a setting instead: `--runs` runs of the app as it is
+and as many with those variables added to its environment (which its window and web engine
+inherit), alternated, each printed with the open window's PSS process by process and the load
+average. Pages shared with another app's web engine lower PSS, so a run during which one ran
+says so and is left out of the medians.
+
 Then the worker alone, in a process of its own, following `--folders` folders of 20 session
 files each (plus the agents' default folders), idle: its CPU with filesystem notifications
 (watchdog) and with polling every 3 s (`Worker(watch=False)`, as before), beside each other.
@@ -30,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -40,7 +47,8 @@ FIGURES = ("rss_mb", "pss_mb", "cpu_percent", "wakeups_per_min")
 GOALS = {"open_pss": 300.0, "closed_rss": 120.0, "cpu": 0.2, "reopen": 1.0}
 
 
-def run_app(scratch: Path, seconds: float, demo: bool, mode: str, keep_alive: float) -> dict:
+def run_app(scratch: Path, seconds: float, demo: bool, mode: str, keep_alive: float,
+            added: dict[str, str] | None = None) -> dict:  # fmt: skip
     from nodwyn import settings
 
     report = scratch / "idle.json"
@@ -57,6 +65,7 @@ def run_app(scratch: Path, seconds: float, demo: bool, mode: str, keep_alive: fl
         "PYSTRAY_BACKEND": "xorg",
         "NODWYN_SELFCHECK_IDLE": str(seconds),
         "NODWYN_MODEL_KEEP_ALIVE": str(keep_alive),  # the model's child ends before measuring
+        **(added or {}),
     }
     script = (
         f"{TRAY} 2>/dev/null & tray=$!; sleep 1; "
@@ -228,6 +237,54 @@ def other_web_engines() -> list[int]:
     return found
 
 
+def strangers(found: set[int], stop: threading.Event) -> None:
+    """Add to `found` each web engine process not of this benchmark, until `stop` is set (one of
+    ours orphaned as its window ends was seen as ours before)."""
+    from nodwyn.desktop.idle import family
+
+    ours: set[int] = set()
+    while not stop.wait(0.5):
+        engines = other_web_engines()
+        ours.update(family(os.getpid()))
+        found.update(pid for pid in engines if pid not in ours)
+
+
+def watched_run(args, added: dict[str, str]) -> tuple[dict, int]:
+    """One run of the app with `added` in its environment: its idle figures, and how many other
+    web engine processes ran meanwhile."""
+    found, stop = set(), threading.Event()
+    watch = threading.Thread(target=strangers, args=(found, stop), daemon=True)
+    watch.start()
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            run = run_app(Path(scratch), args.seconds, args.demo, args.mode, args.keep_alive,
+                          added)  # fmt: skip
+    finally:
+        stop.set()
+        watch.join()
+    return run, len(found)
+
+
+def against(args, added: dict[str, str]) -> None:
+    """Runs of the app as it is and with `added` in its environment, alternated; each run's open
+    PSS process by process, then the medians of the runs no other web engine shared pages with."""
+    said = " ".join(f"{name}={value}" for name, value in added.items())
+    kept: dict[str, list[dict]] = {"as it is": [], f"with {said}": []}
+    for number in range(args.runs):
+        for label, extra in zip(kept, ({}, added), strict=True):
+            load = os.getloadavg()[0]
+            run, others = watched_run(args, extra)
+            shared = f"; {others} other web engine processes ran, left out" if others else ""
+            print(f"run {number + 1}, {label} (load {load:.1f}{shared}): "
+                  f"{line('window open', run['open'])}{each(run['open'])}")  # fmt: skip
+            if not others:
+                kept[label].append(run["open"])
+    for label, runs in kept.items():
+        if runs:
+            middle = median_state(runs)
+            print(f"{line(f'{label}, median of {len(runs)} runs', middle)}{each(middle)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60.0,
@@ -241,12 +298,20 @@ def main() -> None:
     parser.add_argument("--keep-alive", type=float, default=5.0,
                         help="NODWYN_MODEL_KEEP_ALIVE of the app (s): the model's child "
                         "ends after it, and is waited for before measuring")  # fmt: skip
+    parser.add_argument("--against", nargs="+", metavar="NAME=VALUE",
+                        help="runs with these variables in the app's environment, alternated "
+                        "with runs without them")  # fmt: skip
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase == "worker":
         with tempfile.TemporaryDirectory() as scratch:
             print(json.dumps(worker_cpu(Path(scratch), args.folders, args.seconds, args.watch)))
+        return
+    if args.against:
+        if not all("=" in given for given in args.against):
+            parser.error("--against takes NAME=VALUE")
+        against(args, dict(given.split("=", 1) for given in args.against))
         return
     if others := other_web_engines():
         print(f"note: {len(others)} web engine processes of another app were already running "
