@@ -44,7 +44,7 @@ from goals import goal as said_goal
 
 TRAY = "trayer --edge top --align right --widthtype pixel --width 64 --heighttype pixel --height 32"
 FIGURES = ("rss_mb", "pss_mb", "cpu_percent", "wakeups_per_min")
-GOALS = {"open_pss": 300.0, "closed_rss": 120.0, "cpu": 0.2, "reopen": 1.0}
+GOALS = {"open_pss": 250.0, "closed_rss": 120.0, "cpu": 0.2, "reopen": 1.0}
 
 
 def run_app(scratch: Path, seconds: float, demo: bool, mode: str, keep_alive: float,
