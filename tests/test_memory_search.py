@@ -12,7 +12,8 @@ from memory_logs import at, write
 from nodwyn import memory, settings
 from nodwyn.errors import BadInput, TaskNotFound
 from nodwyn.log import records as r
-from nodwyn.memory.words import index, tokens
+from nodwyn.log.redact import redact
+from nodwyn.memory.words import index, matching, tokens
 from nodwyn.memory.words.search import Where, snippet
 from nodwyn.memory.words.search import search as word_search
 from nodwyn.tasks.store import Store
@@ -307,6 +308,28 @@ def test_snippets_headings_and_prompts_are_redacted_again_when_shown(store):
     found = word_search(store, "deploy")
     shown = json.dumps([msgspec.to_builtins(hit) for hit in found.turns])
     assert "deploy" in shown and secret not in shown and "[redacted]" in shown
+
+
+def test_a_long_line_shown_by_many_tasks_is_redacted_in_each_and_kept_once(store):
+    """The same long output in three tasks (written raw, as no writer redacted it): every hit
+    shows it redacted, and its redaction is kept once, not three times; past KEPT_CHARS the
+    kept lines are let go."""
+    secret = "sk-ant-" + "c" * 30
+    line = "filler " * 400 + f"the quokka deploy used {secret} " + "tail " * 400
+    for task in ("A", "B", "C"):
+        write(store, task, [r.Message(text="look")])
+        with open(store.log_path(task), "a") as log:
+            log.write(json.dumps({"seq": 3, "at": at(3), "kind": "reply", "text": line}) + "\n")
+    matching.redacted.kept.clear()
+    found = word_search(store, "quokka").turns
+    assert sorted(hit.task for hit in found) == ["A", "B", "C"]
+    for hit in found:
+        [snip] = hit.events[0].lines
+        assert "quokka" in snip and secret not in snip and "[redacted]" in snip
+    assert list(matching.redacted.kept) == [line]
+    assert matching.redacted.kept[line] == redact(line)
+    other = "x" * (matching.KEPT_CHARS - len(line) + 1)  # one character over the bound
+    assert matching.redacted(other) == other and list(matching.redacted.kept) == [other]
 
 
 @pytest.mark.skipif(os.name != "posix", reason="a file name of raw bytes needs a POSIX system")

@@ -10,6 +10,33 @@ AROUND = 50  # characters kept either side of a matched word in a long line
 SCAN = 400_000  # characters of an event's text looked at for snippets
 MAX_LIMIT = 200  # turns a search gives at most
 FIRST_PIECE = 4096  # characters first looked at for a text's first line
+LONG_LINE = 2_000  # characters from which a line's redaction is kept for the next hit showing it
+KEPT_CHARS = 2_000_000  # characters of long lines kept redacted, at most
+
+
+class _Redacted:
+    """Long lines as redacted, kept for the process: the same file read or the same output in
+    many tasks is shown by the hit of each, and redacting a long line costs milliseconds. The
+    rules are the code's, so a line kept stays right; at most KEPT_CHARS are held."""
+
+    def __init__(self):
+        self.kept: dict[str, str] = {}
+        self.held = 0
+
+    def __call__(self, line: str) -> str:
+        if len(line) < LONG_LINE:
+            return redact(line)
+        shown = self.kept.get(line)
+        if shown is None:
+            shown = redact(line)
+            if self.held + len(line) > KEPT_CHARS:
+                self.kept, self.held = {}, 0
+            self.kept[line] = shown
+            self.held += len(line)
+        return shown
+
+
+redacted = _Redacted()
 
 
 def strings(value) -> list[str]:
@@ -82,7 +109,7 @@ def snippet(text: str, terms: set[str]) -> list[str]:
     if not found:
         return _first_line(text)
     best = sorted(found.items(), key=lambda item: (-len(item[1][1]), item[0]))[:SNIPPET_LINES]
-    return [cut(redact(text[start:end]), matched) for start, (end, matched) in sorted(best)]
+    return [cut(redacted(text[start:end]), matched) for start, (end, matched) in sorted(best)]
 
 
 def _snippet_by_line(text: str, terms: set[str]) -> list[str]:
@@ -94,7 +121,7 @@ def _snippet_by_line(text: str, terms: set[str]) -> list[str]:
     if not chosen:
         return _first_line(text)
     best = sorted(sorted(chosen)[:SNIPPET_LINES], key=lambda item: item[1])
-    return [cut(redact(line), matched) for _, _, line, matched in best]
+    return [cut(redacted(line), matched) for _, _, line, matched in best]
 
 
 def _first_line(text: str) -> list[str]:
@@ -106,7 +133,7 @@ def _first_line(text: str) -> list[str]:
         lines = text[:size].splitlines()
         first = next((at for at, line in enumerate(lines) if line.strip()), None)
         if first is not None and (size >= len(text) or first < len(lines) - 1):
-            return [cut(redact(lines[first]), set())]  # a line after it: it is whole
+            return [cut(redacted(lines[first]), set())]  # a line after it: it is whole
         if size >= len(text):
             return []
         size *= 4
