@@ -11,7 +11,7 @@ SCAN = 400_000  # characters of an event's text looked at for snippets
 MAX_LIMIT = 200  # turns a search gives at most
 FIRST_PIECE = 4096  # characters first looked at for a text's first line
 LONG_LINE = 2_000  # characters from which a line's redaction is kept for the next hit showing it
-KEPT_CHARS = 1_000_000  # characters of long lines kept redacted, at most (held twice: as read, redacted)
+KEPT_CHARS = 1_000_000  # characters of long lines kept, at most (each held as read and redacted)
 
 
 class _Redacted:
