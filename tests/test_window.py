@@ -32,7 +32,8 @@ TRAY = "trayer --edge top --align right --widthtype pixel --width 64 --heighttyp
 # closing the window quit the app. So the app starts once trayer holds the tray's selection.
 TRAY_UP = (
     "import time; from nodwyn.desktop.tray import present; end = time.monotonic() + 60\n"
-    "while not present() and time.monotonic() < end: time.sleep(0.02)"
+    "while not present() and time.monotonic() < end: time.sleep(0.02)\n"
+    "raise SystemExit(not present())"
 )
 
 pytestmark = pytest.mark.skipif(
@@ -59,7 +60,8 @@ def run_app(report: Path, tmp_path: Path, *args: str) -> subprocess.CompletedPro
         "GTK_THEME": "Adwaita",  # a light theme: the xorg tray still takes the white glyph
     }
     script = (
-        f"{TRAY} 2>/dev/null & tray=$!; {sys.executable} -c '{TRAY_UP}'; "
+        f"{TRAY} 2>/dev/null & tray=$!; {sys.executable} -c '{TRAY_UP}' "
+        "|| echo 'no tray: trayer held no system tray selection after 60 s' >&2; "
         f"{sys.executable} -m nodwyn.cli app {' '.join(args)} --self-check {report}; code=$?; "
         "kill $tray; exit $code"
     )

@@ -57,8 +57,9 @@ def check(app, report: Path) -> None:
             seen[name] = action()
         except Exception:  # recorded for the test to show; the other steps still run
             seen["errors"][name] = traceback.format_exc()
-        with open(steps, "a", encoding="utf-8") as file:  # says where it ended
-            file.write(f"{name}{' (failed)' if name in seen['errors'] else ''}\n")
+        failed = seen["errors"].get(name, "").strip().splitlines()[-1:]  # the error's own line
+        with open(steps, "a", encoding="utf-8") as file:  # says where it ended, and why
+            file.write(f"{name} (failed: {failed[0]})\n" if failed else f"{name}\n")
 
     window.events.loaded.wait(60)
     step("geometry_at_start", lambda: settled(window))
@@ -91,7 +92,12 @@ def tray_shown(app) -> bool:
     """The tray icon, shown within 10 s; without it closing the window quits the app, which
     the steps after it would take for a failure of theirs."""
     if not wait_for(lambda: app.tray_shown, 10):
-        raise RuntimeError("no tray icon after 10 s: closing the window will quit the app")
+        from .tray import present
+
+        raise RuntimeError(
+            f"no tray icon after 10 s (a tray to dock in now: {present()}): closing the window "
+            "will quit the app"
+        )
     return True
 
 
