@@ -14,29 +14,31 @@ LONG_LINE = 2_000  # characters from which a line's redaction is kept for the ne
 KEPT_CHARS = 1_000_000  # characters of long lines kept, at most (each held as read and redacted)
 
 
-class _Redacted:
-    """Long lines as redacted, kept for the process: the same file read or the same output in
-    many tasks is shown by the hit of each, and redacting a long line costs milliseconds. The
-    rules are the code's, so a line kept stays right; at most KEPT_CHARS are held."""
+class Redactions:
+    """Text as redacted, kept for the process, for text of `shortest` characters or more: the
+    same line (a file read, an output repeated) or heading is shown by many hits, and redacting
+    a long line costs milliseconds. The rules are the code's, so what is kept stays right; at
+    most KEPT_CHARS are held, let go together past that."""
 
-    def __init__(self):
+    def __init__(self, shortest: int):
+        self.shortest = shortest
         self.kept: dict[str, str] = {}
         self.held = 0
 
-    def __call__(self, line: str) -> str:
-        if len(line) < LONG_LINE:
-            return redact(line)
-        shown = self.kept.get(line)
+    def __call__(self, text: str) -> str:
+        if len(text) < self.shortest:
+            return redact(text)
+        shown = self.kept.get(text)
         if shown is None:
-            shown = redact(line)
-            if self.held + len(line) > KEPT_CHARS:
+            shown = redact(text)
+            if self.held + len(text) > KEPT_CHARS:
                 self.kept, self.held = {}, 0
-            self.kept[line] = shown
-            self.held += len(line)
+            self.kept[text] = shown
+            self.held += len(text)
         return shown
 
 
-redacted = _Redacted()
+redacted = Redactions(LONG_LINE)  # snippet lines: only long ones are worth keeping
 
 
 def strings(value) -> list[str]:

@@ -21,7 +21,7 @@ from ..cards.heads import shown_card
 from . import index as wordindex
 from . import terms, tokens
 from .index import text_of
-from .matching import MAX_LIMIT, SCAN, cut, ranked, snippet  # noqa: F401 (read as search.X)
+from .matching import MAX_LIMIT, SCAN, Redactions, cut, ranked, snippet  # noqa: F401 (read as search.X)
 
 SCOPES = ("task", "project", "all")
 
@@ -283,14 +283,5 @@ def event_hit(handle, log: Path, hit: Hit, terms: set[str], state, record=None) 
     )
 
 
-_headings: dict[str, str] = {}  # heading -> as shown: few (kinds, agents, tools) and many hits
-
-
-def shown_heading(heading: str) -> str:
-    """A hit's heading redacted, once per process for each heading (the rules are the code's)."""
-    shown = _headings.get(heading)
-    if shown is None:
-        if len(_headings) >= 4096:
-            _headings.clear()
-        shown = _headings[heading] = redact(heading)
-    return shown
+# a hit's heading as shown: few headings (kinds, agents, tools) and many hits, so each once
+shown_heading = Redactions(0)
