@@ -69,8 +69,6 @@ def check(app, report: Path) -> None:
     step("progress", lambda: wait_for(lambda: app.worker.passes > 0, 30) and app.worker.passes)
     if app.tray_shown:  # paint the icon again at the size its tray gave it by now
         app.icon.icon = app.icon.icon
-    time.sleep(1.5)  # let the page and the tray manager finish painting before the photograph
-    step("screenshot", lambda: photograph(report.with_suffix(".png")))
     step("window_libraries", lambda: drawing_libraries(window.pid()))
     step("close_hides", lambda: close_and_look(app))
     step("second_launch", lambda: second_launch(app))
@@ -84,6 +82,8 @@ def check(app, report: Path) -> None:
         from .idle import measure
 
         step("idle", lambda: measure(app, float(os.environ["NODWYN_SELFCHECK_IDLE"])))
+    time.sleep(1.5)  # let the page and the tray manager finish painting before the photograph
+    step("screenshot", lambda: photograph(report.with_suffix(".png")))
     report.write_text(json.dumps(seen, indent=1), encoding="utf-8")
     tray(app, "Quit")
 
@@ -151,24 +151,13 @@ def settled(window) -> dict:
     return wait_for(same_again, 10, 0.5) or last
 
 
-GRAB = "import sys; from PIL import ImageGrab; ImageGrab.grab().save(sys.argv[1])"
-
-
 def photograph(path: Path) -> str:
-    """A screenshot of the whole screen. Taken by a Python process of its own, so the image and
-    its PNG encoder never weigh on the app whose idle memory the check measures later (they
-    left it 6 MB larger, measured), except in a bundle, whose launcher runs only nodwyn."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if getattr(sys, "frozen", False):
-        from PIL import ImageGrab
+    """A screenshot of the whole screen, the check's last step: the image and its PNG encoder
+    stay in the app's process, after its idle memory was measured."""
+    from PIL import ImageGrab
 
-        ImageGrab.grab().save(path)
-    else:
-        done = subprocess.run(
-            [sys.executable, "-c", GRAB, str(path)], capture_output=True, text=True, timeout=60
-        )
-        if done.returncode:
-            raise RuntimeError(f"the screenshot failed: {done.stderr[-2000:]}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ImageGrab.grab().save(path)
     return str(path)
 
 
