@@ -283,3 +283,22 @@ def test_the_big_history_benchmark_prints_each_steps_time_and_peak_beside_fts5(c
     assert len(peaks) >= 10 and all(int(p.replace(",", "")) > 0 for p in peaks)
     assert figure(out, "`nodwyn sessions --json` warm at") > 0  # the tasks, then the median
     assert_goals_judged(out, 4)  # the import's and the build's peaks, and how each grew
+
+
+def test_the_page_speed_benchmark_times_the_list_and_each_open_in_webkit():
+    """Under Xvfb, in WebKitGTK: the list's time, each open's median and slowest, the web
+    process's RSS and PSS, for the page as it is and with a setting, alternated."""
+    import shutil
+
+    if not sys.platform.startswith("linux") or not shutil.which("xvfb-run"):
+        pytest.skip("the page is timed in WebKitGTK under Xvfb")
+    out = run("bench_page_speed.py", "--runs", "1", "--opens", "1",
+              "--against", "JSC_useDFGJIT=0")  # fmt: skip
+    medians = [line for line in out.splitlines() if ", median of 1 runs:" in line]
+    assert [line.split(",")[0] for line in medians] == ["as it is", "with JSC_useDFGJIT=0"], out
+    for line in medians:
+        list_ms, open_ms, slowest, rss, pss = figures(
+            line, "list drawn in", "a transcript opened in", "slowest", "RSS", "PSS"
+        )
+        assert 0 < list_ms < 60_000 and 0 < open_ms <= slowest and 0 < pss <= rss, line
+        assert "(median of 6," in line, line  # the demo's first six tasks, each opened once
