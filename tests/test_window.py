@@ -200,15 +200,16 @@ def test_the_gtk_window_process_draws_without_opengl(first_run):
 
 
 SOFTWARE = ("WEBKIT_DISABLE_DMABUF_RENDERER", "GDK_GL", "WEBKIT_WEB_RENDER_DEVICE_FILE")
+SET = (*SOFTWARE, "JSC_useJIT")
 WINDOW_ENVIRONMENT = (
     "import json, os, nodwyn.desktop.window; "
-    f"print(json.dumps({{n: os.environ.get(n) for n in {SOFTWARE!r}}}))"
+    f"print(json.dumps({{n: os.environ.get(n) for n in {SET!r}}}))"
 )
 
 
 def window_environment(**given: str) -> dict:
     """What the GTK window's process sets for itself, given the person's own variables."""
-    env = {key: value for key, value in os.environ.items() if key not in SOFTWARE}
+    env = {key: value for key, value in os.environ.items() if key not in SET}
     env.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
     env = {**env, "PYWEBVIEW_GUI": "gtk", **given}
     done = subprocess.run([sys.executable, "-c", WINDOW_ENVIRONMENT], env=env,
@@ -223,4 +224,10 @@ def test_the_gtk_window_leaves_opengl_off_where_the_person_did_not_ask_for_it():
     assert found["WEBKIT_DISABLE_DMABUF_RENDERER"] == "1"
     assert found["WEBKIT_WEB_RENDER_DEVICE_FILE"]  # a node, or "none": never an EGL look-up
     composited = window_environment(WEBKIT_DISABLE_COMPOSITING_MODE="0")
-    assert composited == dict.fromkeys(SOFTWARE)  # compositing asked for: OpenGL left as it was
+    opengl = {name: composited[name] for name in SOFTWARE}
+    assert opengl == dict.fromkeys(SOFTWARE)  # compositing asked for: OpenGL left as it was
+
+
+def test_the_gtk_window_runs_the_page_without_the_jit_unless_the_person_asked_for_it():
+    assert window_environment()["JSC_useJIT"] == "0"
+    assert window_environment(JSC_useJIT="1")["JSC_useJIT"] == "1"  # the person's own wins

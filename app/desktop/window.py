@@ -41,6 +41,10 @@ GTK_ENVIRONMENT = {
     # WebKitGTK draws the page without its accelerated compositing: without a GPU that went
     # through OpenGL on Mesa's llvmpipe, and the web process held 188 MB PSS idle, not 120.
     "WEBKIT_DISABLE_COMPOSITING_MODE": "1",
+    # JavaScriptCore runs the page's scripts in its interpreter, without its JIT compilers (as
+    # Safari's Lockdown Mode does): the web process's RSS is about 23 MB smaller with the real
+    # corpus's page, its list draws as fast, a transcript opens in 89 ms (median) against 69.
+    "JSC_useJIT": "0",
 }
 # With the page drawn in software, the window's own process needs no OpenGL, yet it opened an
 # EGL display (and with it Mesa and LLVM) for WebKit's DMA-BUF renderer, to find the GPU's
