@@ -1,4 +1,4 @@
-"""The window: pywebview's web view on the app's page, in a process of its own.
+"""The window: the system's web view on the app's page, in a process of its own.
 
 The app (app.py, through viewer.py) starts this process when the window is to be shown,
 and it ends when the window closes, so closing the window to the tray gives back the whole web
@@ -6,8 +6,10 @@ engine: its renderer processes and the libraries and caches loaded for it. Kept 
 app's own process, they held about 360 MB (RSS, all processes) and pywebview cannot make a
 window again in a process whose last window closed. Open starts the process again.
 
-The only module that imports `webview`; it runs as `python -m nodwyn.desktop.window` (or the
-bundle's launcher with `--nodwyn-window`). Protocol, JSON lines (viewer.py is the other end):
+On Linux with WebKit2GTK the window is made with GTK directly (gtk_window.py); elsewhere, and
+on Qt, through pywebview: the only module that imports `webview`. It runs as
+`python -m nodwyn.desktop.window` (or the bundle's launcher with `--nodwyn-window`).
+Protocol, JSON lines (viewer.py is the other end):
 - stdin, first line: {"url", "title", "width", "height", "x", "y"}. The url carries the
   page's token, so it is never on a command line, in the environment or in a file (ADR 0006);
 - stdin, then: {"op": "show" | "restore" | "close" | "run_js" | "geometry" | "move" |
@@ -16,12 +18,10 @@ bundle's launcher with `--nodwyn-window`). Protocol, JSON lines (viewer.py is th
 - stdout: {"event": "shown" | "loaded" | "closed", "geometry"} and {"id", "value"} answers.
 """
 
-import contextlib
 import glob
 import json
 import os
 import sys
-import tempfile
 import threading
 
 # What the Qt window is made with, each unless the person set it already (ADR 0028; measured
@@ -56,8 +56,8 @@ SOFTWARE_ENVIRONMENT = {
 
 
 def engine() -> str:
-    """The web view for Linux: the system's WebKit2GTK through pywebview's GTK backend where
-    its bindings (the `gtk` extra) and typelibs (gir1.2-webkit2-4.1) are there, else Qt
+    """The web view for Linux: the system's WebKit2GTK (gtk_window.py) where its bindings
+    (the `gtk` extra) and typelibs (gir1.2-webkit2-4.1) are there, else Qt
     WebEngine (the `qt` extra), which weighs about five times as much (ADR 0060)."""
     try:
         import gi
@@ -148,8 +148,6 @@ def steady_caret() -> None:
 
 _environment()
 
-import webview  # noqa: E402
-
 _out = threading.Lock()
 
 
@@ -160,14 +158,7 @@ def say(message: dict) -> None:
 
 
 def geometry(window) -> dict:
-    """Where the window is. On GTK pywebview asks the main loop and waits for its answer, which
-    in the main loop itself (the closing event runs there) would wait for ever: there the
-    GTK window is read directly."""
-    on_gtk = os.environ.get("PYWEBVIEW_GUI") == "gtk"
-    native = getattr(window, "native", None) if on_gtk else None  # the Gtk.Window
-    if native is not None and threading.current_thread() is threading.main_thread():
-        (x, y), (width, height) = native.get_position(), native.get_size()
-        return {"x": x, "y": y, "width": width, "height": height}
+    """Where pywebview's window is."""
     return {"x": window.x, "y": window.y, "width": window.width, "height": window.height}
 
 
@@ -182,8 +173,9 @@ def on_a_screen(asked: dict, screens: list) -> dict:
     return {**asked, "x": None, "y": None}
 
 
-def serve(window) -> None:
-    """Carry out the app's commands until its end of the pipe closes."""
+def serve(window, where) -> None:
+    """Carry out the app's commands on `window` (pywebview's, or gtk_window's, which has the
+    same methods) until the app's end of the pipe closes; `where()` says the geometry."""
     for line in sys.stdin:
         try:
             command = json.loads(line)
@@ -199,7 +191,7 @@ def serve(window) -> None:
             elif op == "run_js":
                 value = window.run_js(command["script"])
             elif op == "geometry":
-                value = geometry(window)
+                value = where()
             elif op == "move":
                 window.move(command["x"], command["y"])
             elif op == "resize":
@@ -212,7 +204,29 @@ def serve(window) -> None:
 
 
 def main() -> None:
-    asked = on_a_screen(json.loads(sys.stdin.readline()), list(webview.screens or []))
+    asked = json.loads(sys.stdin.readline())
+    steady_caret()
+    if os.environ.get("PYWEBVIEW_GUI") == "gtk":
+        from . import gtk_window
+
+        with gtk_window.storage() as folder:
+            window = gtk_window.Window(on_a_screen(asked, gtk_window.screens()), say, folder)
+            start(lambda: serve(window, window.geometry))
+            last = window.run()
+    else:
+        last = pywebview_window(asked)
+    say({"event": "closed", "geometry": last})
+
+
+def start(serving) -> None:
+    threading.Thread(target=serving, name="nodwyn-window", daemon=True).start()
+
+
+def pywebview_window(asked: dict) -> dict | None:
+    """The window through pywebview (macOS, Windows, Qt); where it was when it closed."""
+    import webview
+
+    asked = on_a_screen(asked, list(webview.screens or []))
     window = webview.create_window(
         asked.get("title", "nodwyn"),
         asked["url"],
@@ -231,28 +245,11 @@ def main() -> None:
     window.events.shown += lambda: say({"event": "shown"})
     window.events.loaded += lambda: say({"event": "loaded"})
     window.events.closing += closing
-
-    def started() -> None:
-        threading.Thread(target=serve, args=(window,), name="nodwyn-window", daemon=True).start()
-
     # An export is a download: the window asks where to save it (its own save dialog).
     webview.settings["ALLOW_DOWNLOADS"] = True
-    steady_caret()
-    with storage() as kept:
-        webview.start(started, private_mode=kept is None, storage_path=kept)
-    say({"event": "closed", "geometry": last["geometry"]})
-
-
-@contextlib.contextmanager
-def storage():
-    """Where the page's localStorage lives while the window does: nowhere on disk (private
-    mode) on Qt; on GTK a folder of its own, removed as the window ends, because WebKitGTK's
-    private mode gives the page no localStorage at all and the page reads it as it loads."""
-    if os.environ.get("PYWEBVIEW_GUI") != "gtk":
-        yield None
-        return
-    with tempfile.TemporaryDirectory(prefix="nodwyn-webview-") as folder:
-        yield folder
+    # nothing of the page's is kept on disk (Qt's private mode keeps localStorage in memory)
+    webview.start(lambda: start(lambda: serve(window, lambda: geometry(window))), private_mode=True)
+    return last["geometry"]
 
 
 if __name__ == "__main__":
