@@ -85,8 +85,8 @@ def site():
 class WindowProcess:
     """The window's process and its pipe: the app's end of window.py's protocol."""
 
-    def __init__(self, display: str, url: str, home: Path):
-        env = {**os.environ, "DISPLAY": display, "HOME": str(home), "TMPDIR": str(home)}
+    def __init__(self, display: str, url: str, home: Path, **given: str):
+        env = {**os.environ, "DISPLAY": display, "HOME": str(home), "TMPDIR": str(home), **given}
         env.pop("PYWEBVIEW_GUI", None)
         env.pop("WAYLAND_DISPLAY", None)
         self.process = subprocess.Popen([sys.executable, "-c", PROBE], env=env, text=True,
@@ -234,3 +234,23 @@ def test_a_download_saved_nowhere_is_not_written(display, site, tmp_path):
     assert window.ask("run_js", script="'answers after the dialog'") == "answers after the dialog"
     window.end()
     assert list(tmp_path.glob("kestrel*")) == []
+
+
+ELSEWHERE = (
+    "var a = document.createElement('a'); a.href = 'https://example.invalid/kestrel';"
+    "a.target = '_blank'; document.body.append(a); a.click(); a.remove();"
+    "location.href = 'https://example.invalid/pager'; true"
+)
+
+
+def test_links_to_other_sites_open_in_the_browser_and_the_window_stays(display, site, tmp_path):
+    opened = tmp_path / "opened"
+    browser = f"sh -c 'echo \"$0\" >> {opened}' %s"  # the person's browser, as $BROWSER names it
+    window = WindowProcess(display, site, tmp_path, BROWSER=browser)
+    window.event("loaded")
+    assert window.ask("run_js", script=ELSEWHERE) is True
+    wanted = ["https://example.invalid/kestrel", "https://example.invalid/pager"]
+    assert wait_for(lambda: opened.exists() and opened.read_text().split() == wanted)
+    assert window.ask("run_js", script="location.href") == site
+    assert window.ask("run_js", script="document.title") == "counter"
+    window.end()

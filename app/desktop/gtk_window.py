@@ -16,6 +16,7 @@ import os
 import tempfile
 import threading
 import time
+import urllib.parse
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -28,30 +29,17 @@ NAME = "nodwyn-app"  # the WM_CLASS, the .desktop file's StartupWMClass: docks s
 ICON = "nodwyn"  # the icon theme's name, which the packages install
 # The right-click menu keeps what edits and copies; going back, reloading, opening a link or
 # an image in another window or saving it, and the inspector have no place in an app's window.
-MENU_KEPT = {
-    getattr(WebKit2.ContextMenuAction, name)
-    for name in (
-        "COPY",
-        "CUT",
-        "PASTE",
-        "PASTE_AS_PLAIN_TEXT",
-        "DELETE",
-        "SELECT_ALL",
-        "INSERT_EMOJI",
-        "COPY_LINK_TO_CLIPBOARD",
-        "COPY_IMAGE_TO_CLIPBOARD",
-        "COPY_IMAGE_URL_TO_CLIPBOARD",
-        "SPELLING_GUESS",
-        "NO_GUESSES_FOUND",
-        "IGNORE_SPELLING",
-        "LEARN_SPELLING",
-        "IGNORE_GRAMMAR",
-        "INPUT_METHODS",
-        "UNICODE",
-    )  # fmt: skip
-    if hasattr(WebKit2.ContextMenuAction, name)
-}
+# fmt: off
+MENU_KEPT_NAMES = (
+    "COPY", "CUT", "PASTE", "PASTE_AS_PLAIN_TEXT", "DELETE", "SELECT_ALL", "INSERT_EMOJI",
+    "UNICODE", "INPUT_METHODS", "COPY_LINK_TO_CLIPBOARD", "COPY_IMAGE_TO_CLIPBOARD",
+    "COPY_IMAGE_URL_TO_CLIPBOARD", "SPELLING_GUESS", "NO_GUESSES_FOUND", "IGNORE_SPELLING",
+    "LEARN_SPELLING", "IGNORE_GRAMMAR",
+)
+# fmt: on
+MENU_KEPT = {getattr(WebKit2.ContextMenuAction, name) for name in MENU_KEPT_NAMES}
 OUTSIDE = ("http:", "https:", "mailto:")  # what a link opened outside the app may be
+INSIDE = ("about:", "blob:", "data:")  # what the page itself makes (a blob: saves an export)
 
 
 class Window:
@@ -59,6 +47,7 @@ class Window:
 
     def __init__(self, asked: dict, say: Callable[[dict], None], folder: str):
         self.say, self.last, self.ended = say, None, False
+        self.origin = origin(asked["url"])
         GLib.set_prgname(NAME)
         Gdk.set_program_class(NAME)
         Gtk.Window.set_default_icon_name(ICON)
@@ -182,11 +171,16 @@ class Window:
             self.say({"event": "loaded"})
 
     def _decide_policy(self, view, decision, kind) -> bool:
-        """A link to another window (the page's are to sites outside the app) opens in the
-        person's browser; everything else as WebKit decides (an attachment downloads)."""
-        if kind != WebKit2.PolicyDecisionType.NEW_WINDOW_ACTION:
+        """The window stays on the app's page: a link to another window or another site (the
+        page's own go to sites outside the app) opens in the person's browser, and a file
+        dropped on the window is not opened in its place. Everything else is WebKit's to
+        decide (a response that is an attachment downloads)."""
+        if kind == WebKit2.PolicyDecisionType.RESPONSE:
             return False
         uri = decision.get_navigation_action().get_request().get_uri()
+        new_window = kind == WebKit2.PolicyDecisionType.NEW_WINDOW_ACTION
+        if not new_window and (origin(uri) == self.origin or uri.startswith(INSIDE)):
+            return False
         if uri.startswith(OUTSIDE):
             webbrowser.open(uri)
         decision.ignore()
@@ -260,13 +254,28 @@ def js_value(view: WebKit2.WebView, result):
     return json.loads(value.to_json(0))
 
 
+def origin(uri: str) -> tuple[str, str]:
+    """A URI's scheme and host with its port."""
+    parts = urllib.parse.urlsplit(uri)
+    return parts.scheme, parts.netloc
+
+
 def helpers() -> list[str]:
-    """The window's child processes (WebKit's), from /proc."""
+    """The window's child processes (WebKit's) still running, from /proc."""
     found = []
     for listed in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
         with contextlib.suppress(OSError):
             found += Path(listed).read_text().split()
-    return found
+    return [pid for pid in found if running(pid)]
+
+
+def running(pid: str) -> bool:
+    """Whether the process runs still (not ended and waiting to be reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
 
 
 def screens() -> list:
