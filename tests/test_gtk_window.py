@@ -254,3 +254,33 @@ def test_links_to_other_sites_open_in_the_browser_and_the_window_stays(display, 
     assert window.ask("run_js", script="location.href") == site
     assert window.ask("run_js", script="document.title") == "counter"
     window.end()
+
+
+def menu(*actions):
+    """A right-click menu as WebKit makes it: its stock items, None for a separator."""
+    from gi.repository import WebKit2
+
+    made = WebKit2.ContextMenu.new()
+    for action in actions:
+        if action is None:
+            made.append(WebKit2.ContextMenuItem.new_separator())
+        else:
+            made.append(WebKit2.ContextMenuItem.new_from_stock_action(action))
+    return made
+
+
+def test_the_right_click_menu_keeps_editing_and_copying_only():
+    from gi.repository import WebKit2
+    from nodwyn.desktop import gtk_window
+
+    act = WebKit2.ContextMenuAction
+    link = menu(act.OPEN_LINK, act.OPEN_LINK_IN_NEW_WINDOW, act.DOWNLOAD_LINK_TO_DISK,
+                act.COPY_LINK_TO_CLIPBOARD, None, act.INSPECT_ELEMENT)  # fmt: skip
+    assert gtk_window.trimmed(link) is False  # a menu is shown
+    assert [item.get_stock_action() for item in link.get_items()] == [act.COPY_LINK_TO_CLIPBOARD]
+    field = menu(act.CUT, act.COPY, act.PASTE, None, act.SELECT_ALL, None, act.RELOAD)
+    gtk_window.trimmed(field)
+    kept = [item.get_stock_action() for item in field.get_items()]
+    assert kept == [act.CUT, act.COPY, act.PASTE, act.NO_ACTION, act.SELECT_ALL]  # one separator
+    page = menu(act.GO_BACK, act.GO_FORWARD, act.STOP, act.RELOAD, None, act.INSPECT_ELEMENT)
+    assert gtk_window.trimmed(page) is True  # nothing left: no menu at all

@@ -61,7 +61,7 @@ class Window:
         self.view = web_view(folder)
         self.view.connect("load-changed", self._load_changed)
         self.view.connect("decide-policy", self._decide_policy)
-        self.view.connect("context-menu", self._context_menu)
+        self.view.connect("context-menu", lambda view, menu, *_: trimmed(menu))
         self.view.get_context().connect("download-started", self._download_started)
         self.window.add(self.view)
         self.window.connect("map-event", self._mapped)
@@ -186,18 +186,6 @@ class Window:
         decision.ignore()
         return True
 
-    def _context_menu(self, view, menu, *_) -> bool:
-        """Only the kept items; no menu at all when none is left."""
-        for item in list(menu.get_items()):
-            if item.get_stock_action() not in MENU_KEPT and not item.is_separator():
-                menu.remove(item)
-        items = menu.get_items()
-        while items and items[0].is_separator():
-            menu.remove(items.pop(0))
-        while items and items[-1].is_separator():
-            menu.remove(items.pop())
-        return not items
-
     def _download_started(self, context, download) -> None:
         download.connect("decide-destination", self._save_as)
 
@@ -238,6 +226,19 @@ def save_as(parent: Gtk.Window, suggested: str) -> str | None:
     chosen = dialog.get_filename() if dialog.run() == Gtk.ResponseType.ACCEPT else None
     dialog.destroy()
     return chosen
+
+
+def trimmed(menu: WebKit2.ContextMenu) -> bool:
+    """The right-click menu with only the kept items; True (no menu at all) when none is."""
+    for item in list(menu.get_items()):
+        if item.get_stock_action() not in MENU_KEPT and not item.is_separator():
+            menu.remove(item)
+    items = menu.get_items()
+    while items and items[0].is_separator():
+        menu.remove(items.pop(0))
+    while items and items[-1].is_separator():
+        menu.remove(items.pop())
+    return not items
 
 
 def js_value(view: WebKit2.WebView, result):
