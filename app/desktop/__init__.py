@@ -4,8 +4,9 @@ It sits above everything else (records <- log <- store / memory <- api / cli <- 
 runs as two processes, so that closing the window to the tray gives the web engine back:
 - the app's (app.py): the API server, the worker and the tray icon (tray.py, which alone
   imports pystray), with the window driven over a pipe (viewer.py);
-- the window's (window.py, which alone imports webview): `python -m nodwyn.desktop.window`,
-  or the bundle's launcher with `--nodwyn-window`.
+- the window's (window.py, which alone imports webview, and on Linux gtk_window.py, which
+  makes it with GTK and WebKit2GTK directly): `python -m nodwyn.desktop.window`, or the
+  bundle's launcher with `--nodwyn-window`.
 selfcheck.py (and idle.py, its idle figures) let the running app look at itself for the tests
 and the package check.
 

@@ -25,8 +25,9 @@ from gi.repository import Gdk, GLib, Gtk, WebKit2  # versions required by window
 
 ANSWER_WITHIN = 10.0  # seconds a command waits for GTK's main loop (viewer.py waits as long)
 MIN_SIZE = (480, 360)
-NAME = "nodwyn-app"  # the WM_CLASS, the .desktop file's StartupWMClass: docks show its icon
-ICON = "nodwyn"  # the icon theme's name, which the packages install
+# The WM_CLASS: the .desktop file's StartupWMClass, by which docks show its icon. (An icon of
+# the window's own would load GTK's icon theme into the process: 1.4 MB.)
+NAME = "nodwyn-app"
 # The right-click menu keeps what edits and copies; going back, reloading, opening a link or
 # an image in another window or saving it, and the inspector have no place in an app's window.
 # fmt: off
@@ -50,7 +51,6 @@ class Window:
         self.origin = origin(asked["url"])
         GLib.set_prgname(NAME)
         Gdk.set_program_class(NAME)
-        Gtk.Window.set_default_icon_name(ICON)
         self.window = Gtk.Window(title=asked.get("title", "nodwyn"))
         self.window.set_size_request(*MIN_SIZE)
         self.window.resize(asked.get("width", 1100), asked.get("height", 720))
