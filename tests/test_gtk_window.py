@@ -128,7 +128,12 @@ class WindowProcess:
     def end(self) -> list[dict]:
         """Close its stdin, as an app that ended does; what it said until it ended."""
         self.process.stdin.close()
-        assert self.process.wait(30) == 0
+        try:
+            code = self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise AssertionError("the window's process did not end within 30 s") from None
+        assert code == 0
         said = []
         while (message := self.said.get(timeout=5)) is not None:
             said.append(message)
@@ -198,6 +203,16 @@ def answer_save_dialog(display: str, key: str, within: float = 20.0) -> None:
         screen.close()
 
 
+def save_dialog_shown(display: str) -> bool:
+    from Xlib import display as xdisplay
+
+    screen = xdisplay.Display(display)
+    try:
+        return bool(save_dialogs(screen))
+    finally:
+        screen.close()
+
+
 def save_dialogs(screen) -> list:
     """The top-level windows shown on the screen under the save dialog's title."""
     shown = 2  # X.IsViewable
@@ -241,6 +256,17 @@ ELSEWHERE = (
     "a.target = '_blank'; document.body.append(a); a.click(); a.remove();"
     "location.href = 'https://example.invalid/pager'; true"
 )
+
+
+def test_quitting_while_the_save_dialog_is_open_ends_the_window(display, site, tmp_path):
+    window = WindowProcess(display, site, tmp_path)
+    window.event("loaded")
+    assert window.ask("run_js", script=SAVE) is True
+    assert wait_for(lambda: save_dialog_shown(display)), "no save dialog on the screen"
+    window.send({"op": "close"})  # the tray's Quit closes the window
+    said = window.end()
+    assert [message["event"] for message in said if "event" in message] == ["closed", "modules"]
+    assert list(tmp_path.glob("kestrel*")) == []
 
 
 def test_links_to_other_sites_open_in_the_browser_and_the_window_stays(display, site, tmp_path):

@@ -48,6 +48,7 @@ class Window:
 
     def __init__(self, asked: dict, say: Callable[[dict], None], folder: str):
         self.say, self.last, self.ended = say, None, False
+        self.saving: Gtk.FileChooserNative | None = None  # the save dialog while it is open
         self.origin = origin(asked["url"])
         GLib.set_prgname(NAME)
         Gdk.set_program_class(NAME)
@@ -92,8 +93,9 @@ class Window:
         self.call(self._restore)
 
     def destroy(self) -> None:
-        """The close button, as the window system sends it."""
-        self.call(lambda: self.window.close())
+        """The close button, as the window system sends it; an open save dialog, which would
+        hold the window open, answers Cancel first (the app is quitting)."""
+        self.call(self._close)
 
     def geometry(self) -> dict:
         return self.call(self._geometry)
@@ -154,6 +156,11 @@ class Window:
         self.say({"event": "shown"})
         return False
 
+    def _close(self) -> None:
+        if self.saving is not None:
+            self.saving.hide()
+        self.window.close()
+
     def _restore(self) -> None:
         self.window.deiconify()
         self.window.present()
@@ -192,7 +199,11 @@ class Window:
     def _save_as(self, download, suggested: str) -> bool:
         """An export is a download: the window asks where to save it, and saving nowhere
         cancels it."""
-        chosen = save_as(self.window, suggested)
+        self.saving = save_dialog(self.window, suggested)
+        answer = self.saving.run()
+        chosen = self.saving.get_filename() if answer == Gtk.ResponseType.ACCEPT else None
+        self.saving.destroy()
+        self.saving = None
         if chosen is None:
             download.cancel()
         else:
@@ -215,17 +226,15 @@ def web_view(folder: str) -> WebKit2.WebView:
     return view
 
 
-def save_as(parent: Gtk.Window, suggested: str) -> str | None:
-    """Where the person chose to save a file suggested as `suggested` (GTK's own save dialog,
-    or the desktop's through its portal), or None."""
+def save_dialog(parent: Gtk.Window, suggested: str) -> Gtk.FileChooserNative:
+    """The dialog that asks where to save a file suggested as `suggested`: GTK's own, or the
+    desktop's through its portal; in the Downloads folder, else the home folder."""
     dialog = Gtk.FileChooserNative.new("Save As", parent, Gtk.FileChooserAction.SAVE, None, None)
     dialog.set_do_overwrite_confirmation(True)
     folder = GLib.get_user_special_dir(GLib.UserDirectory.DIRECTORY_DOWNLOAD)
     dialog.set_current_folder(folder or GLib.get_home_dir())
     dialog.set_current_name(suggested)
-    chosen = dialog.get_filename() if dialog.run() == Gtk.ResponseType.ACCEPT else None
-    dialog.destroy()
-    return chosen
+    return dialog
 
 
 def trimmed(menu: WebKit2.ContextMenu) -> bool:
