@@ -251,6 +251,44 @@ def test_a_download_saved_nowhere_is_not_written(display, site, tmp_path):
     assert list(tmp_path.glob("kestrel*")) == []
 
 
+# A caller inside GTK's main loop (a signal's handler) asking the window for a script's value and
+# its place: it must get them without waiting for itself.
+IN_THE_LOOP = """
+import json, sys, tempfile
+from nodwyn.desktop import window
+from nodwyn.desktop import gtk_window
+from gi.repository import GLib
+
+def probe():
+    found = {"title": shown.run_js("document.title"), "geometry": shown.geometry()}
+    print(json.dumps(found), flush=True)
+    shown.destroy()
+    return False
+
+def said(message):
+    if message.get("event") == "loaded":
+        GLib.idle_add(probe)
+
+asked = {"url": sys.argv[1], "title": "nodwyn", "width": 700, "height": 500, "x": 10, "y": 20}
+with tempfile.TemporaryDirectory() as folder:
+    shown = gtk_window.Window(asked, said, folder)
+    shown.run()
+"""
+
+
+def test_run_js_from_within_gtks_main_loop_answers_without_waiting_for_itself(display, site):
+    env = {**os.environ, "DISPLAY": display}
+    env.pop("PYWEBVIEW_GUI", None)
+    done = subprocess.run([sys.executable, "-c", IN_THE_LOOP, site], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found == {
+        "title": "counter",
+        "geometry": {"x": 10, "y": 20, "width": 700, "height": 500},
+    }
+
+
 ELSEWHERE = (
     "var a = document.createElement('a'); a.href = 'https://example.invalid/kestrel';"
     "a.target = '_blank'; document.body.append(a); a.click(); a.remove();"
