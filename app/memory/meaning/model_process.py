@@ -8,10 +8,13 @@ Ollama's keep_alive; 0 ends it after each request, a negative value keeps it whi
 runs) and is started again on the next. A one-shot CLI process keeps encoding in itself.
 
 The two talk over the child's stdin and stdout, in frames (pipes.py): the parent sends a lane
-(b"q" a query, b"c" cards) and the texts as a JSON list; the child first says {"id", "dims"}
-(or {"error"} when the model cannot be loaded here), then answers each list with its lane,
-b"V" and the rows' float32 bytes, or b"E" and a message. A query is encoded at once beside
-the cards under way (a search never queues behind the background's encoding).
+(b"q" a query, b"c" cards), the form of the rows it wants (b"f" float32, b"h" float16, as a
+.vec keeps them) and the texts as a JSON list; the child first says {"id", "dims"} (or
+{"error"} when the model cannot be loaded here), then answers each list with its lane, b"V"
+and the rows' bytes, or b"E" and a message. A query is encoded at once beside the cards
+under way (a search never queues behind the background's encoding). The numeric work is
+the child's: the parent handles rows as bytes and imports no numpy to encode or to keep
+the vectors (vectors.py).
 The child ends at the end of its stdin, so it never outlives the app, and the app ends it on
 exit. A child that cannot start or dies
 mid-request raises Unavailable (search falls back to words and says so); the next text starts
@@ -28,12 +31,14 @@ import sys
 import threading
 import time
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ...errors import NodwynError
 from ..pipes import receive, send
 from .models import Unavailable
+
+if TYPE_CHECKING:  # numpy is imported only where rows are wanted as arrays
+    import numpy as np
 
 KEEP_ALIVE = 300.0  # seconds, unless NODWYN_MODEL_KEEP_ALIVE says otherwise
 STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
@@ -58,6 +63,7 @@ def keep_alive() -> float:
 
 
 QUERY, CARDS = b"q", b"c"  # the two lanes: a query's text, and the background's cards
+SINGLE, HALF = b"f", b"h"  # the rows' form: float32, or float16 as a .vec keeps them
 
 
 class Child:
@@ -113,11 +119,28 @@ class Child:
         )
         self.reader.start()
 
-    def encode(self, texts: list[str], lane: bytes = CARDS) -> np.ndarray:
+    def encode(self, texts: list[str], lane: bytes = CARDS) -> "np.ndarray":
         """(len(texts), dims) float32 rows of length 1 (0 for an empty text), made in the
         child (started again if it had ended); raises Gone if it cannot answer."""
+        import numpy as np
+
+        made = self.rows(texts, lane, SINGLE)
+        return np.frombuffer(made, dtype=np.float32).reshape(len(texts), self.dims).copy()
+
+    def encode_half(self, texts: list[str]) -> bytes:
+        """The cards' rows as float16 bytes, one row after another (a .vec's `vectors`),
+        turned so by the child: this process needs no numpy for them."""
+        return self.rows(texts, CARDS, HALF)
+
+    def encode_query(self, text: str) -> "np.ndarray":
+        """The vector of a query, by its own lane: never behind the cards being encoded."""
+        return self.encode([text], QUERY)[0]
+
+    def rows(self, texts: list[str], lane: bytes, form: bytes) -> bytes:
+        """The bytes of the texts' rows in `form` (SINGLE or HALF) by `lane`, from the child
+        (started again if it had ended); raises Gone if it cannot answer."""
         if not texts:
-            return np.zeros((0, self.dims), dtype=np.float32)
+            return b""
         with self.lanes[lane]:
             with self.lock:
                 if self.process is None or self.process.poll() is not None:
@@ -126,7 +149,7 @@ class Child:
                 process, answers = self.process, self.answers
                 self.busy += 1
             try:
-                said = self._ask(process, answers[lane], lane, texts)
+                said = self._ask(process, answers[lane], lane + form, texts)
             finally:
                 with self.lock:
                     self.busy -= 1
@@ -134,16 +157,12 @@ class Child:
                     self._arm()
         if said[:1] == b"E":
             raise Gone(said[1:].decode("utf-8", "replace"))
-        return np.frombuffer(said[1:], dtype=np.float32).reshape(len(texts), self.dims).copy()
+        return said[1:]
 
-    def encode_query(self, text: str) -> np.ndarray:
-        """The vector of a query, by its own lane: never behind the cards being encoded."""
-        return self.encode([text], QUERY)[0]
-
-    def _ask(self, process, answers, lane: bytes, texts: list[str]) -> bytes:
+    def _ask(self, process, answers, asked: bytes, texts: list[str]) -> bytes:
         try:
             with self.writing:
-                send(process.stdin, lane + json.dumps(texts).encode("utf-8"))
+                send(process.stdin, asked + json.dumps(texts).encode("utf-8"))
             said = answers.get()
         except (OSError, ValueError):  # a broken pipe: it died
             said = None
@@ -242,6 +261,8 @@ def serve(folder: Path) -> None:
     """The child: load the model, say so, then encode each list of texts until stdin ends:
     the cards' lane in a thread of its own, a query's at once beside it (one
     onnxruntime session runs from two threads at once), each answer tagged by its lane."""
+    import numpy as np
+
     from .models import Sentence
 
     given, answer = sys.stdin.buffer, sys.stdout.buffer
@@ -255,14 +276,10 @@ def serve(folder: Path) -> None:
     writing, cards = threading.Lock(), queue.SimpleQueue()
 
     def encoded(asked: bytes) -> None:
-        lane = asked[:1]
+        lane, form = asked[:1], asked[1:2]
         try:
-            said = (
-                b"V"
-                + np.ascontiguousarray(
-                    model.encode(json.loads(asked[1:])), dtype=np.float32
-                ).tobytes()
-            )
+            rows = np.ascontiguousarray(model.encode(json.loads(asked[2:])), dtype=np.float32)
+            said = b"V" + (rows.astype(np.float16) if form == HALF else rows).tobytes()
         except Exception as exc:  # noqa: BLE001  one bad request does not end the model
             said = b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
         with writing:

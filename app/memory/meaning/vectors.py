@@ -14,6 +14,8 @@ Invariants: derived and revocable like `.mem` (deleted with the task, since the 
 `<id>.*`); folded on incrementally: only texts whose crc changed (new turns, the turn under way)
 are encoded again, so a fold and a full rebuild give the same vectors; a change of encoder or
 format, or a damaged file, starts again. Written to a temporary file that is renamed into place.
+Folding works on the rows' bytes (the model's process turns them into float16,
+model_process.py), so the process that keeps the .vec files up to date needs no numpy.
 The stack of all of them (`vectors.stack`, below) is derived from the .vec files in turn.
 """
 
@@ -21,9 +23,9 @@ import bisect
 import contextlib
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
-import numpy as np
 from msgspec import Struct
 
 from ... import settings as settingsmod
@@ -42,6 +44,9 @@ from .saved_stack import (  # noqa: F401 (read as vectors.X)
     save_stack,
     stack_path,
 )
+
+if TYPE_CHECKING:  # numpy is imported by a search: folding and saving rows work on bytes
+    import numpy as np
 
 FORMAT = 1
 ASKED = 600  # characters of the prompt encoded (pasted logs add noise, not meaning)
@@ -68,7 +73,9 @@ class Vec(Struct, kw_only=True):
     entries: list[Entry] = []
     vectors: bytes = b""
 
-    def matrix(self) -> np.ndarray:
+    def matrix(self) -> "np.ndarray":
+        import numpy as np
+
         if not self.entries:
             return np.zeros((0, self.dims), dtype=np.float32)
         return np.frombuffer(self.vectors, dtype=np.float16).reshape(len(self.entries), -1)
@@ -179,28 +186,28 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
     texts = texts_of(cards, episodes, project_of(log)) + summary_texts(log, cards)
     keep = vec.model == encoder.id
     known = {(e.kind, e.seq, e.crc): row for row, e in enumerate(vec.entries)} if keep else {}
-    old = vec.matrix() if keep else None
+    width = 2 * vec.dims  # bytes of a float16 row
     entries, rows, missing = [], [], []
     for kind, seq, turn, text in texts:
         crc = zlib.crc32(text.encode())
         entries.append(Entry(kind, seq, turn, crc))
         row = known.get((kind, seq, crc))
-        rows.append(None if row is None else old[row])
+        rows.append(None if row is None else vec.vectors[row * width : (row + 1) * width])
         if row is None:
             missing.append(len(rows) - 1)
     if missing:
-        made = encoder.encode([texts[at][3] for at in missing]).astype(np.float16)
-        for at, vector in zip(missing, made, strict=True):
-            rows[at] = vector
-    dims = len(rows[0]) if rows else (vec.dims if keep else 0)
-    matrix = np.stack(rows).astype(np.float16) if rows else np.zeros((0, dims), np.float16)
+        made = encodermod.half_rows(encoder, [texts[at][3] for at in missing])
+        size = len(made) // len(missing)
+        for number, at in enumerate(missing):
+            rows[at] = made[number * size : (number + 1) * size]
+    dims = len(rows[0]) // 2 if rows else (vec.dims if keep else 0)
     out = Vec(
         model=encoder.id,
         dims=dims,
         end=end,
         tail_crc=_tail_crc(log, end),
         entries=entries,
-        vectors=matrix.tobytes(),
+        vectors=b"".join(rows),
     )
     save(log, out)
     _cache.pop(log, None)  # a search reads the new rows
@@ -208,13 +215,13 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
     return out
 
 
-_cache: dict[Path, tuple[tuple, np.ndarray, np.ndarray]] = {}
+_cache: dict[Path, tuple] = {}  # log -> (key, turns, float16 rows), numpy arrays
 CACHED = 1 << 17  # logs whose vectors a process keeps (every log of any real data directory)
 
 
 def searchable(
     log: Path, model: str, seen: tuple[int, int] | None = None
-) -> tuple[np.ndarray, np.ndarray, bool] | None:
+) -> "tuple[np.ndarray, np.ndarray, bool] | None":
     """(turn of each row, rows, whether they hold all the log has) of a log's vectors made so
     far by the encoder `model` (its id), or None: none yet. Nothing is encoded here: a search
     uses what the background has made. `seen` is the log's (size, mtime_ns) when
@@ -232,6 +239,8 @@ def searchable(
     vec = load(log)
     if vec.model != model:
         return None
+    import numpy as np
+
     turns = np.array([entry.turn for entry in vec.entries], dtype=np.int64)
     matrix = vec.matrix()  # float16 as stored (the stack of all logs adds int8 codes)
     if len(_cache) > CACHED:
@@ -250,7 +259,7 @@ def made() -> int:
     return _made[0]
 
 
-def keep(log: Path, turns: np.ndarray, matrix: np.ndarray) -> None:
+def keep(log: Path, turns: "np.ndarray", matrix: "np.ndarray") -> None:
     """Point a log's cached vectors at other arrays holding the same values (rows of a stack
     of all logs), so a process holds each vector once."""
     known = _cache.get(log)

@@ -1,0 +1,100 @@
+"""numpy stays in the sentence model's process: the app's worker encodes every task and writes
+its .vec, and the self-check's step by meaning asks the model, without the app importing
+numpy; the rows it writes are bit for bit those the model makes here."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from memory_logs import turn, write
+from nodwyn.memory.cards import mem
+from nodwyn.memory.meaning import encoder, model_process, vectors
+from nodwyn.tasks.store import Store
+from test_worker import ClaudeSession
+
+DEADLINE = 120.0  # seconds the app's process is given for its first pass and the check
+
+
+@pytest.fixture
+def agents(tmp_path, monkeypatch):
+    home = tmp_path / "agents"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(home / "codex"))
+    return home
+
+
+THE_APP = """
+import json, sys
+from nodwyn.background.feed import Status
+from nodwyn.background.worker import Worker
+from nodwyn.desktop import selfcheck
+from nodwyn.memory.meaning import encoder
+from nodwyn.tasks.store import Store
+encoder.keep_in_a_child()  # as the app does
+worker = Worker(Store(sys.argv[1]), Status(), interval=0.2, watch=False)
+worker.start()
+passed = worker.wait_for_pass(0, 90)
+after_the_pass = "numpy" in sys.modules
+kind = selfcheck.by_meaning()
+print(json.dumps({"passed": passed, "numpy_after_the_pass": after_the_pass, "kind": kind,
+                  "numpy": "numpy" in sys.modules, "onnxruntime": "onnxruntime" in sys.modules,
+                  "child": type(encoder._builtin).__name__}))
+worker.stop(timeout=30)
+"""
+
+
+def test_the_apps_worker_encodes_every_task_without_importing_numpy(agents, data_dir):
+    ClaudeSession(agents).turn("Why does the zebrafish test flake?", "A race in the pager.")
+    ClaudeSession(agents).turn("Install the cuda toolkit", "Installed nvcc 12.4.").turn(
+        "And the drivers?", "Driver 550 is in."
+    )
+    done = subprocess.run([sys.executable, "-c", THE_APP, str(data_dir)],
+                          capture_output=True, text=True, timeout=DEADLINE)  # fmt: skip
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["passed"] and said["child"] == "Child" and said["kind"] == "Child"
+    assert said["numpy_after_the_pass"] is False and said["numpy"] is False
+    assert said["onnxruntime"] is False
+    store, model = Store(data_dir), encoder.Sentence()
+    logs = sorted(store.sessions.glob("*.jsonl"))
+    assert len(logs) == 2
+    for log in logs:
+        vec = vectors.load(log)
+        assert (
+            vec.model == model.id and vec.dims == model.dims and vectors.fresh(log, vec, vec.model)
+        )
+        cards, episodes = mem.cards_of(log)
+        texts = [text for *_, text in vectors.texts_of(cards, episodes, vectors.project_of(log))]
+        assert len(vec.entries) == len(texts) > 0
+        assert np.array_equal(vec.matrix(), model.encode(texts).astype(np.float16))
+
+
+def test_a_child_answers_float16_rows_as_the_model_here_rounds_them(data_dir):
+    texts = ["install the cuda toolkit on the laptop", "", "héllo wörld 🙂"]
+    child = model_process.Child(encoder.MODEL, wait=-1)
+    try:
+        made = child.encode_half(texts)
+        assert child.encode_half([]) == b""
+        assert encoder.half_rows(child, texts) == made
+    finally:
+        child.stop()
+    here = encoder.Sentence().encode(texts).astype(np.float16)
+    assert made == here.tobytes() and encoder.half_rows(encoder.Sentence(), texts) == made
+
+
+def test_a_fold_through_the_child_keeps_the_rows_it_made_before_and_adds_the_new(data_dir):
+    store = Store(data_dir)
+    write(store, "gpu", turn("install the cuda toolkit on the laptop", reply="installed nvcc"))
+    log = store.log_path("gpu")
+    child = model_process.Child(encoder.MODEL, wait=-1)
+    try:
+        first = vectors.update(log, child)
+        write(store, "gpu", turn("and the drivers", reply="driver 550", t0=100))
+        folded = vectors.update(log, child)
+    finally:
+        child.stop()
+    rebuilt = vectors.update(log, encoder.Sentence(), vectors.Vec())
+    assert len(folded.entries) > len(first.entries)
+    assert folded.vectors.startswith(first.vectors[: 2 * first.dims])
+    assert folded.entries == rebuilt.entries and folded.vectors == rebuilt.vectors
