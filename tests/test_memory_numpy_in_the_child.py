@@ -1,14 +1,17 @@
 """numpy stays in the sentence model's process: the app's worker encodes every task and writes
-its .vec, and the self-check's step by meaning asks the model, without the app importing
-numpy; the rows it writes are bit for bit those the model makes here."""
+its .vec, the self-check's step by meaning asks the model, and a search by meaning is ranked
+in the model's process, without the app importing numpy; the rows it writes are bit for bit
+those the model makes here, and its searches answer what a search in one process answers."""
 
 import json
 import subprocess
 import sys
 
+import msgspec
 import numpy as np
 import pytest
 from memory_logs import turn, write
+from nodwyn import memory
 from nodwyn.memory.cards import mem
 from nodwyn.memory.meaning import encoder, model_process, vectors
 from nodwyn.tasks.store import Store
@@ -98,3 +101,45 @@ def test_a_fold_through_the_child_keeps_the_rows_it_made_before_and_adds_the_new
     assert len(folded.entries) > len(first.entries)
     assert folded.vectors.startswith(first.vectors[: 2 * first.dims])
     assert folded.entries == rebuilt.entries and folded.vectors == rebuilt.vectors
+
+
+SEARCHES = [
+    ("cuda toolkit", "both", {}),
+    ("graphics card drivers", "meaning", {}),
+    ("why does the pager flake", "both", {"limit": 3}),
+    ("graphics card drivers", "both", {"scope": "task", "task": "gpu"}),
+    ("quokka sourdough", "meaning", {}),
+]
+
+THE_SERVER = """
+import json, sys
+import msgspec
+from nodwyn import memory
+from nodwyn.memory.meaning import encoder
+from nodwyn.tasks.store import Store
+encoder.keep_in_a_child()  # as the app, `nodwyn serve` and the search service do
+store = Store(sys.argv[1])
+memory.encode(store)
+found = [memory.search(store, text, memory.Where(**where), mode=mode)
+         for text, mode, where in json.loads(sys.argv[2])]
+print(json.dumps({"found": msgspec.to_builtins(found), "numpy": "numpy" in sys.modules,
+                  "child": type(encoder._builtin).__name__}))
+"""
+
+
+def test_a_search_by_meaning_ranked_in_the_models_process_answers_as_one_ranked_here(data_dir):
+    store = Store(data_dir)
+    write(store, "gpu", turn("install the cuda toolkit on the laptop", reply="installed nvcc"))
+    write(store, "gpu", turn("and the nvidia drivers", reply="driver 550 is in", t0=100))
+    write(store, "pager", turn("why does the pager test flake", reply="a race on the clock"))
+    write(store, "bread", turn("a sourdough starter schedule", reply="feed it at 9"))
+    done = subprocess.run([sys.executable, "-c", THE_SERVER, str(data_dir), json.dumps(SEARCHES)],
+                          capture_output=True, text=True, timeout=DEADLINE)  # fmt: skip
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["child"] == "Child" and said["numpy"] is False
+    here = [memory.search(store, text, memory.Where(**where), mode=mode)
+            for text, mode, where in SEARCHES]  # fmt: skip
+    assert said["found"] == json.loads(json.dumps(msgspec.to_builtins(here)))
+    assert [found["mode"] for found in said["found"]] == [mode for _, mode, _ in SEARCHES]
+    assert [hit["task"] for hit in said["found"][0]["turns"]][:1] == ["gpu"]
+    assert said["found"][3]["searched"] == 1 and said["found"][0]["covered"] == 3

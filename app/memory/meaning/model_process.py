@@ -8,13 +8,15 @@ Ollama's keep_alive; 0 ends it after each request, a negative value keeps it whi
 runs) and is started again on the next. A one-shot CLI process keeps encoding in itself.
 
 The two talk over the child's stdin and stdout, in frames (pipes.py): the parent sends a lane
-(b"q" a query, b"c" cards), the form of the rows it wants (b"f" float32, b"h" float16, as a
-.vec keeps them) and the texts as a JSON list; the child first says {"id", "dims"} (or
-{"error"} when the model cannot be loaded here), then answers each list with its lane, b"V"
-and the rows' bytes, or b"E" and a message. A query is encoded at once beside the cards
-under way (a search never queues behind the background's encoding). The numeric work is
-the child's: the parent handles rows as bytes and imports no numpy to encode or to keep
-the vectors (vectors.py).
+(b"q" a query, b"c" cards), what it wants (b"f" the rows as float32, b"h" as float16, as a
+.vec keeps them, both of the texts that follow as a JSON list; b"s" a search ranked, the
+msgpack stack.Asked that follows); the child first says {"id", "dims"} (or {"error"} when
+the model cannot be loaded here), then answers each request with its lane, b"V" and the
+rows' bytes (a search: the msgpack stack.Ranked), or b"E" and a message. A query is
+answered at once beside the cards under way (a search never queues behind the background's
+encoding). The numeric work is the child's: the parent handles rows as bytes, lets the
+child hold the stack of every task's vectors and multiply (stack.py), and so imports no
+numpy to encode, to keep the vectors (vectors.py) or to search by meaning.
 The child ends at the end of its stdin, so it never outlives the app, and the app ends it on
 exit. A child that cannot start or dies
 mid-request raises Unavailable (search falls back to words and says so); the next text starts
@@ -64,6 +66,7 @@ def keep_alive() -> float:
 
 QUERY, CARDS = b"q", b"c"  # the two lanes: a query's text, and the background's cards
 SINGLE, HALF = b"f", b"h"  # the rows' form: float32, or float16 as a .vec keeps them
+SEARCH = b"s"  # a search by meaning ranked in the child (stack.Asked, answered stack.Ranked)
 
 
 class Child:
@@ -141,6 +144,20 @@ class Child:
         (started again if it had ended); raises Gone if it cannot answer."""
         if not texts:
             return b""
+        return self._request(lane, form + json.dumps(texts).encode("utf-8"))
+
+    def ranking(self, root, state, tasks, text: str, depth: int, floor: float) -> tuple:
+        """([((task, turn), cosine)] best first, tasks without vectors yet) of a search by
+        meaning, ranked by the child over the tasks' vectors (stack.py) by the query's lane;
+        raises Gone if it cannot answer."""
+        from .stack import asking, ranking_of
+
+        asked = asking(root, state, tasks, text, depth, floor)
+        return ranking_of(self._request(QUERY, SEARCH + asked))
+
+    def _request(self, lane: bytes, request: bytes) -> bytes:
+        """The child's answer to a request by `lane` (the child started again if it had
+        ended); raises Gone if it cannot answer."""
         with self.lanes[lane]:
             with self.lock:
                 if self.process is None or self.process.poll() is not None:
@@ -149,7 +166,7 @@ class Child:
                 process, answers = self.process, self.answers
                 self.busy += 1
             try:
-                said = self._ask(process, answers[lane], lane + form, texts)
+                said = self._ask(process, answers[lane], lane + request)
             finally:
                 with self.lock:
                     self.busy -= 1
@@ -159,10 +176,10 @@ class Child:
             raise Gone(said[1:].decode("utf-8", "replace"))
         return said[1:]
 
-    def _ask(self, process, answers, asked: bytes, texts: list[str]) -> bytes:
+    def _ask(self, process, answers, request: bytes) -> bytes:
         try:
             with self.writing:
-                send(process.stdin, asked + json.dumps(texts).encode("utf-8"))
+                send(process.stdin, request)
             said = answers.get()
         except (OSError, ValueError):  # a broken pipe: it died
             said = None
@@ -263,6 +280,7 @@ def serve(folder: Path) -> None:
     onnxruntime session runs from two threads at once), each answer tagged by its lane."""
     import numpy as np
 
+    from . import stack
     from .models import Sentence
 
     given, answer = sys.stdin.buffer, sys.stdout.buffer
@@ -278,8 +296,11 @@ def serve(folder: Path) -> None:
     def encoded(asked: bytes) -> None:
         lane, form = asked[:1], asked[1:2]
         try:
-            rows = np.ascontiguousarray(model.encode(json.loads(asked[2:])), dtype=np.float32)
-            said = b"V" + (rows.astype(np.float16) if form == HALF else rows).tobytes()
+            if form == SEARCH:
+                said = b"V" + stack.answer(model, asked[2:])
+            else:
+                rows = np.ascontiguousarray(model.encode(json.loads(asked[2:])), np.float32)
+                said = b"V" + (rows.astype(np.float16) if form == HALF else rows).tobytes()
         except Exception as exc:  # noqa: BLE001  one bad request does not end the model
             said = b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
         with writing:

@@ -16,7 +16,8 @@ are encoded again, so a fold and a full rebuild give the same vectors; a change 
 format, or a damaged file, starts again. Written to a temporary file that is renamed into place.
 Folding works on the rows' bytes (the model's process turns them into float16,
 model_process.py), so the process that keeps the .vec files up to date needs no numpy.
-The stack of all of them (`vectors.stack`, below) is derived from the .vec files in turn.
+The stack of all of them (stack.py, saved_stack.py) is derived from the .vec files in turn;
+encoding.py brings every task's .vec up to date.
 """
 
 import bisect
@@ -28,12 +29,11 @@ from typing import TYPE_CHECKING
 import msgspec
 from msgspec import Struct
 
-from ... import settings as settingsmod
-from ...errors import NodwynError, TaskNotFound
+from ...errors import TaskNotFound
 from ...log import logfile, records, tmpfiles
 from ..cards import mem as memfile
 from ..words import tokens
-from . import encoder as encodermod
+from .models import half_rows
 from .saved_stack import (  # noqa: F401 (read as vectors.X)
     STACK_MAGIC,
     Rows,
@@ -196,7 +196,7 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
         if row is None:
             missing.append(len(rows) - 1)
     if missing:
-        made = encodermod.half_rows(encoder, [texts[at][3] for at in missing])
+        made = half_rows(encoder, [texts[at][3] for at in missing])
         size = len(made) // len(missing)
         for number, at in enumerate(missing):
             rows[at] = made[number * size : (number + 1) * size]
@@ -265,38 +265,6 @@ def keep(log: Path, turns: "np.ndarray", matrix: "np.ndarray") -> None:
     known = _cache.get(log)
     if known is not None:
         _cache[log] = (known[0], turns, matrix)
-
-
-def refresh(store, progress=None, lock=None) -> None:
-    """Bring every task's .vec up to date, the most recently changed logs first (what a
-    person searches for first); nothing while search_mode is "words" (so nothing is sent to a
-    provider then), or when no encoder can be had or it fails. A saved stack holding a
-    deleted task's vectors is removed whatever the mode. `lock`, if given, is held only while
-    a task's cards are read (update). `progress(done, total)` is called before each task (it
-    may raise to stop the work)."""
-    drop_stale_stack(store.root, {log.stem for log in store.sessions.glob("*.jsonl")})
-    if settingsmod.load(store.root).search_mode == "words":
-        return
-    expected, encoder = encodermod.expected_id(store.root), None
-    logs = newest_first(store.sessions.glob("*.jsonl"))
-    for done, log in enumerate(logs):
-        if progress is not None:
-            progress(done, len(logs))
-        vec = load(log)
-        if expected is not None and fresh(log, vec, expected):
-            continue  # the model is loaded only for a task that needs it
-        try:
-            encoder = encoder or encodermod.current(store.root)
-        except encodermod.Unavailable:
-            return
-        try:
-            update(log, encoder, vec, lock=lock)
-        except (TaskNotFound, encodermod.Unavailable):
-            continue  # deleted meanwhile
-        except NodwynError:
-            return  # a provider failing: search falls back to words until it answers
-    if progress is not None and logs:
-        progress(len(logs), len(logs))
 
 
 def newest_first(logs) -> list[Path]:
