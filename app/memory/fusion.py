@@ -27,10 +27,10 @@ the app, `nodwyn serve` and the search service (encoding.refresh). The query's v
 by a thread kept for that (errands.Ahead) while this one searches by words and reads the best
 word turns, which are then not read again (turns_meanwhile); where the model runs in a process
 of its own, that process ranks too (stack.py holds the stack there), asked by the kept thread
-meanwhile. With no encoder (model
-missing, provider failing) the search fails open to words alone, and
-`mode` in the answer says which ranking was used. Fused answers list turns best first, at most
-`limit` of them, each with its matched events (or, found by meaning alone, its prompt).
+meanwhile. With no encoder (model missing, provider failing) the search fails open to words
+alone, and `mode` in the answer says which ranking was used. Fused answers list turns best
+first, at most `limit` of them, each with its matched events (or, found by meaning alone, its
+prompt).
 
 numpy, the model and the vectors (encoder.py, vectors.py) are imported only by a search that
 ranks by meaning in its own process: a new process searching by words alone does not pay for
