@@ -219,8 +219,12 @@ def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     encoder = encodermod.current(store.root)
     floor, alone = floors_of(encoder)
     ranks = getattr(encoder, "ranking", None) is not None  # in the model's process
-    # first: the rest of the search runs while the query's vector (or ranking) is made
-    ahead = None if ranks else Ahead(lambda: query_vector(encoder, text))
+    # first: the rest of the search runs while the query's vector is made, or the model's
+    # process starts (it ranks once the tasks are known)
+    if not ranks:
+        ahead = Ahead(lambda: query_vector(encoder, text))
+    elif encoder.pid is None:
+        Ahead(encoder.ready)  # a failure to start is the ranking's to raise
     state = wordindex.refresh(store)
     tasks = where.tasks(state)
     if ranks:

@@ -155,6 +155,16 @@ class Child:
         asked = asking(root, state, tasks, text, depth, floor)
         return ranking_of(self._request(QUERY, SEARCH + asked))
 
+    def ready(self) -> None:
+        """Start the child now if none runs (a search about to ask it: its start overlaps the
+        search's own work); raises Gone if it cannot be started."""
+        with self.lock:
+            if self.process is None or self.process.poll() is not None:
+                self.end()
+                self._start_the_same()
+            self.used = time.monotonic()
+            self._arm()
+
     def _request(self, lane: bytes, request: bytes) -> bytes:
         """The child's answer to a request by `lane` (the child started again if it had
         ended); raises Gone if it cannot answer."""
@@ -284,6 +294,7 @@ def serve(folder: Path) -> None:
     from .models import Sentence
 
     given, answer = sys.stdin.buffer, sys.stdout.buffer
+    threading.Thread(target=stack.ready, name="imports", daemon=True).start()
     try:
         model = Sentence(folder)
     except Exception as exc:  # noqa: BLE001  onnxruntime's errors have no common base

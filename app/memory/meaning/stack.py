@@ -10,6 +10,7 @@ never enters the long-running process; a one-shot command ranks in itself.
 """
 
 import time
+from pathlib import Path
 
 import msgspec
 
@@ -206,15 +207,33 @@ def asking(root, state, tasks, text: str, depth: int, floor: float) -> bytes:
     return _asked_encoder.encode(asked)
 
 
+def ready() -> None:
+    """Import what `answer` needs (the model's process does it while the model loads, so the
+    first search after the process starts does not wait for these imports)."""
+    from . import compact, vectors  # noqa: F401
+
+
+class Folder:
+    """What a stack reads of a data folder (a Store's `root` and `log_path`) without the
+    store's imports: the model's process reads each log's .vec and nothing else."""
+
+    def __init__(self, root: str):
+        from ... import paths
+
+        self.root = Path(root)
+        self.sessions = paths.sessions_dir(self.root)
+
+    def log_path(self, task: str) -> Path:
+        return self.sessions / f"{task}.jsonl"
+
+
 def answer(model, request: bytes) -> bytes:
     """The model's process's side: encode the query, stack the vectors (kept between
     requests, as any process keeps its stack) and rank them."""
-    from ...tasks.store import Store
-
     asked = _asked_decoder.decode(request)
     tasks = None if asked.every else set(asked.logs.tasks)
     query = model.encode([asked.text])[0]
-    stack, without = stacked(Store(asked.root), asked.logs, tasks, model, asked.made)
+    stack, without = stacked(Folder(asked.root), asked.logs, tasks, model, asked.made)
     found = ranked(stack, query, asked.depth, asked.floor)
     turns = [(task, turn, cosine) for (task, turn), cosine in found]
     return _asked_encoder.encode(Ranked(turns, without))

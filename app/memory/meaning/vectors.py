@@ -30,9 +30,7 @@ import msgspec
 from msgspec import Struct
 
 from ...errors import TaskNotFound
-from ...log import logfile, records, tmpfiles
-from ..cards import mem as memfile
-from ..words import tokens
+from ...log import tmpfiles
 from .models import half_rows
 from .saved_stack import (  # noqa: F401 (read as vectors.X)
     STACK_MAGIC,
@@ -116,6 +114,8 @@ def card_text(card, folder: str = "") -> str:
 def texts_of(cards, episodes, project: str = "") -> list[tuple[str, int, int, str]]:
     """(kind, seq, turn, text) of every card and note, in log order; a card's text starts with
     the name of the task's folder."""
+    from ..words import tokens  # here: the model's process, which only reads rows, needs none
+
     folder = tokens.folder_name(project)
     out = [("card", c.first_seq, c.first_seq, card_text(c, folder)) for c in cards]
     firsts = [card.first_seq for card in cards]
@@ -143,6 +143,8 @@ def summary_texts(log: Path, cards) -> list[tuple[str, int, int, str]]:
 
 def project_of(log: Path) -> str:
     """The project folder of a log's task: its first line's (a session.start)."""
+    from ...log import logfile, records
+
     with contextlib.closing(logfile.read(log)) as found:
         first = next(found, None)
     start = first[2] if first else None
@@ -177,6 +179,8 @@ def update(log: Path, encoder, vec: Vec | None = None, lock=None) -> Vec:
 
 
 def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
+    from ..cards import mem as memfile  # here: the model's process reads rows alone
+
     vec = vec or load(log)
     if fresh(log, vec, encoder.id):
         return vec
