@@ -219,12 +219,7 @@ def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     encoder = encodermod.current(store.root)
     floor, alone = floors_of(encoder)
     ranks = getattr(encoder, "ranking", None) is not None  # in the model's process
-    # first: the rest of the search runs while the query's vector is made, or the model's
-    # process starts (it ranks once the tasks are known)
-    if not ranks:
-        ahead = Ahead(lambda: query_vector(encoder, text))
-    elif encoder.pid is None:
-        Ahead(encoder.ready)  # a failure to start is the ranking's to raise
+    ahead = _begun(encoder, text, ranks)
     state = wordindex.refresh(store)
     tasks = where.tasks(state)
     if ranks:
@@ -253,6 +248,17 @@ def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     return FusedResults(
         turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note, **covered
     )
+
+
+def _begun(encoder, text: str, ranks: bool) -> Ahead | None:
+    """What a search starts before it looks up words, so that the rest runs meanwhile: the
+    query's vector, or, where the model's process ranks (once the tasks are known), that
+    process if none runs."""
+    if not ranks:
+        return Ahead(lambda: query_vector(encoder, text))
+    if encoder.pid is None:
+        Ahead(encoder.ready)  # a failure to start is the ranking's to raise
+    return None
 
 
 def _meanwhile(store, state, asked: tuple, encoder, ahead: Ahead, found: list[Hit]):

@@ -285,10 +285,10 @@ def _read_answers(process: subprocess.Popen, answers: dict) -> None:
 
 
 def serve(folder: Path) -> None:
-    """The child: load the model, say so, then encode each list of texts until stdin ends:
+    """The child: load the model, say so, then answer each request until stdin ends:
     the cards' lane in a thread of its own, a query's at once beside it (one
     onnxruntime session runs from two threads at once), each answer tagged by its lane."""
-    import numpy as np
+    import numpy  # noqa: F401  before the thread below: two threads importing it at once fail
 
     from . import stack
     from .models import Sentence
@@ -305,17 +305,9 @@ def serve(folder: Path) -> None:
     writing, cards = threading.Lock(), queue.SimpleQueue()
 
     def encoded(asked: bytes) -> None:
-        lane, form = asked[:1], asked[1:2]
-        try:
-            if form == SEARCH:
-                said = b"V" + stack.answer(model, asked[2:])
-            else:
-                rows = np.ascontiguousarray(model.encode(json.loads(asked[2:])), np.float32)
-                said = b"V" + (rows.astype(np.float16) if form == HALF else rows).tobytes()
-        except Exception as exc:  # noqa: BLE001  one bad request does not end the model
-            said = b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
+        said = _answered(model, asked[1:])
         with writing:
-            send(answer, lane + said)
+            send(answer, asked[:1] + said)
 
     def the_cards() -> None:
         while (asked := cards.get()) is not None:
@@ -330,6 +322,23 @@ def serve(folder: Path) -> None:
             cards.put(asked)
     cards.put(None)
     worker.join()
+
+
+def _answered(model, asked: bytes) -> bytes:
+    """The child's answer to one request (its form, then its texts or search): b"V" and the
+    rows' bytes or the ranking, or b"E" and why (one bad request does not end the model)."""
+    import numpy as np
+
+    from . import stack
+
+    form = asked[:1]
+    try:
+        if form == SEARCH:
+            return b"V" + stack.answer(model, asked[1:])
+        rows = np.ascontiguousarray(model.encode(json.loads(asked[1:])), np.float32)
+        return b"V" + (rows.astype(np.float16) if form == HALF else rows).tobytes()
+    except Exception as exc:  # noqa: BLE001  onnxruntime's and numpy's errors have no common base
+        return b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
 
 
 def child_command() -> list[str]:
