@@ -9,7 +9,6 @@ import sys
 
 import msgspec
 import numpy as np
-import pytest
 from memory_logs import turn, write
 from nodwyn import memory
 from nodwyn.memory.cards import mem
@@ -18,14 +17,6 @@ from nodwyn.tasks.store import Store
 from test_worker import ClaudeSession
 
 DEADLINE = 120.0  # seconds the app's process is given for its first pass and the check
-
-
-@pytest.fixture
-def agents(tmp_path, monkeypatch):
-    home = tmp_path / "agents"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(home / "codex"))
-    return home
 
 
 THE_APP = """
@@ -48,7 +39,12 @@ worker.stop(timeout=30)
 """
 
 
-def test_the_apps_worker_encodes_every_task_without_importing_numpy(agents, data_dir):
+def test_the_apps_worker_encodes_every_task_without_importing_numpy(
+    tmp_path, data_dir, monkeypatch
+):
+    agents = tmp_path / "agents"  # the agents' folders the app's worker follows
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(agents / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(agents / "codex"))  # none of the person's own
     ClaudeSession(agents).turn("Why does the zebrafish test flake?", "A race in the pager.")
     ClaudeSession(agents).turn("Install the cuda toolkit", "Installed nvcc 12.4.").turn(
         "And the drivers?", "Driver 550 is in."
