@@ -46,7 +46,7 @@ def make_logs(sessions: Path, count: int = 40, seed: int = 5) -> None:
 
 ENCODE = (
     "import sys; from pathlib import Path; from nodwyn.tasks.store import Store; "
-    "from nodwyn.memory.meaning import vectors; vectors.refresh(Store(Path(sys.argv[1])))"
+    "from nodwyn.memory.meaning import encoding; encoding.refresh(Store(Path(sys.argv[1])))"
 )
 
 

@@ -190,12 +190,12 @@ while time.monotonic() < deadline:
     time.sleep(0.05)
 found = json.loads(body)
 print(json.dumps({"mode": found["mode"], "tasks": [t["task"] for t in found["turns"]],
-                  "onnxruntime": "onnxruntime" in sys.modules,
+                  "onnxruntime": "onnxruntime" in sys.modules, "numpy": "numpy" in sys.modules,
                   "child": type(encoder._builtin).__name__, "pid": encoder._builtin.pid}))
 """
 
 
-def test_nodwyn_serve_searches_by_meaning_without_importing_onnxruntime(data_dir):
+def test_nodwyn_serve_searches_by_meaning_without_importing_onnxruntime_or_numpy(data_dir):
     store = Store(data_dir)
     write(store, "gpu", turn("install the cuda toolkit on the laptop", reply="installed nvcc"))
     done = subprocess.run([sys.executable, "-c", SERVE_AND_SEARCH, str(data_dir)],
@@ -203,6 +203,7 @@ def test_nodwyn_serve_searches_by_meaning_without_importing_onnxruntime(data_dir
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert said["mode"] == "both" and said["tasks"] == ["gpu"]
     assert said["onnxruntime"] is False and said["child"] == "Child" and said["pid"]
+    assert said["numpy"] is False  # the model's process encoded the cards and ranked them
     with pytest.raises(ProcessLookupError):
         os.kill(said["pid"], 0)  # the child ended with the process that started it
 

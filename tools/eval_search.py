@@ -211,7 +211,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from nodwyn.memory import fusion
-    from nodwyn.memory.meaning import encoder, vectors
+    from nodwyn.memory.meaning import encoder, encoding
     from nodwyn.tasks.store import Store
 
     weight = fusion.WEIGHT if args.weight is None else args.weight
@@ -225,7 +225,7 @@ def main() -> None:
         store = Store(Path(folder) / "data")
         made, refused = imported(store, Path(folder) / "other")
         targets = answers(store, made, asked)
-        vectors.refresh(store)  # every card encoded first, as the worker does, not within BUDGET
+        encoding.refresh(store)  # every card encoded first, as the worker does, not within BUDGET
         db = fts5_table(store)
         ranks: dict[str, list[int | None]] = {m: [] for m in ("words", "meaning", "both", "rrf")}
         ranks["fts5"] = []

@@ -103,11 +103,12 @@ def tray_shown(app) -> bool:
 
 def by_meaning() -> str:
     """The sentence model answers through its own process (a bundle starts it with its
-    launcher): the kind of encoder that made a vector of a query."""
+    launcher): the kind of encoder that made a vector of a query, read as the bytes the
+    process answers (any non-zero byte: a vector not all zeros), so the app needs no numpy."""
     from ..memory.meaning import encoder
 
     model = encoder.builtin()
-    if model is None or not model.encode(["a flaky pager test"]).any():
+    if model is None or not any(encoder.half_rows(model, ["a flaky pager test"])):
         raise RuntimeError(f"no vector of a query: {encoder.fallback()}")
     return type(model).__name__
 

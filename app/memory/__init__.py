@@ -3,9 +3,9 @@
 Four parts, a folder each: cards/ (what is folded of each log and kept beside it), words/ (the
 word index and the search by words), meaning/ (vectors and the search by meaning) and
 provenance/ (which turn wrote a line). Here: fusion.py fuses the two searches and is the one
-search every caller comes to, readback.py reads cards and events back, pipes.py is how child
-processes speak. Dependencies point one way: cards <- words <- meaning <- fusion; cards, words
-<- provenance; cards, words <- readback.
+search every caller comes to (errands.py its kept threads), readback.py reads cards and events
+back, pipes.py is how child processes speak. Dependencies point one way: cards <- words <-
+meaning <- fusion; cards, words <- provenance; cards, words <- readback.
 Everything here is derived from the logs and may be deleted at any time; it is rebuilt.
 
 May import: the top modules, log/, tasks/ (the catalogue, the store) and two helpers of
@@ -76,9 +76,9 @@ def encode(store, progress=None, lock=None) -> None:
     """Bring every task's vectors up to date, newest tasks first; with `lock` (BUILDING),
     taken only while a task's cards are read, so searches and the transcript do not wait for
     the encoding, and search by what is encoded so far."""
-    from .meaning import vectors  # numpy and the model: only here and when searching by meaning
+    from .meaning import encoding  # the model, in its process or this one: only here
 
-    vectors.refresh(store, progress, lock)
+    encoding.refresh(store, progress, lock)
 
 
 __all__ = [

@@ -23,19 +23,21 @@ never makes them: it encodes its query alone and ranks what is encoded so far; t
 turns of tasks not encoded yet take part by words alone (their meaning the lowest z, as any
 turn missing from one ranking), and the answer says how many of the tasks searched meaning
 covered (`covered` of `searched`). Vectors are made in the background, newest tasks first, by
-the app, `nodwyn serve` and the search service (vectors.refresh). The query's vector is made
-by a thread kept for that (Ahead) while this one searches by words and reads the best word
-turns, which are then not read again (turns_meanwhile). With no encoder (model
-missing, provider failing) the search fails open to words alone, and
-`mode` in the answer says which ranking was used. Fused answers list turns best first, at most
-`limit` of them, each with its matched events (or, found by meaning alone, its prompt).
+the app, `nodwyn serve` and the search service (encoding.refresh). The query's vector is made
+by a thread kept for that (errands.Ahead) while this one searches by words and reads the best
+word turns, which are then not read again (turns_meanwhile); where the model runs in a process
+of its own, that process ranks too (stack.py holds the stack there), asked by the kept thread
+meanwhile. With no encoder (model missing, provider failing) the search fails open to words
+alone, and `mode` in the answer says which ranking was used. Fused answers list turns best
+first, at most `limit` of them, each with its matched events (or, found by meaning alone, its
+prompt).
 
 numpy, the model and the vectors (encoder.py, vectors.py) are imported only by a search that
-ranks by meaning: a new process searching by words alone does not pay for them.
+ranks by meaning in its own process: a new process searching by words alone does not pay for
+them, and a long-running one (the app, `nodwyn serve`) leaves them to the model's process.
 """
 
 import sys
-import threading
 
 import msgspec
 
@@ -44,6 +46,7 @@ from ..errors import BadInput, NodwynError, TaskNotFound
 from ..log import logfile, records
 from . import BUILDING
 from .cards.heads import shown_card
+from .errands import Ahead
 from .words import index as wordindex
 from .words import tokens
 from .words.search import Hit, Results, Where, damaged, event_hit, hits, seq_at, turn_hit
@@ -150,28 +153,16 @@ def meaning_ranking(
 ):
     """[((task, turn), cosine)] best first (cosine >= floor) over the vectors made so far,
     and the tasks that have none yet (they take part by words alone); `vector` the query's,
-    when it was made already."""
-    from .meaning import compact
-    from .meaning.stack import stacked
+    when it was made already. An encoder in the model's process ranks there (`ranking`):
+    the stack and its product never load numpy here."""
+    from .meaning.stack import ranked, stacked
 
+    in_its_process = getattr(encoder, "ranking", None)
+    if in_its_process is not None and vector is None:
+        return in_its_process(store.root, state, tasks, text, depth, floor)
     query = query_vector(encoder, text) if vector is None else vector
     stack, without = stacked(store, state, tasks, encoder)
-    if stack.rows is None or not query.any():
-        return [], without
-    order, scores = compact.best(stack.rows, query, depth * 4)  # a turn may have several texts
-    order, scores = order[scores >= floor], scores[scores >= floor]
-    names = stack.names
-    ranked: dict = {}
-    rows = zip(
-        stack.owner[order].tolist(), stack.turns[order].tolist(), scores.tolist(), strict=True
-    )
-    for owner, turn, cosine in rows:  # plain Python numbers: numpy's scalars are slow here
-        key = (names[owner], turn)
-        if key not in ranked:
-            ranked[key] = cosine
-            if len(ranked) == depth:
-                break
-    return list(ranked.items()), without
+    return ranked(stack, query, depth, floor), without
 
 
 def query_vector(encoder, text: str):
@@ -179,70 +170,6 @@ def query_vector(encoder, text: str):
     model's process: a query goes ahead of the cards being encoded, model_process.py)."""
     ahead = getattr(encoder, "encode_query", None)
     return ahead(text) if ahead is not None else encoder.encode([text])[0]
-
-
-class Ahead:
-    """The query's vector, made by a thread kept for that (a new thread a search would slow it)
-    while this one searches by words and reads the best word turns: the model works outside
-    the GIL (in its own process, or in onnxruntime), so its time and theirs overlap on two
-    cores instead of adding up."""
-
-    def __init__(self, encoder, text: str):
-        self.encoder, self.text = encoder, text
-        self.vector, self.error = None, None
-        self.done = threading.Lock()
-        self.done.acquire()  # released once the vector is made
-        _start(self)
-
-    def make(self) -> None:
-        try:
-            self.vector = query_vector(self.encoder, self.text)
-        except BaseException as exc:  # noqa: BLE001  raised again where it is waited for
-            self.error = exc
-
-    def is_alive(self) -> bool:
-        """Whether the vector is still being made."""
-        return self.done.locked()
-
-    def result(self):
-        """The vector, once made; what making it raised, raised here."""
-        with self.done:
-            pass
-        error, self.error = self.error, None  # no cycle of it and its frames, which would
-        if error is None:  # keep a provider's socket until a collection
-            return self.vector
-        try:
-            raise error
-        finally:
-            del error
-
-
-_idle: list = []  # the queues of kept threads waiting for a query
-_starting = threading.Lock()
-
-
-def _start(asked: Ahead) -> None:
-    """A kept thread makes the vector; a new one when all are busy (searches at once)."""
-    with _starting:
-        waiting = _idle.pop() if _idle else None
-    if waiting is None:
-        import queue
-
-        waiting = queue.SimpleQueue()
-        threading.Thread(
-            target=_make_each, args=(waiting,), name="nodwyn-query", daemon=True
-        ).start()
-    waiting.put(asked)
-
-
-def _make_each(waiting) -> None:
-    while True:
-        asked = waiting.get()
-        asked.make()
-        with _starting:
-            _idle.append(waiting)  # before the search goes on: its next query finds it idle
-        asked.done.release()
-        asked = None  # not kept until the next query
 
 
 def mode_of(store, mode: str | None) -> str:
@@ -285,30 +212,30 @@ def search(
 
 def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     from .meaning import encoder as encodermod
-    from .meaning.stack import stacked
 
     where.check(store)
     if not text.strip():
         raise BadInput("nothing to search for: give some words")
     encoder = encodermod.current(store.root)
-    vector = Ahead(encoder, text)  # first: the rest of the search runs while it is made
+    floor, alone = floors_of(encoder)
+    ranks = getattr(encoder, "ranking", None) is not None  # in the model's process
+    ahead = _begun(encoder, text, ranks)
     state = wordindex.refresh(store)
     tasks = where.tasks(state)
-    limit = where.limit
-    terms = tokens.query_terms(text)
+    if ranks:
+        ahead = Ahead(lambda: meaning_ranking(store, state, text, tasks, encoder, floor=floor))
+    limit, terms = where.limit, tokens.query_terms(text)
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
-        floor, alone = floors_of(encoder)
-        stack, _ = stacked(store, state, tasks, encoder)
-        made = turns_meanwhile(store, state, found, set(terms), limit, vector.is_alive)
-        meant, without = meaning_ranking(
-            store, state, text, tasks, encoder, floor=floor, vector=vector.result()
+        meant, without, made = _meanwhile(
+            store, state, (text, tasks, set(terms), limit), encoder, ahead, found
         )
     except encodermod.Unavailable:
         raise
     except NodwynError as exc:  # a provider failing
         raise encodermod.Unavailable(str(exc)) from exc
-    covered = {"searched": stack.searched, "covered": stack.searched - len(without)}
+    searched = len(state.tasks if tasks is None else tasks & state.tasks.keys())
+    covered = {"searched": searched, "covered": searched - len(without)}
     if not meant and not found:  # nothing to say
         return FusedResults(turns=[], incomplete=[], terms=terms, mode=mode, **covered)
     if mode == "meaning":
@@ -321,6 +248,34 @@ def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     return FusedResults(
         turns=turns, incomplete=incomplete, terms=terms, mode=mode, note=note, **covered
     )
+
+
+def _begun(encoder, text: str, ranks: bool) -> Ahead | None:
+    """What a search starts before it looks up words, so that the rest runs meanwhile: the
+    query's vector, or, where the model's process ranks (once the tasks are known), that
+    process if none runs."""
+    if not ranks:
+        return Ahead(lambda: query_vector(encoder, text))
+    if encoder.pid is None:
+        Ahead(encoder.ready)  # a failure to start is the ranking's to raise
+    return None
+
+
+def _meanwhile(store, state, asked: tuple, encoder, ahead: Ahead, found: list[Hit]):
+    """(the ranking by meaning, the tasks without vectors, the best word turns read while
+    `ahead` worked) of `asked` (text, tasks, terms, limit): the ranking `ahead` made in the
+    model's process, else here from the query's vector it made (the stack made meanwhile)."""
+    from .meaning.stack import stacked
+
+    text, tasks, terms, limit = asked
+    if getattr(encoder, "ranking", None) is not None:
+        made = turns_meanwhile(store, state, found, terms, limit, ahead.is_alive)
+        return (*ahead.result(), made)
+    floor = floors_of(encoder)[0]
+    stacked(store, state, tasks, encoder)  # made while the query's vector is
+    made = turns_meanwhile(store, state, found, terms, limit, ahead.is_alive)
+    vector = ahead.result()
+    return (*meaning_ranking(store, state, text, tasks, encoder, floor=floor, vector=vector), made)
 
 
 def members_of(found: list[Hit]) -> dict:

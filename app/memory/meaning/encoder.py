@@ -33,6 +33,7 @@ from .models import (  # noqa: F401 (read as encoder.X)
     Sentence,
     Unavailable,
     give_back,
+    half_rows,
     normalised,
 )
 

@@ -8,10 +8,15 @@ Ollama's keep_alive; 0 ends it after each request, a negative value keeps it whi
 runs) and is started again on the next. A one-shot CLI process keeps encoding in itself.
 
 The two talk over the child's stdin and stdout, in frames (pipes.py): the parent sends a lane
-(b"q" a query, b"c" cards) and the texts as a JSON list; the child first says {"id", "dims"}
-(or {"error"} when the model cannot be loaded here), then answers each list with its lane,
-b"V" and the rows' float32 bytes, or b"E" and a message. A query is encoded at once beside
-the cards under way (a search never queues behind the background's encoding).
+(b"q" a query, b"c" cards), what it wants (b"f" the rows as float32, b"h" as float16, as a
+.vec keeps them, both of the texts that follow as a JSON list; b"s" a search ranked, the
+msgpack stack.Asked that follows); the child first says {"id", "dims"} (or {"error"} when
+the model cannot be loaded here), then answers each request with its lane, b"V" and the
+rows' bytes (a search: the msgpack stack.Ranked), or b"E" and a message. A query is
+answered at once beside the cards under way (a search never queues behind the background's
+encoding). The numeric work is the child's: the parent handles rows as bytes, lets the
+child hold the stack of every task's vectors and multiply (stack.py), and so imports no
+numpy to encode, to keep the vectors (vectors.py) or to search by meaning.
 The child ends at the end of its stdin, so it never outlives the app, and the app ends it on
 exit. A child that cannot start or dies
 mid-request raises Unavailable (search falls back to words and says so); the next text starts
@@ -28,12 +33,14 @@ import sys
 import threading
 import time
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ...errors import NodwynError
 from ..pipes import receive, send
 from .models import Unavailable
+
+if TYPE_CHECKING:  # numpy is imported only where rows are wanted as arrays
+    import numpy as np
 
 KEEP_ALIVE = 300.0  # seconds, unless NODWYN_MODEL_KEEP_ALIVE says otherwise
 STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
@@ -58,6 +65,8 @@ def keep_alive() -> float:
 
 
 QUERY, CARDS = b"q", b"c"  # the two lanes: a query's text, and the background's cards
+SINGLE, HALF = b"f", b"h"  # the rows' form: float32, or float16 as a .vec keeps them
+SEARCH = b"s"  # a search by meaning ranked in the child (stack.Asked, answered stack.Ranked)
 
 
 class Child:
@@ -113,11 +122,52 @@ class Child:
         )
         self.reader.start()
 
-    def encode(self, texts: list[str], lane: bytes = CARDS) -> np.ndarray:
+    def encode(self, texts: list[str], lane: bytes = CARDS) -> "np.ndarray":
         """(len(texts), dims) float32 rows of length 1 (0 for an empty text), made in the
         child (started again if it had ended); raises Gone if it cannot answer."""
+        import numpy as np
+
+        made = self.rows(texts, lane, SINGLE)
+        return np.frombuffer(made, dtype=np.float32).reshape(len(texts), self.dims).copy()
+
+    def encode_half(self, texts: list[str]) -> bytes:
+        """The cards' rows as float16 bytes, one row after another (a .vec's `vectors`),
+        turned so by the child: this process needs no numpy for them."""
+        return self.rows(texts, CARDS, HALF)
+
+    def encode_query(self, text: str) -> "np.ndarray":
+        """The vector of a query, by its own lane: never behind the cards being encoded."""
+        return self.encode([text], QUERY)[0]
+
+    def rows(self, texts: list[str], lane: bytes, form: bytes) -> bytes:
+        """The bytes of the texts' rows in `form` (SINGLE or HALF) by `lane`, from the child
+        (started again if it had ended); raises Gone if it cannot answer."""
         if not texts:
-            return np.zeros((0, self.dims), dtype=np.float32)
+            return b""
+        return self._request(lane, form + json.dumps(texts).encode("utf-8"))
+
+    def ranking(self, root, state, tasks, text: str, depth: int, floor: float) -> tuple:
+        """([((task, turn), cosine)] best first, tasks without vectors yet) of a search by
+        meaning, ranked by the child over the tasks' vectors (stack.py) by the query's lane;
+        raises Gone if it cannot answer."""
+        from .stack import asking, ranking_of
+
+        asked = asking(root, state, tasks, text, depth, floor)
+        return ranking_of(self._request(QUERY, SEARCH + asked))
+
+    def ready(self) -> None:
+        """Start the child now if none runs (a search about to ask it: its start overlaps the
+        search's own work); raises Gone if it cannot be started."""
+        with self.lock:
+            if self.process is None or self.process.poll() is not None:
+                self.end()
+                self._start_the_same()
+            self.used = time.monotonic()
+            self._arm()
+
+    def _request(self, lane: bytes, request: bytes) -> bytes:
+        """The child's answer to a request by `lane` (the child started again if it had
+        ended); raises Gone if it cannot answer."""
         with self.lanes[lane]:
             with self.lock:
                 if self.process is None or self.process.poll() is not None:
@@ -126,7 +176,7 @@ class Child:
                 process, answers = self.process, self.answers
                 self.busy += 1
             try:
-                said = self._ask(process, answers[lane], lane, texts)
+                said = self._ask(process, answers[lane], lane + request)
             finally:
                 with self.lock:
                     self.busy -= 1
@@ -134,16 +184,12 @@ class Child:
                     self._arm()
         if said[:1] == b"E":
             raise Gone(said[1:].decode("utf-8", "replace"))
-        return np.frombuffer(said[1:], dtype=np.float32).reshape(len(texts), self.dims).copy()
+        return said[1:]
 
-    def encode_query(self, text: str) -> np.ndarray:
-        """The vector of a query, by its own lane: never behind the cards being encoded."""
-        return self.encode([text], QUERY)[0]
-
-    def _ask(self, process, answers, lane: bytes, texts: list[str]) -> bytes:
+    def _ask(self, process, answers, request: bytes) -> bytes:
         try:
             with self.writing:
-                send(process.stdin, lane + json.dumps(texts).encode("utf-8"))
+                send(process.stdin, request)
             said = answers.get()
         except (OSError, ValueError):  # a broken pipe: it died
             said = None
@@ -239,12 +285,16 @@ def _read_answers(process: subprocess.Popen, answers: dict) -> None:
 
 
 def serve(folder: Path) -> None:
-    """The child: load the model, say so, then encode each list of texts until stdin ends:
+    """The child: load the model, say so, then answer each request until stdin ends:
     the cards' lane in a thread of its own, a query's at once beside it (one
     onnxruntime session runs from two threads at once), each answer tagged by its lane."""
+    import numpy  # noqa: F401  before the thread below: two threads importing it at once fail
+
+    from . import stack
     from .models import Sentence
 
     given, answer = sys.stdin.buffer, sys.stdout.buffer
+    threading.Thread(target=stack.ready, name="imports", daemon=True).start()
     try:
         model = Sentence(folder)
     except Exception as exc:  # noqa: BLE001  onnxruntime's errors have no common base
@@ -255,18 +305,9 @@ def serve(folder: Path) -> None:
     writing, cards = threading.Lock(), queue.SimpleQueue()
 
     def encoded(asked: bytes) -> None:
-        lane = asked[:1]
-        try:
-            said = (
-                b"V"
-                + np.ascontiguousarray(
-                    model.encode(json.loads(asked[1:])), dtype=np.float32
-                ).tobytes()
-            )
-        except Exception as exc:  # noqa: BLE001  one bad request does not end the model
-            said = b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
+        said = _answered(model, asked[1:])
         with writing:
-            send(answer, lane + said)
+            send(answer, asked[:1] + said)
 
     def the_cards() -> None:
         while (asked := cards.get()) is not None:
@@ -281,6 +322,23 @@ def serve(folder: Path) -> None:
             cards.put(asked)
     cards.put(None)
     worker.join()
+
+
+def _answered(model, asked: bytes) -> bytes:
+    """The child's answer to one request (its form, then its texts or search): b"V" and the
+    rows' bytes or the ranking, or b"E" and why (one bad request does not end the model)."""
+    import numpy as np
+
+    from . import stack
+
+    form = asked[:1]
+    try:
+        if form == SEARCH:
+            return b"V" + stack.answer(model, asked[1:])
+        rows = np.ascontiguousarray(model.encode(json.loads(asked[1:])), np.float32)
+        return b"V" + (rows.astype(np.float16) if form == HALF else rows).tobytes()
+    except Exception as exc:  # noqa: BLE001  onnxruntime's and numpy's errors have no common base
+        return b"E" + f"{type(exc).__name__}: {exc}"[:500].encode("utf-8")
 
 
 def child_command() -> list[str]:

@@ -1,6 +1,6 @@
 """The built-in models that turn text into vectors, and what the encoder, the model's own
 process and the providers share: the sentence model (all-MiniLM-L6-v2 run by onnxruntime),
-the static table, `Unavailable`, and `normalised`.
+the static table, `Unavailable`, `normalised` and `half_rows`.
 
 encoder.py chooses among them (and a provider's) by the settings, model_process.py runs the
 sentence model in a child, providers.py asks a server; each imports this module and none of
@@ -12,11 +12,13 @@ import ctypes
 import json
 import sys
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ...errors import NodwynError
 from .wordpiece import WordPiece
+
+if TYPE_CHECKING:  # numpy is imported where rows are made: the app's process makes none
+    import numpy as np
 
 MODEL = Path(__file__).with_name("model")
 MAX_TOKENS = 512  # tokens of one text averaged by the static table
@@ -57,8 +59,10 @@ class Sentence:
         self.id = f"minilm:{meta['id']}"
         self.ends = self.pieces.ids_of["[CLS]"], self.pieces.ids_of["[SEP]"]
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> "np.ndarray":
         """(len(texts), dims) float32, each row of length 1 (or 0 for an empty text)."""
+        import numpy as np
+
         rows = [self.pieces.ids(text, self.tokens - 2, unknown=True) for text in texts]
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         order = sorted((at for at, row in enumerate(rows) if row), key=lambda at: len(rows[at]))
@@ -69,7 +73,9 @@ class Sentence:
             give_back()
         return out
 
-    def _run(self, rows: list[list[int]]) -> np.ndarray:
+    def _run(self, rows: list[list[int]]) -> "np.ndarray":
+        import numpy as np
+
         width = max(map(len, rows)) + 2
         ids = np.zeros((len(rows), width), dtype=np.int64)
         mask = np.zeros_like(ids)
@@ -100,6 +106,8 @@ class Builtin:
     """The shipped static table (the fallback where the sentence model cannot run)."""
 
     def __init__(self, folder: Path | None = None):
+        import numpy as np
+
         folder = folder or MODEL
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         tokens = (folder / "vocab.txt").read_text(encoding="utf-8").split("\n")[: meta["rows"]]
@@ -110,16 +118,20 @@ class Builtin:
         self.dims = meta["dims"]
         self.id = f"builtin:{meta['id']}"
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> "np.ndarray":
         """(len(texts), dims) float32, each row of length 1 (or 0 for a text with no token)."""
+        import numpy as np
+
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         for at in range(0, len(texts), TABLE_BATCH):
             out[at : at + TABLE_BATCH] = self._sums(texts[at : at + TABLE_BATCH])
         return normalised(out)
 
-    def _sums(self, texts: list[str]) -> np.ndarray:
+    def _sums(self, texts: list[str]) -> "np.ndarray":
         """Sums of the texts' token rows (a mean's direction), in int32 so the int8 rows are
         gathered and added without a float copy of each."""
+        import numpy as np
+
         ids, counts = [], []
         for text in texts:
             found = self.pieces.ids(text, MAX_TOKENS)
@@ -134,6 +146,20 @@ class Builtin:
         return sums
 
 
-def normalised(matrix: np.ndarray) -> np.ndarray:
+def normalised(matrix: "np.ndarray") -> "np.ndarray":
+    import numpy as np
+
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+def half_rows(encoder, texts: list[str]) -> bytes:
+    """The encoder's rows of `texts` as float16, one after another (what a .vec holds): made
+    in the model's process when the encoder runs there (`encode_half`), so that this process
+    needs no numpy; else here, from its float32 rows."""
+    made = getattr(encoder, "encode_half", None)
+    if made is not None:
+        return made(texts)
+    import numpy as np
+
+    return encoder.encode(texts).astype(np.float16).tobytes()

@@ -19,12 +19,14 @@ Failures raise ProviderFailed (a NodwynError); search then falls back to words a
 """
 
 import os
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ... import wire
 from ...errors import NodwynError
 from .models import normalised
+
+if TYPE_CHECKING:  # numpy is imported where vectors are made: Settings reads this module
+    import numpy as np
 
 KINDS = ("ollama", "openai", "voyage")
 PATHS = {"ollama": "/api/embed", "openai": "/v1/embeddings", "voyage": "/v1/embeddings"}
@@ -48,8 +50,10 @@ class Provider:
         self.address = url.rstrip("/") + PATHS[kind]
         self.id = f"{kind}:{model}@{url.rstrip('/')}"
 
-    def encode(self, texts: list[str], input_type: str = "document") -> np.ndarray:
+    def encode(self, texts: list[str], input_type: str = "document") -> "np.ndarray":
         """(len(texts), dims) float32 rows of length 1."""
+        import numpy as np
+
         rows: list[list[float]] = []
         for at in range(0, len(texts), BATCH):
             rows.extend(self._request(texts[at : at + BATCH], input_type))
@@ -59,7 +63,7 @@ class Provider:
             raise ProviderFailed(f"{self.address} answered vectors of unequal sizes") from None
         return normalised(matrix)
 
-    def encode_query(self, text: str) -> np.ndarray:
+    def encode_query(self, text: str) -> "np.ndarray":
         """A search's words, as a query (Voyage embeds queries apart from documents)."""
         return self.encode([text], "query")[0]
 

@@ -16,7 +16,6 @@ import threading
 from pathlib import Path
 
 import msgspec
-import numpy as np
 from msgspec import Struct
 
 STACK_MAGIC = b"nodwyn-stack 2\n"
@@ -76,6 +75,8 @@ def _layout(header_length: int, rows: int, dims: int) -> tuple[int, int, int, in
 def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: Rows) -> None:
     """Save a stack for other processes (written aside, renamed into place; a file another
     process has mapped, which Windows will not replace, is left as it is)."""
+    import numpy as np
+
     codes = np.ascontiguousarray(rows.codes, dtype=np.int8)
     header = _header_encoder.encode(
         StackHeader(
@@ -107,6 +108,8 @@ def save_stack(root: Path, model: str, entries: list[StackEntry], turns, rows: R
 def load_stack(root: Path, model: str):
     """(entries by task, turns, Rows mapped read-only) of the saved stack of this encoder,
     or None when there is none, it is damaged, of another format or made by another encoder."""
+    import numpy as np  # here: removing a stale stack (drop_stale_stack) needs none
+
     file = stack_path(root)
     try:
         with open(file, "rb") as handle:

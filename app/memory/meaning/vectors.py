@@ -14,24 +14,24 @@ Invariants: derived and revocable like `.mem` (deleted with the task, since the 
 `<id>.*`); folded on incrementally: only texts whose crc changed (new turns, the turn under way)
 are encoded again, so a fold and a full rebuild give the same vectors; a change of encoder or
 format, or a damaged file, starts again. Written to a temporary file that is renamed into place.
-The stack of all of them (`vectors.stack`, below) is derived from the .vec files in turn.
+Folding works on the rows' bytes (the model's process turns them into float16,
+model_process.py), so the process that keeps the .vec files up to date needs no numpy.
+The stack of all of them (stack.py, saved_stack.py) is derived from the .vec files in turn;
+encoding.py brings every task's .vec up to date.
 """
 
 import bisect
 import contextlib
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
-import numpy as np
 from msgspec import Struct
 
-from ... import settings as settingsmod
-from ...errors import NodwynError, TaskNotFound
-from ...log import logfile, records, tmpfiles
-from ..cards import mem as memfile
-from ..words import tokens
-from . import encoder as encodermod
+from ...errors import TaskNotFound
+from ...log import tmpfiles
+from .models import half_rows
 from .saved_stack import (  # noqa: F401 (read as vectors.X)
     STACK_MAGIC,
     Rows,
@@ -42,6 +42,9 @@ from .saved_stack import (  # noqa: F401 (read as vectors.X)
     save_stack,
     stack_path,
 )
+
+if TYPE_CHECKING:  # numpy is imported by a search: folding and saving rows work on bytes
+    import numpy as np
 
 FORMAT = 1
 ASKED = 600  # characters of the prompt encoded (pasted logs add noise, not meaning)
@@ -68,7 +71,9 @@ class Vec(Struct, kw_only=True):
     entries: list[Entry] = []
     vectors: bytes = b""
 
-    def matrix(self) -> np.ndarray:
+    def matrix(self) -> "np.ndarray":
+        import numpy as np
+
         if not self.entries:
             return np.zeros((0, self.dims), dtype=np.float32)
         return np.frombuffer(self.vectors, dtype=np.float16).reshape(len(self.entries), -1)
@@ -109,6 +114,8 @@ def card_text(card, folder: str = "") -> str:
 def texts_of(cards, episodes, project: str = "") -> list[tuple[str, int, int, str]]:
     """(kind, seq, turn, text) of every card and note, in log order; a card's text starts with
     the name of the task's folder."""
+    from ..words import tokens  # here: the model's process, which only reads rows, needs none
+
     folder = tokens.folder_name(project)
     out = [("card", c.first_seq, c.first_seq, card_text(c, folder)) for c in cards]
     firsts = [card.first_seq for card in cards]
@@ -136,6 +143,8 @@ def summary_texts(log: Path, cards) -> list[tuple[str, int, int, str]]:
 
 def project_of(log: Path) -> str:
     """The project folder of a log's task: its first line's (a session.start)."""
+    from ...log import logfile, records
+
     with contextlib.closing(logfile.read(log)) as found:
         first = next(found, None)
     start = first[2] if first else None
@@ -170,6 +179,8 @@ def update(log: Path, encoder, vec: Vec | None = None, lock=None) -> Vec:
 
 
 def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
+    from ..cards import mem as memfile  # here: the model's process reads rows alone
+
     vec = vec or load(log)
     if fresh(log, vec, encoder.id):
         return vec
@@ -179,28 +190,28 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
     texts = texts_of(cards, episodes, project_of(log)) + summary_texts(log, cards)
     keep = vec.model == encoder.id
     known = {(e.kind, e.seq, e.crc): row for row, e in enumerate(vec.entries)} if keep else {}
-    old = vec.matrix() if keep else None
+    width = 2 * vec.dims  # bytes of a float16 row
     entries, rows, missing = [], [], []
     for kind, seq, turn, text in texts:
         crc = zlib.crc32(text.encode())
         entries.append(Entry(kind, seq, turn, crc))
         row = known.get((kind, seq, crc))
-        rows.append(None if row is None else old[row])
+        rows.append(None if row is None else vec.vectors[row * width : (row + 1) * width])
         if row is None:
             missing.append(len(rows) - 1)
     if missing:
-        made = encoder.encode([texts[at][3] for at in missing]).astype(np.float16)
-        for at, vector in zip(missing, made, strict=True):
-            rows[at] = vector
-    dims = len(rows[0]) if rows else (vec.dims if keep else 0)
-    matrix = np.stack(rows).astype(np.float16) if rows else np.zeros((0, dims), np.float16)
+        made = half_rows(encoder, [texts[at][3] for at in missing])
+        size = len(made) // len(missing)
+        for number, at in enumerate(missing):
+            rows[at] = made[number * size : (number + 1) * size]
+    dims = len(rows[0]) // 2 if rows else (vec.dims if keep else 0)
     out = Vec(
         model=encoder.id,
         dims=dims,
         end=end,
         tail_crc=_tail_crc(log, end),
         entries=entries,
-        vectors=matrix.tobytes(),
+        vectors=b"".join(rows),
     )
     save(log, out)
     _cache.pop(log, None)  # a search reads the new rows
@@ -208,13 +219,13 @@ def _update(log: Path, encoder, vec: Vec | None, lock) -> Vec:
     return out
 
 
-_cache: dict[Path, tuple[tuple, np.ndarray, np.ndarray]] = {}
+_cache: dict[Path, tuple] = {}  # log -> (key, turns, float16 rows), numpy arrays
 CACHED = 1 << 17  # logs whose vectors a process keeps (every log of any real data directory)
 
 
 def searchable(
     log: Path, model: str, seen: tuple[int, int] | None = None
-) -> tuple[np.ndarray, np.ndarray, bool] | None:
+) -> "tuple[np.ndarray, np.ndarray, bool] | None":
     """(turn of each row, rows, whether they hold all the log has) of a log's vectors made so
     far by the encoder `model` (its id), or None: none yet. Nothing is encoded here: a search
     uses what the background has made. `seen` is the log's (size, mtime_ns) when
@@ -232,6 +243,8 @@ def searchable(
     vec = load(log)
     if vec.model != model:
         return None
+    import numpy as np
+
     turns = np.array([entry.turn for entry in vec.entries], dtype=np.int64)
     matrix = vec.matrix()  # float16 as stored (the stack of all logs adds int8 codes)
     if len(_cache) > CACHED:
@@ -250,44 +263,12 @@ def made() -> int:
     return _made[0]
 
 
-def keep(log: Path, turns: np.ndarray, matrix: np.ndarray) -> None:
+def keep(log: Path, turns: "np.ndarray", matrix: "np.ndarray") -> None:
     """Point a log's cached vectors at other arrays holding the same values (rows of a stack
     of all logs), so a process holds each vector once."""
     known = _cache.get(log)
     if known is not None:
         _cache[log] = (known[0], turns, matrix)
-
-
-def refresh(store, progress=None, lock=None) -> None:
-    """Bring every task's .vec up to date, the most recently changed logs first (what a
-    person searches for first); nothing while search_mode is "words" (so nothing is sent to a
-    provider then), or when no encoder can be had or it fails. A saved stack holding a
-    deleted task's vectors is removed whatever the mode. `lock`, if given, is held only while
-    a task's cards are read (update). `progress(done, total)` is called before each task (it
-    may raise to stop the work)."""
-    drop_stale_stack(store.root, {log.stem for log in store.sessions.glob("*.jsonl")})
-    if settingsmod.load(store.root).search_mode == "words":
-        return
-    expected, encoder = encodermod.expected_id(store.root), None
-    logs = newest_first(store.sessions.glob("*.jsonl"))
-    for done, log in enumerate(logs):
-        if progress is not None:
-            progress(done, len(logs))
-        vec = load(log)
-        if expected is not None and fresh(log, vec, expected):
-            continue  # the model is loaded only for a task that needs it
-        try:
-            encoder = encoder or encodermod.current(store.root)
-        except encodermod.Unavailable:
-            return
-        try:
-            update(log, encoder, vec, lock=lock)
-        except (TaskNotFound, encodermod.Unavailable):
-            continue  # deleted meanwhile
-        except NodwynError:
-            return  # a provider failing: search falls back to words until it answers
-    if progress is not None and logs:
-        progress(len(logs), len(logs))
 
 
 def newest_first(logs) -> list[Path]:
