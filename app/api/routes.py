@@ -20,9 +20,7 @@ from ..importers import agents
 from ..live import logs as live_logs
 from ..live.board import Board
 from ..machines import pulls, ssh
-from ..mcp import install as mcp_install
 from ..memory.readback import cut
-from ..reading import export as reading_export
 from ..reading import resume, shown, terminal
 from ..summarizing.runs import Runs
 from ..tasks import board, listing, starred
@@ -173,8 +171,8 @@ class Handlers:
     def export(self, task):
         fmt, turn = bottle.request.query.get("format", "html"), _query_int("turn")
         with self.memory_lock:
-            text = reading_export.export(self.store, task, fmt, turn)
-        name = reading_export.file_name(self.store, task, fmt, turn)
+            text = reading_export().export(self.store, task, fmt, turn)
+        name = reading_export().file_name(self.store, task, fmt, turn)
         bottle.response.content_type = EXPORT_TYPES[fmt]
         bottle.response.set_header("Content-Disposition", f'attachment; filename="{name}"')
         return text.encode("utf-8")
@@ -203,7 +201,7 @@ class Handlers:
             return board.board(self.store, **asked)
 
     def connect(self, agent):
-        return self.changed(mcp_install.connect(agent))
+        return self.changed(mcp_install().connect(agent))
 
     def hooks(self, agent):
         """Settings > Agents: install (or with {"install": false} remove) an agent's hooks."""
@@ -329,7 +327,7 @@ def routes(
         ("GET", "/api/machines/ssh", lambda: pulls.listing(store.root)),
         ("POST", "/api/machines/ssh", do.ssh_add),
         ("POST", "/api/machines/ssh/pull", do.ssh_pull),
-        ("GET", "/api/mcp", mcp_install.connections),
+        ("GET", "/api/mcp", lambda: mcp_install().connections()),
         ("GET", "/api/hooks", _hook_list),
         ("POST", "/api/hooks/<agent>", do.hooks),
         ("POST", "/api/mcp/<agent>", do.connect),
@@ -378,3 +376,17 @@ def _wait_seconds() -> float:
     if value < 0:
         raise BadInput("wait must not be negative")
     return float(value)
+
+
+def reading_export():
+    """Exporting (Markdown and HTML, with the Markdown parser), loaded on the first export."""
+    from ..reading import export
+
+    return export
+
+
+def mcp_install():
+    """Connecting agents to nodwyn's MCP server, loaded when Settings first asks."""
+    from ..mcp import install
+
+    return install

@@ -17,7 +17,6 @@ import tempfile
 import threading
 import time
 import urllib.parse
-import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 
@@ -189,6 +188,8 @@ class Window:
         if not new_window and (origin(uri) == self.origin or uri.startswith(INSIDE)):
             return False
         if uri.startswith(OUTSIDE):
+            import webbrowser  # its look for a browser only when a link leaves the app
+
             webbrowser.open(uri)
         decision.ignore()
         return True

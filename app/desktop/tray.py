@@ -27,7 +27,7 @@ def _environment() -> None:
 _environment()
 
 import pystray  # noqa: E402
-from PIL import Image, ImageDraw  # noqa: E402
+from PIL import Image  # noqa: E402
 
 log = logging.getLogger("nodwyn.desktop")
 
@@ -90,7 +90,10 @@ def icon_image(dark_panel: bool | None = None) -> Image.Image:
 
 
 def drawn_icon(size: int = 64) -> Image.Image:
-    """A rounded square in the accent colour with a white 'n'."""
+    """A rounded square in the accent colour with a white 'n' (ImageDraw, and the font library
+    it loads, only for this fallback)."""
+    from PIL import ImageDraw
+
     image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
     draw.rounded_rectangle((2, 2, size - 3, size - 3), radius=size // 5, fill=(37, 99, 235))
