@@ -228,7 +228,7 @@ def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     found = hits(store, state, text, tasks, max(limit, DEPTH)) if tasks != set() else []
     try:
         meant, without, made = _meanwhile(
-            store, state, (text, tasks, set(terms), limit), encoder, ahead, found
+            store, state, (text, tasks, set(terms), limit, floor), encoder, ahead, found
         )
     except encodermod.Unavailable:
         raise
@@ -263,15 +263,14 @@ def _begun(encoder, text: str, ranks: bool) -> Ahead | None:
 
 def _meanwhile(store, state, asked: tuple, encoder, ahead: Ahead, found: list[Hit]):
     """(the ranking by meaning, the tasks without vectors, the best word turns read while
-    `ahead` worked) of `asked` (text, tasks, terms, limit): the ranking `ahead` made in the
-    model's process, else here from the query's vector it made (the stack made meanwhile)."""
+    `ahead` worked) of `asked` (text, tasks, terms, limit, floor): the ranking `ahead` made in
+    the model's process, else here from the query's vector it made (the stack made meanwhile)."""
     from .meaning.stack import stacked
 
-    text, tasks, terms, limit = asked
+    text, tasks, terms, limit, floor = asked
     if getattr(encoder, "ranking", None) is not None:
         made = turns_meanwhile(store, state, found, terms, limit, ahead.is_alive)
         return (*ahead.result(), made)
-    floor = floors_of(encoder)[0]
     stacked(store, state, tasks, encoder)  # made while the query's vector is
     made = turns_meanwhile(store, state, found, terms, limit, ahead.is_alive)
     vector = ahead.result()

@@ -24,6 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from nodwyn.desktop import idle
+
 # The page's clock, read back through evaluate_javascript: the list's time, then each open's.
 LIST = """window.__took = undefined; (function wait() {
   if (document.querySelector('[data-task-list] [data-task]')) window.__took = performance.now();
@@ -114,31 +116,17 @@ def serve(data: Path | None) -> tuple[subprocess.Popen, str]:
     return server, line.split(" at ", 1)[1].strip()
 
 
-def web_memory(parent: int) -> tuple[float, float] | None:
-    """RSS and PSS in MB of the WebKit web process under `parent` (the view's), else None. PSS
-    shares a library's pages among every process mapping it, so another web engine running
-    meanwhile lowers it; RSS does not move with them."""
-    for entry in Path("/proc").iterdir():
-        try:
-            if (
-                not entry.name.isdigit()
-                or (entry / "comm").read_text().strip() != "WebKitWebProces"
-            ):
-                continue
-            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) != parent:
-                continue
-            rollup = (entry / "smaps_rollup").read_text().splitlines()
-        except (OSError, ValueError):
-            continue
-        size = {
-            row.split(":")[0]: int(row.split()[1]) / 1024 for row in rollup if row.endswith("kB")
-        }
-        return size["Rss"], size["Pss"]
-    return None
+def web_memory(root: int) -> tuple[float, float] | None:
+    """RSS and PSS in MB of the WebKit web process under `root` (xvfb-run's shell), else None,
+    read as the app's idle figures read theirs (idle.py). PSS shares a library's pages among
+    every process mapping it, so another web engine running meanwhile lowers it; RSS does not
+    move with them."""
+    web = [pid for pid in idle.family(root) if idle.kind(pid) == "renderer"]
+    return next(iter(idle.memory(web).values()), None)
 
 
 def one_run(url: str, opens: int, added: dict[str, str]) -> dict:
-    """The view's figures, and the web process's PSS read while the view waits, idle, after."""
+    """The view's figures, and the web process's RSS and PSS read while the view waits, idle."""
     spec = json.dumps([LIST, OPEN, TASKS, opens])
     with tempfile.TemporaryDirectory(prefix="nodwyn-page-") as scratch:
         env = {**os.environ, **added, "HOME": scratch, "XDG_CACHE_HOME": scratch,
@@ -162,8 +150,7 @@ def one_run(url: str, opens: int, added: dict[str, str]) -> dict:
         )
         memory, line = None, view.stdout.readline()
         if line:
-            child = next((pid for pid in view_pids(view.pid)), None)
-            memory = web_memory(child) if child else None
+            memory = web_memory(view.pid)
         view.stdin.close()
         view.wait(60)
     if not line:
@@ -173,28 +160,6 @@ def one_run(url: str, opens: int, added: dict[str, str]) -> dict:
         sys.exit(found["failed"])
     rss, pss = memory or (None, None)
     return {**found, "web_rss_mb": rss, "web_pss_mb": pss}
-
-
-def view_pids(root: int) -> list[int]:
-    """The Python processes under `root` (xvfb-run's shell): the view's, as it waits to end."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, []))
-        try:
-            if "python" in (Path("/proc") / str(pid) / "comm").read_text():
-                found.append(pid)
-        except OSError:
-            continue
-    return found
 
 
 def described(found: dict) -> str:
