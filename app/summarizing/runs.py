@@ -3,6 +3,8 @@ estimate's token is confirmed, read by the page's progress requests, cancelled f
 
 import threading
 
+import msgspec
+
 from ..errors import BadInput
 from ..tasks.store import Store
 from . import estimate as estimating
@@ -26,10 +28,12 @@ class Runs:
             plan = job.confirm(tasks, project, token)  # Unconfirmed: nothing is sent
             job.progress = Progress(state="running", tasks=plan.tasks, requests=len(plan.requests))
             self._job = job
+        progress = job.progress  # as it started, copied: the run changes its own as it goes
+        started = msgspec.structs.replace(progress, finished=list(progress.finished))
         threading.Thread(
             target=self._run, args=(job, plan), name="nodwyn-summaries", daemon=True
         ).start()
-        return job.progress
+        return started
 
     def _run(self, job: Job, plan) -> None:
         job.run(plan, each_task=lambda request, progress: self.poke())
