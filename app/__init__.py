@@ -1,3 +1,3 @@
 """nodwyn: keeps the history of AI coding-agent sessions on this computer and finds it again."""
 
-__version__ = "0.6.2"
+__version__ = "0.6.3"

@@ -159,6 +159,9 @@ def add_app_command(sub) -> None:
 def cmd_app(args) -> int:
     from pathlib import Path
 
+    from .. import wire
+
+    wire.defer_tls()  # the app loads OpenSSL with its first HTTPS request, not before
     from .. import settings
     from ..background import instance
     from ..tasks import demo
