@@ -21,7 +21,7 @@ from ..live import logs as live_logs
 from ..live.board import Board
 from ..machines import pulls, ssh
 from ..memory.readback import cut
-from ..reading import resume, shown, terminal
+from ..reading import resume, terminal
 from ..summarizing.runs import Runs
 from ..tasks import board, listing, starred
 from ..tasks.listing import of_machine
@@ -132,6 +132,8 @@ class Handlers:
         if not self.store.exists(task):
             raise TaskNotFound(f"no task {task}")
         seq, before, after = _query_int("seq"), _query_int("before", 40), _query_int("after", 40)
+        from ..reading import shown  # the Markdown parser and diffs: loaded on the first read
+
         with self.memory_lock:
             return shown.window(self.store, task, seq, before, after)
 

@@ -16,7 +16,7 @@ import subprocess
 import threading
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from .. import settings
 from ..importers import registry
@@ -117,6 +117,8 @@ def badge(image: Image.Image, count: int) -> Image.Image:
     """The tray glyph with an amber dot and the count in its top right corner (none at 0)."""
     if count <= 0:
         return image
+    from PIL import ImageDraw  # and its fonts: loaded when a session first asks
+
     image = image.copy()
     size = image.width
     draw = ImageDraw.Draw(image)
