@@ -70,6 +70,7 @@ def check(app, report: Path) -> None:
     if app.tray_shown:  # paint the icon again at the size its tray gave it by now
         app.icon.icon = app.icon.icon
     step("window_libraries", lambda: drawing_libraries(window.pid()))
+    step("openssl_later", openssl_later)
     step("close_hides", lambda: close_and_look(app))
     step("second_launch", lambda: second_launch(app))
     step("open_shows", lambda: tray(app, "Open nodwyn") or wait_for(lambda: look(window, True)))
@@ -178,6 +179,19 @@ def drawing_libraries(pid: int | None) -> dict | None:
     names = sorted({Path(file).name for file in files})
     engine = next((kind for mark, kind in ENGINES.items() if any(mark in n for n in names)), None)
     return {"engine": engine, "opengl": [n for n in names if any(m in n for m in OPENGL)]}
+
+
+def openssl_later() -> list | None:
+    """The app's own process maps none of OpenSSL's libraries before an HTTPS request (wire.py
+    loads them with the first); None where /proc is not there."""
+    maps = Path("/proc/self/maps")
+    if not maps.exists():
+        return None
+    names = sorted({Path(line.split()[-1]).name for line in maps.read_text().splitlines()})
+    found = [name for name in names if name.startswith(("libcrypto", "libssl"))]
+    if found:
+        raise RuntimeError(f"OpenSSL loaded before any HTTPS request: {', '.join(found)}")
+    return found
 
 
 def tray(app, text: str) -> None:
