@@ -18,7 +18,6 @@ import msgspec
 
 from .. import kinds
 from ..agent import Agent, Found, carry_of, home_of, opening_of
-from . import steps
 
 NAMES = ("transcript_full.jsonl", "transcript.jsonl")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -73,6 +72,8 @@ class Antigravity(Agent):
         return Found(self.task_id(session), session)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        from . import steps  # loaded by the first file it reads: listing the agents loads none
+
         title = titles(path).get(found.session, "")
         return steps.Parser(str(path), found.session, carry_of(carry, steps.Carry), title)
 

@@ -11,8 +11,6 @@ import msgspec
 
 from .. import formats
 from ..agent import Agent, Found, carry_of, home_of
-from . import parse as claude
-from . import subagents
 
 
 class Claude(Agent):
@@ -27,6 +25,10 @@ class Claude(Agent):
         return formats.recognise(path, self.name)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        # the parser is loaded by the first file it reads: listing the agents loads none
+        from . import parse as claude
+        from . import subagents
+
         finder = subagents.subagent_finder(path, found.session)
         return claude.Parser(
             str(path), carry_of(carry, claude.Carry), subagents=finder, alone=formats.orphan(path)

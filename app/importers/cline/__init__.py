@@ -23,9 +23,7 @@ import msgspec
 
 from ...log import records as r
 from ..agent import Agent, Found, Session, home_of, torn
-from . import api, ui
 from .folders import user_dirs
-from .turns import Turns
 
 UI, API, META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
 ITEM = "history_item.json"  # Roo Code's per-task history entry
@@ -99,6 +97,10 @@ class Tasks(Agent):
         return [Session(Found(self.task_id(session), session), records)]
 
     def records(self, path: Path, kind: str, messages: list, session: str, live: bool):
+        # the parser is loaded by the first task it reads: listing the agents loads none
+        from . import api, ui
+        from .turns import Turns
+
         meta = _json(path.parent / META)
         model = _model(messages, meta, path)
         turns = Turns(model)

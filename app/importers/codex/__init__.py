@@ -10,8 +10,6 @@ import msgspec
 
 from .. import formats
 from ..agent import Agent, Found, carry_of, home_of
-from . import parse as codex
-from . import titles
 
 
 class Codex(Agent):
@@ -28,6 +26,10 @@ class Codex(Agent):
         return formats.recognise(path, self.name)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        # the parser is loaded by the first file it reads: listing the agents loads none
+        from . import parse as codex
+        from . import titles
+
         title = titles.codex_index_title(path, found.session)
         return codex.Parser(str(path), carry_of(carry, codex.Carry), title=title)
 

@@ -20,7 +20,6 @@ import msgspec
 from ...log import records as r
 from ..agent import Agent, Found, Session, home_of, session_near_top, torn
 from ..times import at_ms, one_line
-from .mapping import Mapper, is_prompt
 
 INDEX = "sessions.json"
 BIGGEST = 512 * 1024 * 1024
@@ -56,6 +55,9 @@ class Continue(Agent):
         why = refusal(path, data)
         if why:
             return why
+        # the parser is loaded by the first session it reads: listing the agents loads none
+        from .mapping import is_prompt
+
         if not any(is_prompt(item) for item in data["history"]):
             return "no conversation in it (no message a person wrote)"
         session = str(data["sessionId"])
@@ -63,6 +65,8 @@ class Continue(Agent):
         return [Session(Found(self.task_id(session), session), records)]
 
     def records(self, path: Path, data: dict, live: bool) -> list[r.Known]:
+        from .mapping import Mapper
+
         entry = index_entry(path.parent / INDEX, str(data["sessionId"]))
         at = at_ms(_number(entry.get("dateCreated")), "") or at_ms(int(path.stat().st_mtime * 1000))
         mapper = Mapper(at, str(data.get("chatModelTitle") or ""))

@@ -14,7 +14,6 @@ import msgspec
 
 from .. import kinds
 from ..agent import PROBE, Agent, Found, carry_of, home_of, opening_of, whole_lines
-from . import events
 
 _any = msgspec.json.Decoder().decode
 
@@ -46,6 +45,8 @@ class Copilot(Agent):
         return opening if isinstance(opening, str) else _verdict(self, opening, path)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        from . import events  # loaded by the first file it reads: listing the agents loads none
+
         fields = workspace(path)
         title = " ".join(fields.get("name", "").split())[:120]
         cwd = fields.get("cwd", "") or _trusted_folder(path)

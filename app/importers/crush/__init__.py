@@ -12,14 +12,15 @@ adds their cost to the parent's), their own cost left out (ADR 0053).
 
 import json
 import os
-import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import readonly
 from ..agent import LIVE_FOR, Agent, Found, Session, home_of
 from ..times import at_ms, one_line
-from . import mapping
+
+if TYPE_CHECKING:  # imported by the first database read: listing the agents reads none
+    from . import mapping
 
 SQLITE = b"SQLite format 3\0"
 NEEDS = {"sessions": {"id", "title", "prompt_tokens"}, "messages": {"session_id", "parts"}}
@@ -47,6 +48,11 @@ class Crush(Agent):
         return [path.with_name(path.name + "-wal")]
 
     def read(self, path: Path, live: bool) -> list[Session] | str:
+        # SQLite is loaded by the first database it reads: listing the agents loads none
+        import sqlite3
+
+        from .. import readonly
+
         with open(path, "rb") as handle:
             if handle.read(16) != SQLITE:
                 return "not a Crush database (not SQLite)"
@@ -117,6 +123,8 @@ def _verdict(tables: dict[str, set[str]]) -> str:
 
 
 def _records(path: Path, session: dict, children, by_session, live: bool) -> list:
+    from . import mapping
+
     updated = mapping.ms(session.get("updated_at"))
     written = live or time.time() * 1000 - updated < LIVE_FOR * 1000
     main = mapping.Mapper()
@@ -150,9 +158,11 @@ def _records(path: Path, session: dict, children, by_session, live: bool) -> lis
     return [start, *named, *main.out]
 
 
-def _fold(mapper: mapping.Mapper, rows: list[dict], written: bool) -> None:
+def _fold(mapper: "mapping.Mapper", rows: list[dict], written: bool) -> None:
     """The session's messages in order; while it is written, an answer without its `finish`
     part is still streaming (Crush rewrites it in place) and waits, with all after it."""
+    from . import mapping
+
     for row in rows:
         if written and row["role"] == "assistant" and not mapping.finished(row):
             return
@@ -161,6 +171,8 @@ def _fold(mapper: mapping.Mapper, rows: list[dict], written: bool) -> None:
 
 def _place(out: list, nested: list, call: str) -> None:
     """A sub-agent's records after the result of the call that started it (else its call)."""
+    from . import mapping
+
     spots = [i for i, x in enumerate(out) if isinstance(x, mapping.r.Result) and x.call == call]
     spots = spots or [
         i

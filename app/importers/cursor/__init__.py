@@ -12,10 +12,12 @@ place, so they are read whole; each bubble's id makes a re-import add only what 
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..agent import Agent, Found, Session
-from . import keys, mapping
-from .folders import folder_in, workspace_folder
+
+if TYPE_CHECKING:  # imported by the first database read: listing the agents reads none
+    from . import keys
 
 NAME = "state.vscdb"
 
@@ -50,6 +52,11 @@ class Cursor(Agent):
         return [path.with_name(NAME + "-wal"), path.with_name("workspace.json")]
 
     def read(self, path: Path, live: bool) -> list[Session] | str:
+        # the parser (and SQLite) is loaded by the first database it reads: listing the
+        # agents loads none
+        from . import keys, mapping
+        from .folders import folder_in, workspace_folder
+
         try:
             chats = keys.Chats(path)
         except keys.Refused as exc:
@@ -64,7 +71,7 @@ class Cursor(Agent):
         return [Session(Found(self.task_id(sid), sid), records) for sid, records in found]
 
 
-def _why_none(chats: keys.Chats) -> str:
+def _why_none(chats: "keys.Chats") -> str:
     listed = (
         (chats.composers or {}).get("allComposers") if isinstance(chats.composers, dict) else None
     )
@@ -80,6 +87,9 @@ def _why_none(chats: keys.Chats) -> str:
 def _folders(global_db: Path) -> dict[str, str]:
     """composer id -> folder, from the workspace databases that list the composer's header
     (each one's folder by workspace.json, else by what the database names: folders.py)."""
+    from . import keys
+    from .folders import folder_in, workspace_folder
+
     user = global_db.parent.parent
     out: dict[str, str] = {}
     for db in sorted((user / "workspaceStorage").glob(f"*/{NAME}")):

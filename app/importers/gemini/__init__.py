@@ -13,13 +13,15 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...log import records as r
 from .. import names
 from ..agent import Agent, Found, Session, home_of, session_near_top
 from ..times import at_of
-from . import fold as folding
-from .mapping import Mapper, is_prompt, parts_of
+
+if TYPE_CHECKING:  # the fold is imported by the first session read: listing the agents reads none
+    from . import fold as folding
 
 ORIGIN = names.origin("gemini")
 _WORKSPACE = re.compile(
@@ -49,6 +51,10 @@ class Gemini(Agent):
     def read(self, path: Path, live: bool) -> list[Session] | str:
         if _is_subagent_file(path):
             return "a Gemini CLI sub-agent's file: imported with the session that started it"
+        # the parser is loaded by the first session it reads: listing the agents loads none
+        from . import fold as folding
+        from .mapping import is_prompt
+
         folded = folding.fold(path.read_bytes())
         if isinstance(folded, str):
             return folded
@@ -67,7 +73,9 @@ class Gemini(Agent):
         key of a `.json`)."""
         return session_near_top(self, path)
 
-    def records(self, path: Path, folded: folding.Folded, live: bool) -> list[r.Known]:
+    def records(self, path: Path, folded: "folding.Folded", live: bool) -> list[r.Known]:
+        from .mapping import Mapper
+
         meta = folded.meta
         mapper = Mapper(subagents=_finder(path, str(meta["sessionId"])))
         mapper.messages(folded.messages, live)
@@ -91,9 +99,11 @@ class Gemini(Agent):
         return out + mapper.out
 
 
-def project_of(path: Path, folded: folding.Folded) -> str:
+def project_of(path: Path, folded: "folding.Folded") -> str:
     """The folder the session ran in: `.project_root`, `projects.json`, else the session's own
     workspace listing, else its `directories`."""
+    from .mapping import parts_of
+
     chats = path.parent
     folder = chats.parent if chats.name == "chats" else None
     if folder is not None:
@@ -165,6 +175,8 @@ def _finder(path: Path, session: str):
     """How a session finds a sub-agent's file by its agent id (`chats/<session>/<id>.jsonl`)."""
 
     def find(agent_id: str):
+        from . import fold as folding
+
         file = path.parent / session / f"{agent_id}.jsonl"
         if not file.is_file():
             return None

@@ -14,9 +14,12 @@ re-import adds only what is new. A database is only ever opened read-only and ne
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..agent import Agent, Found, Session, home_of
-from . import mapping, stores
+
+if TYPE_CHECKING:  # imported by the first source read: listing the agents reads none
+    from . import stores
 
 SQLITE = b"SQLite format 3\0"
 
@@ -43,6 +46,10 @@ class OpenCode(Agent):
     def companions(self, path: Path) -> list[Path]:
         if path.suffix == ".db":  # the write-ahead log holds what is not yet in the file
             return [path.with_name(path.name + "-wal")]
+        # the stores (and SQLite) are loaded by the first source found: listing the agents
+        # loads none
+        from . import stores
+
         root = stores.storage_root(path)
         if root is None:
             return []
@@ -54,6 +61,8 @@ class OpenCode(Agent):
         ]
 
     def read(self, path: Path, live: bool) -> list[Session] | str:
+        from . import mapping, stores
+
         now_ms = int(time.time() * 1000) if live else 0
         try:
             with open(path, "rb") as handle:
@@ -70,6 +79,8 @@ class OpenCode(Agent):
 
 
 def _json(path: Path, now_ms: int) -> list[tuple[str, list]] | str:
+    from . import mapping, stores
+
     try:
         data = json.loads(path.read_bytes())
     except (ValueError, UnicodeDecodeError):
@@ -89,8 +100,10 @@ def _is_session_info(data) -> bool:
     return isinstance(data, dict) and str(data.get("id", "")).startswith("ses_")
 
 
-def _children(path: Path, parent: str) -> list[stores.Conv]:
+def _children(path: Path, parent: str) -> list["stores.Conv"]:
     """A stored session's sub-agent sessions: files in the same project folder naming it."""
+    from . import stores
+
     kids = []
     for file in sorted(path.parent.glob("ses_*.json")):
         if file == path:

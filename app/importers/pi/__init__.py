@@ -12,7 +12,6 @@ from pathlib import Path
 import msgspec
 
 from ..agent import Agent, Found, carry_of, first_line, home_of
-from . import entries
 
 
 class Pi(Agent):
@@ -36,6 +35,8 @@ class Pi(Agent):
         return Found(self.task_id(session), session)
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        from . import entries  # loaded by the first file it reads: listing the agents loads none
+
         return entries.Parser(str(path), carry_of(carry, entries.Carry))
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import msgspec
 
 from ..agent import Agent, Found, carry_of, first_line, home_of
-from . import records
 
 _any = msgspec.json.Decoder().decode
 KINDS = ("user", "assistant", "tool_result", "system")
@@ -40,6 +39,8 @@ class Qwen(Agent):
         return Found(self.task_id(first["sessionId"]), first["sessionId"])
 
     def parser(self, path: Path, found: Found, carry: msgspec.Raw | None):
+        from . import records  # loaded by the first file it reads: listing the agents loads none
+
         return records.Parser(str(path), carry_of(carry, records.Carry))
 
 
