@@ -1,24 +1,19 @@
 // @ts-check
 // The page: keeps its state (open task, search query and scope, the event shown, the
 // history panel) in the URL so Back and reload bring it back, wires the sidebar, header,
-// search and transcript together, and follows the change feed.
+// search and transcript together, and follows the change feed. What the first screen (the
+// list, the header and the overview) does not draw is loaded when first shown (deferred.js).
 
 import { agentTag, loadAgents } from "./agents.js";
 import { loadMachines } from "./machines.js";
 import { api, pageUrl } from "./api.js";
 import { clear, el, failure, folderLabels, noticeIn } from "./dom.js";
 import { createHeader } from "./header.js";
-import { createBoard } from "./board.js";
 import { addSection, createOverview } from "./overview.js";
-import { queryTerms } from "./marks.js";
-import { createResults, SCOPES } from "./search.js";
 import { createSidebar, moveFocus } from "./sidebar.js";
-import { createStarred } from "./stars.js";
-import { createAuthorship } from "./authorship.js";
-import { createTranscript } from "./transcript.js";
 import { installKeys } from "./keys.js";
-import { firstRun, openSettings } from "./settings.js";
 import { drawQuota } from "./quota.js";
+import { deferred, withLoaded } from "./deferred.js";
 import { createDrawer } from "./drawer.js";
 import { createHeaderMenu } from "./headermenu.js";
 import { showProgress } from "./progress.js";
@@ -43,7 +38,8 @@ function readState() {
   const seq = Number.parseInt(params.get("seq") || "", 10);
   const task = params.get("task") || "";
   const scope = params.get("scope") || (task ? "task" : "all");
-  return { task, q: params.get("q") || "", scope: scope in SCOPES ? scope : "all", seq: Number.isNaN(seq) ? null : seq, view: params.get("view") || "" };
+  const scoped = [...scopeSelect.options].some((option) => option.value === scope); // the scopes search.js knows
+  return { task, q: params.get("q") || "", scope: scoped ? scope : "all", seq: Number.isNaN(seq) ? null : seq, view: params.get("view") || "" };
 }
 
 let state = readState();
@@ -98,7 +94,8 @@ function announce(/** @type {string} */ text) {
   $("[data-announce]").textContent = text;
 }
 
-const results = createResults({
+// The pane's views, each made when first shown (its module loaded then: deferred.js).
+const results = deferred(async () => (await import("./search.js")).createResults({
   pane,
   announce,
   folder: folderOf,
@@ -107,7 +104,7 @@ const results = createResults({
   href: (task, seq) => pageUrl({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   onOpen: (task, seq) => navigate({ task, seq, q: state.q, scope: state.scope, from: state.task }),
   failure,
-});
+}));
 
 /** From a historical view back to the results (or the history panel) that opened it. */
 function back() {
@@ -119,21 +116,21 @@ function back() {
   navigate(state.q ? { task: from, q: state.q, scope: state.scope } : { task: state.task, view: "history" });
 }
 
-const transcript = createTranscript({
+const transcript = deferred(async () => (await import("./transcript.js")).createTranscript({
   pane,
   onBack: back,
   onOpenTurn: (seq) => navigate({ task: state.task, seq }),
   failure,
   onError: notice,
-});
+}));
 
-const starredView = createStarred({
+const starredView = deferred(async () => (await import("./stars.js")).createStarred({
   pane,
   href: (task, seq) => pageUrl({ task, seq, from: "starred" }),
   onOpen: (task, seq) => navigate({ task, seq, from: "starred" }),
   failure,
-});
-const whoView = createAuthorship({ pane, onOpen: (task, seq) => navigate({ task, seq }), failure });
+}));
+const whoView = deferred(async () => (await import("./authorship.js")).createAuthorship({ pane, onOpen: (task, seq) => navigate({ task, seq }), failure }));
 $("[data-who-link]").setAttribute("href", pageUrl({ view: "who" }));
 $("[data-who-link]").addEventListener("click", (event) => {
   event.preventDefault();
@@ -162,13 +159,15 @@ const overview = createOverview({
   failure,
 });
 
-const board = createBoard({
+const board = deferred(async () => (await import("./board.js")).createBoard({
   pane,
   href: (task, seq) => pageUrl({ task, seq }),
   onOpen: (task, seq) => navigate({ task, seq }),
   folderOf,
   failure,
-});
+}));
+const settings = deferred(() => import("./settings.js")); // the dialog, and the first run's pane
+const marks = deferred(() => import("./marks.js")); // a search's words, marked in the turn it opens
 
 /** @type {Record<string, any>} */
 const agentsNamed = loadAgents(); // the agents' names: asked at once, awaited before a list is drawn
@@ -178,10 +177,11 @@ const agentsNamed = loadAgents(); // the agents' names: asked at once, awaited b
 let preferences = {};
 const preferencesRead = api.settings().then((read) => { preferences = read; }, () => {});
 $("[data-settings-button]").addEventListener("click", () =>
-  openSettings(/** @type {HTMLDialogElement} */ ($("[data-settings]")), (saved) => {
-    preferences = saved;
-    reloadTasks();
-  }));
+  withLoaded(settings, "Settings", notice, ({ openSettings }) =>
+    openSettings(/** @type {HTMLDialogElement} */ ($("[data-settings]")), (saved) => {
+      preferences = saved;
+      reloadTasks();
+    })));
 
 async function reloadTasks() {
   try {
@@ -197,13 +197,33 @@ async function reloadTasks() {
   }
 }
 
-function emptyPane() {
+let applied = 0; // apply()'s count: a view loaded after the person moved on is not drawn
+
+/**
+ * A view of the pane, loaded if it is not yet; null where the person moved on while it loaded,
+ * or where it could not load (the pane then says so, with Retry).
+ * @template T @param {{get: () => Promise<T>}} view @param {string} what
+ * @returns {Promise<T|null>}
+ */
+async function loaded(view, what) {
+  const turn = applied;
+  try {
+    const made = await view.get();
+    return turn === applied ? made : null;
+  } catch (err) {
+    if (turn === applied) clear(pane).append(failure(`Could not load ${what}: ${err.message}`, () => apply()));
+    return null;
+  }
+}
+
+async function emptyPane() {
   clear(pane);
-  if (!sidebar.all().length) {
-    firstRun(pane); // where nodwyn looked for the agents' sessions, and "Import a folder…"
+  if (sidebar.all().length) {
+    overview.show(); // cost, tokens and turns over time; the tasks that cost most
     return;
   }
-  overview.show(); // cost, tokens and turns over time; the tasks that cost most
+  // where nodwyn looked for the agents' sessions, and "Import a folder…"
+  (await loaded(settings, "the first run's page"))?.firstRun(pane);
 }
 
 function syncSearchForm() {
@@ -213,42 +233,41 @@ function syncSearchForm() {
 }
 
 async function apply() {
-  whoView.cancel();
+  applied += 1;
+  whoView.now()?.cancel();
   sidebar.select(state.task);
   syncSearchForm();
   const info = state.task ? sidebar.find(state.task) || (await api.task(state.task).catch(() => null)) : null;
   header.show(info, state.view === "history" && state.seq === null);
   document.title = info ? `${info.title} · nodwyn` : "nodwyn";
   if (state.seq !== null && state.task) {
-    results.cancel();
+    results.now()?.cancel();
     const from = new URLSearchParams(location.search).get("from");
     const label = state.q ? "Back to results" : from === "starred" ? "Back to Starred" : "Back to the history";
-    transcript.around(state.task, state.seq, label, queryTerms(state.q), info?.origin);
+    const view = await loaded(transcript, "the transcript");
+    const terms = view && (await loaded(marks, "the transcript"))?.queryTerms(state.q);
+    if (terms) view.around(state.task, state.seq, label, terms, info?.origin);
   } else if (state.q) {
-    transcript.cancel();
-    results.run({ q: state.q, scope: state.task ? state.scope : "all", task: state.task });
-  } else {
-    results.cancel();
-    starredView.cancel();
-    overview.cancel();
-    board.cancel();
-    if (!state.task && state.view === "who") {
-      transcript.cancel();
-      whoView.show();
-    } else if (!state.task && state.view === "starred") {
-      transcript.cancel();
-      starredView.show();
-    } else if (!state.task) {
-      transcript.cancel();
-      emptyPane();
-    } else if (!info) {
-      transcript.cancel();
-      clear(pane).append(el("p", { class: "empty muted" }, "This task no longer exists."));
-    } else if (state.view === "history") {
-      transcript.cancel();
-      board.show(info);
-    } else transcript.live(state.task, info.origin);
+    transcript.now()?.cancel();
+    const query = { q: state.q, scope: state.task ? state.scope : "all", task: state.task };
+    (await loaded(results, "the search's results"))?.run(query);
+  } else await showPane(info);
+}
+
+/** The pane with no search and no turn asked: a task's transcript or history, or a page of its own. @param {any} info */
+async function showPane(info) {
+  for (const view of [results, starredView, board]) view.now()?.cancel();
+  overview.cancel();
+  if (state.task && info && state.view !== "history") {
+    (await loaded(transcript, "the transcript"))?.live(state.task, info.origin);
+    return;
   }
+  transcript.now()?.cancel();
+  if (!state.task && state.view === "who") (await loaded(whoView, "Who wrote this?"))?.show();
+  else if (!state.task && state.view === "starred") (await loaded(starredView, "Starred"))?.show();
+  else if (!state.task) await emptyPane();
+  else if (!info) clear(pane).append(el("p", { class: "empty muted" }, "This task no longer exists."));
+  else (await loaded(board, "the history"))?.show(info);
 }
 
 form.addEventListener("submit", (event) => {
@@ -321,7 +340,7 @@ async function follow(since) {
         const info = sidebar.find(state.task);
         if (!info) await apply(); // deleted elsewhere: the pane says so
         else header.show(info, state.view === "history" && state.seq === null);
-        if (info && !state.q && state.seq === null && state.view !== "history") transcript.refresh(state.task);
+        if (info && !state.q && state.seq === null && state.view !== "history") transcript.now()?.refresh(state.task);
       }
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 3000)); // nodwyn busy or restarting

@@ -9,8 +9,12 @@ import { api } from "./api.js";
 import { agentLabel } from "./agents.js";
 import { machineLabel } from "./machines.js";
 import { clear, cost, el, NO_FOLDER } from "./dom.js";
-import { openExport, resumeButton } from "./exporting.js";
-import { openSummarize } from "./summarize.js";
+import { resumeButton } from "./resume.js";
+import { deferred, withLoaded } from "./deferred.js";
+
+// the dialogs' modules, loaded when their button is first clicked
+const exporting = deferred(() => import("./exporting.js"));
+const summarizing = deferred(() => import("./summarize.js"));
 
 /**
  * @param {{titleBox: HTMLElement, actions: HTMLElement, meta: HTMLElement,
@@ -137,7 +141,7 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     actions.append(
       el("button", { type: "button", "aria-pressed": String(historyOpen), "data-history-button": "", onclick: onHistory, title: "All of this task's turns" }, "History"),
       resumeButton(task.id, announce),
-      el("button", { type: "button", "data-export-button": "", onclick: () => openExport(exportDialog, task.id), title: "Save this task as one Markdown or HTML file" }, "Export…"),
+      el("button", { type: "button", "data-export-button": "", onclick: exportTask, title: "Save this task as one Markdown or HTML file" }, "Export…"),
       el("button", { type: "button", "data-summarize-button": "", onclick: summarize, title: "Have the model chosen in Settings summarize this task's turns (an estimate first)" }, "Summarize…"),
     );
     // as the store: only a task nodwyn runs and has not closed refuses archive and delete
@@ -148,9 +152,15 @@ export function createHeader({ titleBox, actions, meta, dialog, onChanged, onDel
     );
   }
 
+  function exportTask() {
+    const id = task.id;
+    withLoaded(exporting, "Export", onError, ({ openExport }) => openExport(exportDialog, id));
+  }
+
   function summarize() {
     const dialog = /** @type {HTMLDialogElement} */ (document.querySelector("[data-summarize-dialog]"));
-    openSummarize(dialog, { tasks: [task.id] }, `Summarize “${task.title}”`);
+    const { id, title } = task;
+    withLoaded(summarizing, "Summarize", onError, ({ openSummarize }) => openSummarize(dialog, { tasks: [id] }, `Summarize “${title}”`));
   }
 
   function showMeta() {

@@ -10,7 +10,7 @@ import { agentConnections } from "./connect.js";
 import { agentHooks } from "./hooks.js";
 import { embeddingsChoice } from "./embeddings.js";
 import { summariesChoice } from "./summarize.js";
-import { terminalChoice } from "./exporting.js";
+import { terminalChoice } from "./resume.js";
 import { machinesSection } from "./machines.js";
 import { sshMachines } from "./sshmachines.js";
 import { SETTINGS_SECTIONS, addSettingsSection } from "./settingsections.js";
