@@ -34,6 +34,14 @@ def index(path: Path, key: tuple, schema: "tantivy.Schema") -> "tantivy.Index":
     return found
 
 
+def reload(key: tuple) -> None:
+    """Make this process's reader of the index `key` see the last commit now, where it holds
+    that index open: another process (the app's index process) committed to it."""
+    found = _open.get(key)
+    if found is not None:
+        found.reload()
+
+
 ASIDE: dict[Path, str] = {}  # index folders read from a copy: a read-only data folder (said)
 
 
