@@ -3,8 +3,9 @@
 The same as the `nodwyn-app` gui-script: `nodwyn app` with the launcher's arguments
 (`--demo`, `--search`), so the package and a pip install behave alike; `--nodwyn-window`
 runs the window's own process, which the app starts (nodwyn/desktop/viewer.py), and
-`--nodwyn-model` the sentence model's (nodwyn/memory/meaning/model_process.py), `--nodwyn-cli` the
-command line (the search service a search starts, nodwyn/background/service.py).
+`--nodwyn-model` the sentence model's (nodwyn/memory/meaning/model_process.py), `--nodwyn-index`
+the word index's (nodwyn/memory/index_process.py), `--nodwyn-cli` the command line (the
+search service a search starts, nodwyn/background/service.py).
 """
 
 import os
@@ -46,6 +47,11 @@ if __name__ == "__main__":
         from nodwyn.memory.meaning.model_process import main as model
 
         model()
+    elif sys.argv[1:2] == ["--nodwyn-index"]:  # the word index's own process
+        del sys.argv[1]
+        from nodwyn.memory.index_process import main as index
+
+        index()
     elif sys.argv[1:2] == ["--nodwyn-cli"]:  # the search service (nodwyn/background/service.py)
         del sys.argv[1]
         from nodwyn.cli import main as cli

@@ -37,7 +37,7 @@ from ..background import running
 from ..background.feed import Feed, Status
 from ..errors import BadInput, NodwynError
 from ..live.board import Board
-from ..memory.words import index as wordindex
+from ..memory.words import opened
 from ..tasks.store import Store
 from .routes import routes
 
@@ -301,7 +301,7 @@ class Server:
         self.token = token or secrets.token_urlsafe(24)
         self.status = status or Status()
         self.app = make_app(store, self.token, self.status)
-        wordindex.close_when_unused()  # at rest, nothing of it wakes (ADR 0028)
+        opened.close_when_unused()  # at rest, nothing of it wakes (ADR 0028)
         self.used = time.monotonic()  # of the last request (the search service's idle end)
         try:
             self._server = make_server("127.0.0.1", port, self._served, _Threaded, _Quiet)

@@ -289,11 +289,13 @@ def cmd_serve(args) -> int:
 
     from .. import api
     from ..background import service  # bottle is loaded only by the commands that serve
+    from ..memory import index_process
     from ..memory.meaning import encoder
     from ..tasks import demo
     from ..tasks.store import Store
 
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
+    index_process.keep_in_a_child()  # and the word index's writer in another
     data = Store(demo.demo_dir(args.data_dir)) if args.demo else store(args)
     if args.demo:
         demo.make_demo(data.root)

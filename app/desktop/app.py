@@ -207,9 +207,11 @@ def run(
     store: Store, claim: instance.Instance, self_check: Path | None = None, search: bool = False
 ) -> int:
     """The app until Quit, in a process that holds the data directory's claim."""
+    from ..memory import index_process
     from ..memory.meaning import encoder
 
     encoder.keep_in_a_child()  # the sentence model comes and goes in a process of its own
+    index_process.keep_in_a_child()  # and the word index's writer in another
     status = Status()
     server = Server(store, status=status).start()
     feed = server.app.feed

@@ -47,8 +47,10 @@ def kind(pid: int) -> str:
         return "gone"
     if "nodwyn.desktop.window" in words or "--nodwyn-window" in words:
         return "window"
-    if "nodwyn.memory.meaning.model_process" in words:
+    if "nodwyn.memory.meaning.model_process" in words or "--nodwyn-model" in words:
         return "model"
+    if "nodwyn.memory.index_process" in words or "--nodwyn-index" in words:
+        return "index"
     found = [word[len("--type=") :] for word in words if word.startswith("--type=")]
     if not found:
         name = Path(words[0]).name
@@ -169,14 +171,18 @@ def measure(app, seconds: float) -> dict:
 
 
 def model_at_rest(deadline: float = 300.0) -> dict:
-    """Wait (up to `deadline` s) until the sentence model's child has ended after its keep-alive
-    (model_process.py): {"seen": whether it ran when the wait began, the largest RSS seen in
-    MB, "waited_s", "ended", how many children were "started", and whether this process
-    imported onnxruntime itself}, so the figures after are those of the app at rest."""
-    began, seen, largest = time.monotonic(), None, 0.0
+    """Wait (up to `deadline` s) until the sentence model's child and the word index's have
+    ended after their keep-alive (model_process.py, index_process.py): {"seen": whether the
+    model's ran when the wait began, "index_seen" the same of the index's, the largest RSS of
+    either seen in MB, "waited_s", "ended", how many model children were "started", and
+    whether this process imported onnxruntime or tantivy itself}, so the figures after are
+    those of the app at rest."""
+    began, seen, index_seen, largest = time.monotonic(), None, None, 0.0
     while time.monotonic() - began < deadline:
-        running = [pid for pid in family(os.getpid()) if kind(pid) == "model"]
-        seen = bool(running) if seen is None else seen
+        kinds = {pid: kind(pid) for pid in family(os.getpid())}
+        running = [pid for pid, found in kinds.items() if found in ("model", "index")]
+        seen = ("model" in kinds.values()) if seen is None else seen
+        index_seen = ("index" in kinds.values()) if index_seen is None else index_seen
         if not running:
             break
         largest = max([largest, *(rss for rss, _ in memory(running).values())])
@@ -185,9 +191,11 @@ def model_at_rest(deadline: float = 300.0) -> dict:
 
     return {
         "seen": seen,
+        "index_seen": index_seen,
         "rss_mb": round(largest, 1),
         "ended": not running,
         "waited_s": round(time.monotonic() - began, 1),
         "started": getattr(encoder._builtin, "starts", 0),
         "onnxruntime": "onnxruntime" in sys.modules,
+        "tantivy": "tantivy" in sys.modules,
     }

@@ -54,22 +54,17 @@ def refresh(store, progress=None, full: bool = False) -> None:
     """Bring every .mem, the word index and the vectors up to date with the logs (deleted
     tasks removed); `full`: every log looked at, not only those the change journal names;
     `progress(done, total)` is called as logs are folded."""
-    from .provenance import ledgers
-    from .words import index
-
-    index.refresh(store, progress, full)
-    ledgers.refresh(store)  # the lines each edit added, kept beside each .mem
+    refresh_words(store, progress, full)
     encode(store, progress)
 
 
 def refresh_words(store, progress=None, full: bool = False) -> None:
-    """Bring every .mem and the word index up to date with the logs (take BUILDING); `full`:
-    every log looked at, not only those the change journal names."""
-    from .provenance import ledgers
-    from .words import index
+    """Bring every .mem, the word index and the ledgers up to date with the logs (take
+    BUILDING); `full`: every log looked at, not only those the change journal names. In the
+    index's own process where the app keeps one (index_process.py), else here."""
+    from . import index_process
 
-    index.refresh(store, progress, full)
-    ledgers.refresh(store)
+    index_process.refresh_words(store, progress, full)
 
 
 def encode(store, progress=None, lock=None) -> None:

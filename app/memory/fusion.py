@@ -44,7 +44,7 @@ import msgspec
 from .. import settings as settingsmod
 from ..errors import BadInput, NodwynError, TaskNotFound
 from ..log import logfile, records
-from . import BUILDING
+from . import BUILDING, index_process
 from .cards.heads import shown_card
 from .errands import Ahead
 from .words import index as wordindex
@@ -206,7 +206,7 @@ def search(
                 return _by_meaning(store, words_text, where, mode)
             except encodermod.Unavailable:
                 pass  # fail open: words alone
-        found = word_search(store, words_text, where)
+        found = word_search(store, words_text, where, refresh=index_process.refreshed)
     return FusedResults(**msgspec.structs.asdict(found), mode="words")
 
 
@@ -220,7 +220,7 @@ def _by_meaning(store, text: str, where: Where, mode: str) -> FusedResults:
     floor, alone = floors_of(encoder)
     ranks = getattr(encoder, "ranking", None) is not None  # in the model's process
     ahead = _begun(encoder, text, ranks)
-    state = wordindex.refresh(store)
+    state = index_process.refreshed(store)
     tasks = where.tasks(state)
     if ranks:
         ahead = Ahead(lambda: meaning_ranking(store, state, text, tasks, encoder, floor=floor))

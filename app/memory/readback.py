@@ -11,7 +11,7 @@ from ..log import logfile, records
 from ..log.redact import redact
 from .cards import mem as memfile
 from .cards.fold import Card, Episode, one_line, redacted, redacted_episode
-from .words.index import describe, heading, text_of
+from .words.documents import describe, heading, text_of
 
 RECALL_TEXT = 8_000  # characters of one string field recall returns whole
 WINDOW_TEXT = 20_000  # characters of one string field in a context window

@@ -212,12 +212,15 @@ def model_line(runs: list[dict], keep_alive: float) -> str:
     largest = max((model.get("rss_mb", 0.0) for model in models), default=0.0)
     started = statistics.median(model.get("started", 0) for model in models)
     loaded = sum(1 for model in models if model.get("onnxruntime"))
+    indexing = sum(1 for model in models if model.get("index_seen"))
+    tantivy = sum(1 for model in models if model.get("tantivy"))
     return (
         f"the sentence model's child (keep-alive {keep_alive:g} s, NODWYN_MODEL_KEEP_ALIVE): "
         f"started {started:g} times a run (median), running when the wait began in {seen} of "
-        f"{len(runs)} runs (RSS up to {largest:.0f} MB), ended before measuring in {ended} of "
-        f"{len(runs)} (median wait {waited:.1f} s); onnxruntime imported by the app's own "
-        f"process in {loaded} of {len(runs)}"
+        f"{len(runs)} runs (RSS up to {largest:.0f} MB, its or the word index's child), ended "
+        f"before measuring in {ended} of {len(runs)} (median wait {waited:.1f} s); the word "
+        f"index's child running when the wait began in {indexing} of {len(runs)}; onnxruntime "
+        f"imported by the app's own process in {loaded} of {len(runs)}, tantivy in {tantivy}"
     )
 
 

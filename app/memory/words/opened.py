@@ -5,18 +5,20 @@ the data folder is read-only (`ASIDE`). index.py opens its index here."""
 import os
 import time
 from pathlib import Path
-
-import tantivy
+from typing import TYPE_CHECKING
 
 from . import tokens
 
+if TYPE_CHECKING:  # tantivy is imported where an index is opened, not by a process's start
+    import tantivy
+
 KEEP_OPEN = 60.0  # seconds an index stays open after its last use, where close_when_unused
-_open: dict[tuple[Path, str], tantivy.Index] = {}
+_open: dict[tuple[Path, str], "tantivy.Index"] = {}
 _used = 0.0  # time.monotonic() of the last open_index
 _closer: "_Closer | None" = None
 
 
-def index(path: Path, key: tuple, schema: tantivy.Schema) -> tantivy.Index:
+def index(path: Path, key: tuple, schema: "tantivy.Schema") -> "tantivy.Index":
     """The index in `path` (`key`: its data folder and id), opened once per process and kept,
     or until unused for a while where `close_when_unused` was called."""
     global _used
@@ -32,13 +34,23 @@ def index(path: Path, key: tuple, schema: tantivy.Schema) -> tantivy.Index:
     return found
 
 
+def reload(key: tuple) -> None:
+    """Make this process's reader of the index `key` see the last commit now, where it holds
+    that index open: another process (the app's index process) committed to it."""
+    found = _open.get(key)
+    if found is not None:
+        found.reload()
+
+
 ASIDE: dict[Path, str] = {}  # index folders read from a copy: a read-only data folder (said)
 
 
-def _opened(path: Path, schema: tantivy.Schema) -> tantivy.Index:
+def _opened(path: Path, schema: "tantivy.Schema") -> "tantivy.Index":
     """The index in `path`. tantivy creates its lock files even to read, which a read-only
     data folder refuses: then it is read from a copy in the temporary folder (removed by the
     next such reading once this process has ended), and `ASIDE` says so."""
+    import tantivy
+
     try:
         return tantivy.Index(schema, path=str(path), reuse=True)
     except ValueError as exc:

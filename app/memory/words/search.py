@@ -150,18 +150,24 @@ def hits(store, state, text: str, tasks: set[str] | None, limit: int) -> list[Hi
     return [Hit(*row) for row in found]
 
 
-def search(store, words_text: str, where: Where | None = None, fresh: bool = True) -> Results:
+def search(
+    store, words_text: str, where: Where | None = None, fresh: bool = True, refresh=None
+) -> Results:
     """Turns whose events match the words, within `where` (default: every task, 20 turns);
     see the module docstring for ranking and grouping.
 
     `fresh=False` searches what is indexed now without bringing the index up to date first
-    (the desktop app while its worker imports and folds: that fold follows anyway).
+    (the desktop app while its worker imports and folds: that fold follows anyway);
+    `refresh(store)` brings it up to date and gives its state (default: index.refresh here).
     """
     where = where or Where()
     where.check(store)
     if not words_text.strip():
         raise BadInput("nothing to search for: give some words")
-    state = wordindex.refresh(store) if fresh else wordindex.load_state(store.root, shared=True)
+    if fresh:
+        state = (refresh or wordindex.refresh)(store)
+    else:
+        state = wordindex.load_state(store.root, shared=True)
     if state is None:  # nothing indexed yet, and not ours to build now
         return Results(turns=[], incomplete=[], terms=tokens.query_terms(words_text))
     tasks = where.tasks(state)
