@@ -4,7 +4,7 @@ need, and not those only a later request needs (each is loaded when first asked)
 import subprocess
 import sys
 
-LATER = ("markdown_it", "difflib", "PIL.ImageDraw", "PIL.ImageFont", "urllib.request")
+LATER = ("markdown_it", "difflib", "PIL.ImageDraw", "PIL.ImageFont", "urllib.request", "tantivy")
 
 
 def test_the_app_starts_without_what_only_a_later_request_needs():
