@@ -30,11 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import NodwynError, NotWritten
-from .pipes import receive, send
+from .pipes import STOP_WAIT, Kept, close, command, receive, send
 
 log = logging.getLogger("nodwyn.memory")
 KEEP_ALIVE = 300.0  # seconds, unless NODWYN_INDEX_KEEP_ALIVE or NODWYN_MODEL_KEEP_ALIVE say
-STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
 WORDS, INDEX = b"w", b"i"  # what is brought up to date: the words, or the index alone
 FULL, CHANGED = b"f", b"c"  # every log looked at, or those the change journal names
 PROGRESS, DONE, FAILED = b"P", b"D", b"E"
@@ -112,7 +111,7 @@ def refreshed(store):
     return state if state is not None else wordindex.refresh(store)
 
 
-class Child:
+class Child(Kept):
     """Refreshes of one data folder's word index run by a child process, one at a time,
     from any thread; the child ends once unused for `wait` seconds (never if wait < 0)."""
 
@@ -237,40 +236,15 @@ class Child:
             if self.process is process:
                 self.end()
 
-    def stop(self) -> None:
-        """End the child now (the app's exit); a refresh still running after STOP_WAIT has
-        its child killed (it hears that as Gone), and the next refresh starts another."""
-        if self.lock.acquire(timeout=STOP_WAIT):
-            try:
-                self.keeper = None
-                self.changed.notify_all()
-                self.end()
-            finally:
-                self.lock.release()
-        elif (process := self.process) is not None:
-            process.kill()
-
     def end(self) -> None:
         """Close the child's stdin (it ends there, after the refresh in hand), and kill it if
         it has not ended within STOP_WAIT (the lock held)."""
         process, self.process = self.process, None
         if process is None:
             return
-        with contextlib.suppress(OSError):
-            process.stdin.close()
-        try:
-            process.wait(STOP_WAIT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        close(process, STOP_WAIT)
         with contextlib.suppress(OSError):
             process.stdout.close()
-
-    @property
-    def pid(self) -> int | None:
-        """The running child's process id, or None while none runs."""
-        process = self.process
-        return process.pid if process is not None and process.poll() is None else None
 
 
 def failure(said: dict) -> NodwynError:
@@ -311,9 +285,7 @@ def serve(root: Path, given, answer) -> None:
 def child_command() -> list[str]:
     """How the app starts the child: the bundle's launcher with `--nodwyn-index` (a frozen
     app has no `python -m`), else this module."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "--nodwyn-index"]
-    return [sys.executable, "-m", "nodwyn.memory.index_process"]
+    return command("--nodwyn-index", "nodwyn.memory.index_process")
 
 
 def main() -> None:

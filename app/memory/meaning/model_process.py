@@ -36,14 +36,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import NodwynError
-from ..pipes import receive, send
+from ..pipes import STOP_WAIT, Kept, close, command, receive, send
 from .models import Unavailable
 
 if TYPE_CHECKING:  # numpy is imported only where rows are wanted as arrays
     import numpy as np
 
 KEEP_ALIVE = 300.0  # seconds, unless NODWYN_MODEL_KEEP_ALIVE says otherwise
-STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
 
 
 class NotLoadable(NodwynError):
@@ -69,7 +68,7 @@ SINGLE, HALF = b"f", b"h"  # the rows' form: float32, or float16 as a .vec keeps
 SEARCH = b"s"  # a search by meaning ranked in the child (stack.Asked, answered stack.Ranked)
 
 
-class Child:
+class Child(Kept):
     """An encoder like Sentence whose model runs in a child process: `id`, `dims`,
     `encode(texts)` (the cards' lane) and `encode_query(text)` (the query's lane, answered
     beside any cards under way); safe to call from several threads at once (one
@@ -235,42 +234,17 @@ class Child:
                     return
                 self.changed.wait(None if self.busy else self.wait - idle)
 
-    def stop(self) -> None:
-        """End the child now (the app's exit); the next request starts another. A request
-        still running after STOP_WAIT (a thread left at exit) has its child killed."""
-        if self.lock.acquire(timeout=STOP_WAIT):
-            try:
-                self.keeper = None
-                self.changed.notify_all()
-                self.end()
-            finally:
-                self.lock.release()
-        elif (process := self.process) is not None:
-            process.kill()  # the waiting request sees its end and raises Gone
-
     def end(self) -> None:
         """Close the child's stdin (it ends there), and kill it if it does not (lock held);
         a request waiting for it hears its end (Gone)."""
         process, self.process = self.process, None
         if process is None:
             return
-        with contextlib.suppress(OSError):
-            process.stdin.close()
-        try:
-            process.wait(STOP_WAIT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        close(process, STOP_WAIT)
         if self.reader is not None and self.reader is not threading.current_thread():
             self.reader.join(STOP_WAIT)
         with contextlib.suppress(OSError):
             process.stdout.close()
-
-    @property
-    def pid(self) -> int | None:
-        """The running child's process id, or None while none runs."""
-        process = self.process
-        return process.pid if process is not None and process.poll() is None else None
 
 
 def _read_answers(process: subprocess.Popen, answers: dict) -> None:
@@ -344,9 +318,7 @@ def _answered(model, asked: bytes) -> bytes:
 def child_command() -> list[str]:
     """How the app starts the child: the bundle's launcher with `--nodwyn-model` (a frozen
     app has no `python -m`), else this module."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "--nodwyn-model"]
-    return [sys.executable, "-m", "nodwyn.memory.meaning.model_process"]
+    return command("--nodwyn-model", "nodwyn.memory.meaning.model_process")
 
 
 def main() -> None:
