@@ -325,3 +325,45 @@ def test_the_menu_and_tooltip_show_each_agents_quota_line_as_the_meter_does(app,
     assert app.icon.title == f"nodwyn\n{line}"
     click(app, "Open nodwyn")  # the items below still do what they say
     assert app.window.calls == ["show", "restore"]
+
+
+# Shown before pystray's X11 loop runs: the order in which its setup callback could reach the
+# icon (the loop notes its own thread only after it lets setup go), under a real X server.
+EARLY_SHOW = """
+import os, threading, time
+os.environ["PYSTRAY_BACKEND"] = "xorg"
+import pystray
+from PIL import Image
+from nodwyn.desktop import tray
+icon = pystray.Icon("nodwyn-test", Image.new("RGBA", (16, 16), (0, 0, 0, 255)), "test")
+seen = {}
+def early():
+    try:
+        tray.show(icon)
+        seen["visible"] = icon.visible
+    except Exception as exc:
+        seen["error"] = repr(exc)
+shower = threading.Thread(target=early)
+shower.start()
+time.sleep(0.2)  # the show's first try is made before the loop starts
+threading.Thread(target=icon.run, daemon=True).start()
+shower.join(15)
+print(seen, flush=True)
+os._exit(0)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pystray's X11 backend")
+def test_the_icon_shown_before_pystrays_loop_runs_is_shown_once_it_does(tmp_path):
+    script = tmp_path / "early.py"
+    script.write_text(EARLY_SHOW)
+    tray_then_script = (
+        "trayer --edge top --widthtype pixel --width 64 --heighttype pixel --height 32 "
+        f"2>/dev/null & sleep 1; {sys.executable} {script}; code=$?; kill %1; exit $code"
+    )
+    done = subprocess.run(
+        ["xvfb-run", "-a", "bash", "-c", tray_then_script],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "{'visible': True}", done.stdout

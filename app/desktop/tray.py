@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -196,7 +197,7 @@ def start(app) -> None:
     icon = make_icon(app)
 
     def setup(icon: pystray.Icon) -> None:
-        icon.visible = True
+        show(icon)
         app.tray_shown = True
 
     def run() -> None:
@@ -208,6 +209,22 @@ def start(app) -> None:
 
     app.tray_thread = threading.Thread(target=run, name="nodwyn-tray", daemon=True)
     app.tray_thread.start()
+
+
+def show(icon: pystray.Icon, within: float = 10.0) -> None:
+    """Show the icon once pystray's loop runs. pystray's X11 backend starts the setup callback
+    before its loop has noted its own thread, which showing the icon from another thread reads
+    (pystray 0.19.5, `_xorg`): shown that early, it raised AttributeError and the app had no
+    tray icon (rarely, as the threads fell). Tried again until the loop runs, for `within` s."""
+    end = time.monotonic() + within
+    while True:
+        try:
+            icon.visible = True
+            return
+        except AttributeError:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.02)
 
 
 def stop(icon: pystray.Icon, in_tray_thread: bool) -> None:
