@@ -115,6 +115,8 @@ class Child(Kept):
     """Refreshes of one data folder's word index run by a child process, one at a time,
     from any thread; the child ends once unused for `wait` seconds (never if wait < 0)."""
 
+    KEEPER = "nodwyn-index-keeper"
+
     def __init__(self, root: Path, wait: float | None = None):
         self.root, self.wait = root, keep_alive() if wait is None else wait
         self.process: subprocess.Popen | None = None
@@ -208,28 +210,6 @@ class Child(Kept):
         if changes.due(found, self.root):
             return None
         return found if found.tool_output == settings.load(self.root).search_tool_output else None
-
-    def _arm(self) -> None:
-        """Have the keeper end the child once `wait` seconds pass with no refresh (the lock
-        held)."""
-        if self.wait < 0 or self.process is None:
-            return
-        if self.keeper is None:
-            self.keeper = threading.Thread(target=self._keep, name="nodwyn-index-keeper",
-                                           daemon=True)  # fmt: skip
-            self.keeper.start()
-        self.changed.notify()
-
-    def _keep(self) -> None:
-        with self.lock:
-            while self.keeper is threading.current_thread() and self.process is not None:
-                left = self.used + self.wait - time.monotonic()
-                if not self.busy and left <= 0.01:
-                    self.end()
-                    break
-                self.changed.wait(None if self.busy else left)
-            if self.keeper is threading.current_thread():
-                self.keeper = None
 
     def _drop(self, process: subprocess.Popen) -> None:
         with self.lock:

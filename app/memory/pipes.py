@@ -7,6 +7,8 @@ import contextlib
 import struct
 import subprocess
 import sys
+import threading
+import time
 
 LENGTH = struct.Struct("<I")
 STOP_WAIT = 5.0  # seconds a child is given to end at the end of its stdin, then killed
@@ -48,8 +50,34 @@ def command(flag: str, module: str) -> list[str]:
 
 
 class Kept:
-    """What the app's handles on its children (the model's, the index's) share: `stop`, for
-    a handle with `lock`, `changed` (a Condition on it), `keeper`, `process` and `end()`."""
+    """What the app's handles on its children (the model's, the index's) share: the keeper
+    that ends a child once unused (`_arm`), `stop` and `pid`, for a handle with `lock`,
+    `changed` (a Condition on it), `keeper`, `process`, `wait`, `busy`, `used` and `end()`."""
+
+    KEEPER = "nodwyn-keeper"  # the keeper thread's name
+
+    def _arm(self) -> None:
+        """End the child once `wait` seconds pass with no request (never if wait < 0), by
+        one thread that sleeps until then (a threading.Timer per request would slow each
+        search); the lock held."""
+        if self.wait < 0 or self.process is None:
+            return
+        if self.keeper is None:
+            self.keeper = threading.Thread(target=self._keep, name=self.KEEPER, daemon=True)
+            self.keeper.start()
+        else:
+            self.changed.notify()
+
+    def _keep(self) -> None:
+        with self.lock:
+            while self.keeper is threading.current_thread() and self.process is not None:
+                left = self.used + self.wait - time.monotonic()
+                if not self.busy and left <= 0.01:
+                    self.end()
+                    break
+                self.changed.wait(None if self.busy else left)
+            if self.keeper is threading.current_thread():
+                self.keeper = None
 
     def stop(self) -> None:
         """End the child now (the app's exit); the next request starts another. A request

@@ -74,6 +74,8 @@ class Child(Kept):
     beside any cards under way); safe to call from several threads at once (one
     request at a time in each lane)."""
 
+    KEEPER = "nodwyn-model-keeper"
+
     def __init__(self, folder: Path, wait: float | None = None):
         self.folder, self.wait = folder, keep_alive() if wait is None else wait
         self.process: subprocess.Popen | None = None
@@ -209,30 +211,6 @@ class Child(Kept):
             self.id = known
             self.end()
             raise Gone("the sentence model changed on disk: restart the app to use it")
-
-    def _arm(self) -> None:
-        """End the child once `wait` seconds pass with no request (never if wait < 0), by
-        one thread that sleeps until then (a threading.Timer a request would slow each
-        search); the lock held."""
-        if self.wait < 0:
-            return
-        if self.keeper is None:
-            self.keeper = threading.Thread(
-                target=self._keep, name="nodwyn-model-keeper", daemon=True
-            )
-            self.keeper.start()
-        else:
-            self.changed.notify()
-
-    def _keep(self) -> None:
-        with self.lock:
-            while self.keeper is threading.current_thread():
-                idle = time.monotonic() - self.used
-                if not self.busy and idle >= self.wait - 0.01:
-                    self.end()
-                    self.keeper = None
-                    return
-                self.changed.wait(None if self.busy else self.wait - idle)
 
     def end(self) -> None:
         """Close the child's stdin (it ends there), and kill it if it does not (lock held);
